@@ -1,0 +1,173 @@
+package protocol
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Masker hides secret values inside a text.
+type Masker interface {
+	Mask(string) string
+}
+
+// Writer prints protocol messages as JSON lines. It is buffered and safe for
+// use from several goroutines; LOG and TRACE texts pass through the masker.
+type Writer struct {
+	mu     sync.Mutex
+	out    *bufio.Writer
+	masker Masker
+	now    func() time.Time
+	err    error
+}
+
+// NewWriter returns a writer on out.
+func NewWriter(out io.Writer) *Writer {
+	return &Writer{out: bufio.NewWriterSize(out, 256<<10), now: time.Now}
+}
+
+// SetMasker sets the masker applied to every LOG and TRACE text.
+func (w *Writer) SetMasker(m Masker) {
+	w.mu.Lock()
+	w.masker = m
+	w.mu.Unlock()
+}
+
+func (w *Writer) mask(s string) string {
+	if w.masker == nil || s == "" {
+		return s
+	}
+	return w.masker.Mask(s)
+}
+
+// Write prints one message.
+func (w *Writer) Write(m *Message) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.writeLocked(m)
+}
+
+func (w *Writer) writeLocked(m *Message) error {
+	if m.Log != nil {
+		m.Log.Message = w.mask(m.Log.Message)
+		m.Log.StackTrace = w.mask(m.Log.StackTrace)
+	}
+	if m.Trace != nil && m.Trace.Error != nil {
+		e := m.Trace.Error
+		e.Message = w.mask(e.Message)
+		e.InternalMessage = w.mask(e.InternalMessage)
+		e.StackTrace = w.mask(e.StackTrace)
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	w.out.Write(b)
+	if err := w.out.WriteByte('\n'); err != nil && w.err == nil {
+		w.err = err
+	}
+	return w.err
+}
+
+// WriteRecord prints a RECORD whose data are compact JSON bytes, without
+// re-encoding them.
+func (w *Writer) WriteRecord(stream string, data []byte, emittedAt int64) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.writeRecordLocked(stream, data, emittedAt)
+	return w.err
+}
+
+// WriteRecords prints a batch of records of one stream under one lock.
+func (w *Writer) WriteRecords(stream string, records [][]byte, emittedAt int64) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, r := range records {
+		w.writeRecordLocked(stream, r, emittedAt)
+	}
+	return w.err
+}
+
+func (w *Writer) writeRecordLocked(stream string, data []byte, emittedAt int64) {
+	var num [24]byte
+	w.out.WriteString(`{"type":"RECORD","record":{"stream":`)
+	w.out.Write(quote(stream))
+	w.out.WriteString(`,"data":`)
+	w.out.Write(data)
+	w.out.WriteString(`,"emitted_at":`)
+	w.out.Write(strconv.AppendInt(num[:0], emittedAt, 10))
+	if _, err := w.out.WriteString("}}\n"); err != nil && w.err == nil {
+		w.err = err
+	}
+}
+
+func quote(s string) []byte {
+	b, _ := json.Marshal(s)
+	return b
+}
+
+// Flush writes out everything buffered.
+func (w *Writer) Flush() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := w.out.Flush(); err != nil && w.err == nil {
+		w.err = err
+	}
+	return w.err
+}
+
+// Millis is the current time in epoch milliseconds.
+func (w *Writer) Millis() int64 { return w.now().UnixMilli() }
+
+// Log prints a LOG message.
+func (w *Writer) Log(level, message string) error {
+	return w.Write(&Message{Type: TypeLog, Log: &Log{Level: level, Message: message}})
+}
+
+// Error prints a TRACE ERROR. stream may be empty.
+func (w *Writer) Error(failureType, message, internal, stream string) error {
+	e := &TraceError{Message: message, InternalMessage: internal, FailureType: failureType}
+	if stream != "" {
+		e.StreamDescriptor = &StreamDescriptor{Name: stream}
+	}
+	return w.Write(&Message{Type: TypeTrace, Trace: &Trace{Type: "ERROR", EmittedAt: float64(w.Millis()), Error: e}})
+}
+
+// Status prints a TRACE STREAM_STATUS.
+func (w *Writer) Status(stream, status string) error {
+	return w.Write(&Message{Type: TypeTrace, Trace: &Trace{Type: "STREAM_STATUS", EmittedAt: float64(w.Millis()),
+		StreamStatus: &StreamStatus{StreamDescriptor: StreamDescriptor{Name: stream}, Status: status}}})
+}
+
+// StreamStateDone prints the STREAM state closing a full-refresh stream with
+// the number of records emitted.
+func (w *Writer) StreamStateDone(stream string, count int64) error {
+	return w.Write(&Message{Type: TypeState, State: &State{Type: "STREAM",
+		Stream:      &StreamState{StreamDescriptor: StreamDescriptor{Name: stream}, StreamState: map[string]any{"__ab_no_cursor_state_message": true}},
+		SourceStats: &StateStats{RecordCount: Count(count)}}})
+}
+
+// ConnectionStatus prints the answer of check.
+func (w *Writer) ConnectionStatus(ok bool, message string) error {
+	status := "SUCCEEDED"
+	if !ok {
+		status = "FAILED"
+	}
+	return w.Write(&Message{Type: TypeConnectionStatus, ConnectionStatus: &ConnectionStatus{Status: status, Message: w.mask(message)}})
+}
+
+// ControlConfig prints a CONTROL CONNECTOR_CONFIG with the whole config and
+// flushes it at once, so that it is out before anything depends on it.
+func (w *Writer) ControlConfig(config map[string]any) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.writeLocked(&Message{Type: TypeControl, Control: &Control{Type: "CONNECTOR_CONFIG", EmittedAt: float64(w.now().UnixMilli()),
+		ConnectorConfig: &ConnectorConfig{Config: config}}})
+	if err := w.out.Flush(); err != nil && w.err == nil {
+		w.err = err
+	}
+	return w.err
+}
