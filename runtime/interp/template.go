@@ -35,6 +35,13 @@ type Template struct {
 	whole  *nodes.Output    // set when the template is exactly one {{ expression }}
 	parts  []nodes.Node     // Data and Output nodes, when the template has no control structure
 	full   *exec.Template   // used when the template has control structures
+	value  any              // the value of a constant
+}
+
+// Constant is a template that always yields v (a number, list or bool written
+// in the manifest where a template could stand).
+func Constant(v any, path string) *Template {
+	return &Template{Source: String(v), Path: path, static: true, value: v}
 }
 
 // Compile parses src once. path names its place in the manifest for errors.
@@ -108,6 +115,9 @@ func (t *Template) Eval(vars Vars) (any, error) {
 		return nil, nil
 	}
 	if t.static {
+		if t.value != nil {
+			return t.value, nil
+		}
 		return t.Source, nil
 	}
 	return t.bounded(func() (any, error) {

@@ -1,0 +1,171 @@
+// Package manifest loads a declarative connector manifest (YAML or JSON),
+// resolves its references and parameters, validates it against an embedded
+// JSON Schema and decodes it into typed components.
+package manifest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+
+	"gopkg.in/yaml.v3"
+)
+
+// ImagePath is where a manifest baked into a connector image lives.
+const ImagePath = "/airbyte/integration_code/source_declarative_manifest/manifest.yaml"
+
+// InjectedKey is the config key that carries a manifest injected by the platform.
+const InjectedKey = "__injected_declarative_manifest"
+
+// ErrNoManifest means no manifest was found in any of the places looked at.
+var ErrNoManifest = errors.New("no manifest: pass --manifest, bake one at " + ImagePath + ", or put it in the config under " + InjectedKey)
+
+// Find returns the raw manifest, first match wins: the --manifest path, the
+// image path, then the config key. config may be nil.
+func Find(flagPath string, config map[string]any) (map[string]any, error) {
+	if flagPath != "" {
+		return ReadFile(flagPath)
+	}
+	if _, err := os.Stat(ImagePath); err == nil {
+		return ReadFile(ImagePath)
+	}
+	if config != nil {
+		if v, ok := config[InjectedKey]; ok {
+			m, ok := v.(map[string]any)
+			if !ok {
+				return nil, fmt.Errorf("config key %s must be an object holding the manifest", InjectedKey)
+			}
+			return m, nil
+		}
+	}
+	return nil, ErrNoManifest
+}
+
+// ReadFile reads a YAML or JSON manifest file.
+func ReadFile(path string) (map[string]any, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read manifest: %v", err)
+	}
+	return Parse(b)
+}
+
+// Parse reads YAML or JSON bytes into plain values (maps, lists, strings,
+// int64, float64, bool, nil).
+func Parse(b []byte) (map[string]any, error) {
+	var doc any
+	if err := yaml.Unmarshal(b, &doc); err != nil {
+		return nil, fmt.Errorf("manifest is not valid YAML or JSON: %v", oneLine(err.Error()))
+	}
+	doc, err := plain(doc, "")
+	if err != nil {
+		return nil, err
+	}
+	m, ok := doc.(map[string]any)
+	if !ok {
+		return nil, errors.New("manifest must be a mapping at its top level")
+	}
+	return m, nil
+}
+
+// plain normalises decoded YAML into JSON-like values.
+func plain(v any, path string) (any, error) {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			p, err := plain(e, join(path, k))
+			if err != nil {
+				return nil, err
+			}
+			out[k] = p
+		}
+		return out, nil
+	case map[any]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			ks := fmt.Sprint(k)
+			p, err := plain(e, join(path, ks))
+			if err != nil {
+				return nil, err
+			}
+			out[ks] = p
+		}
+		return out, nil
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			p, err := plain(e, index(path, i))
+			if err != nil {
+				return nil, err
+			}
+			out[i] = p
+		}
+		return out, nil
+	case int:
+		return int64(x), nil
+	case uint64:
+		return float64(x), nil
+	case json.Number:
+		if i, err := x.Int64(); err == nil {
+			return i, nil
+		}
+		f, _ := x.Float64()
+		return f, nil
+	case nil, string, bool, int64, float64:
+		return x, nil
+	}
+	return fmt.Sprint(v), nil
+}
+
+// FromJSON decodes JSON config or manifest bytes into plain values, integers as int64.
+func FromJSON(b []byte) (any, error) {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return nil, err
+	}
+	if d.More() {
+		return nil, errors.New("unexpected data after the JSON value")
+	}
+	return numbers(v), nil
+}
+
+func numbers(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		if i, err := strconv.ParseInt(string(x), 10, 64); err == nil {
+			return i
+		}
+		f, _ := x.Float64()
+		return f
+	case map[string]any:
+		for k, e := range x {
+			x[k] = numbers(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = numbers(e)
+		}
+	}
+	return v
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+func index(path string, i int) string {
+	return path + "[" + strconv.Itoa(i) + "]"
+}
+
+func oneLine(s string) string {
+	return string(bytes.ReplaceAll([]byte(s), []byte("\n"), []byte("; ")))
+}

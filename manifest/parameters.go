@@ -1,0 +1,155 @@
+package manifest
+
+// defaultTypes fills in the type of a component that has none, keyed by
+// "<ParentType>.<field>", as the reference's component transformer does.
+var defaultTypes = map[string]string{
+	"DeclarativeSource.check":                   "CheckStream",
+	"DeclarativeSource.spec":                    "Spec",
+	"DeclarativeSource.streams":                 "DeclarativeStream",
+	"DeclarativeStream.retriever":               "SimpleRetriever",
+	"DeclarativeStream.schema_loader":           "InlineSchemaLoader",
+	"SimpleRetriever.requester":                 "HttpRequester",
+	"SimpleRetriever.record_selector":           "RecordSelector",
+	"SimpleRetriever.paginator":                 "NoPagination",
+	"RecordSelector.extractor":                  "DpathExtractor",
+	"RecordSelector.record_filter":              "RecordFilter",
+	"DefaultPaginator.page_size_option":         "RequestOption",
+	"HttpRequester.error_handler":               "DefaultErrorHandler",
+	"ApiKeyAuthenticator.inject_into":           "RequestOption",
+	"SessionTokenAuthenticator.login_requester": "HttpRequester",
+	"OAuthAuthenticator.refresh_token_updater":  "RefreshTokenUpdater",
+	"DefaultErrorHandler.response_filters":      "HttpResponseFilter",
+	"CompositeErrorHandler.error_handlers":      "DefaultErrorHandler",
+}
+
+// noParameters are components that take no $parameters as fields: a
+// stream's field_path parameter must not turn a RequestOption's field_name
+// into a conflicting field_path.
+var noParameters = map[string]bool{"RequestOption": true, "RequestPath": true}
+
+// Propagate fills default types and hands $parameters down the tree: a
+// child's own parameters win over its parent's, and a typed component gets
+// each parameter as a field when that field is missing or empty.
+func Propagate(root map[string]any) {
+	propagate(root, "", map[string]any{})
+}
+
+func propagate(v any, parentType string, params map[string]any) {
+	switch x := v.(type) {
+	case []any:
+		for _, e := range x {
+			propagate(e, parentType, params)
+		}
+	case map[string]any:
+		if isSchemaObject(x) {
+			return
+		}
+		typ, _ := x["type"].(string)
+		current := params
+		if own, ok := x["$parameters"].(map[string]any); ok || typ != "" {
+			current = make(map[string]any, len(params)+len(own))
+			for k, e := range params {
+				current[k] = e
+			}
+			for k, e := range own {
+				current[k] = e
+			}
+		}
+		if typ != "" && !noParameters[typ] {
+			for k, e := range current {
+				if f, ok := x[k]; !ok || isFalsy(f) {
+					x[k] = e
+				}
+			}
+			if len(current) > 0 {
+				x["$parameters"] = current
+			}
+		}
+		for field, child := range x {
+			if field == "$parameters" || field == "definitions" || (typ == "" && field == "type") {
+				continue
+			}
+			childParams := current
+			if typ == "" {
+				childParams = params
+			}
+			if _, ok := childParams[field]; ok {
+				childParams = without(childParams, field)
+			}
+			fillDefaultType(child, typ+"."+field)
+			propagate(child, typOrParent(typ, parentType), childParams)
+		}
+	}
+}
+
+func typOrParent(typ, parent string) string {
+	if typ != "" {
+		return typ
+	}
+	return parent
+}
+
+func fillDefaultType(child any, key string) {
+	def, ok := defaultTypes[key]
+	if !ok {
+		return
+	}
+	switch c := child.(type) {
+	case map[string]any:
+		if _, has := c["type"]; !has {
+			c["type"] = def
+		}
+	case []any:
+		for _, e := range c {
+			if m, ok := e.(map[string]any); ok {
+				if _, has := m["type"]; !has {
+					m["type"] = def
+				}
+			}
+		}
+	}
+}
+
+func isSchemaObject(m map[string]any) bool {
+	switch t := m["type"].(type) {
+	case string:
+		return t == "object"
+	case []any:
+		for _, e := range t {
+			if e == "object" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func isFalsy(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return true
+	case string:
+		return x == ""
+	case bool:
+		return !x
+	case int64:
+		return x == 0
+	case float64:
+		return x == 0
+	case []any:
+		return len(x) == 0
+	case map[string]any:
+		return len(x) == 0
+	}
+	return false
+}
+
+func without(m map[string]any, key string) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, e := range m {
+		if k != key {
+			out[k] = e
+		}
+	}
+	return out
+}
