@@ -189,3 +189,13 @@ type ResponseFilter struct {
 	ErrorMessage    *interp.Template
 	FailureType     string
 }
+
+// Stream returns the stream named name, or nil.
+func (s *Source) Stream(name string) *Stream {
+	for _, st := range s.Streams {
+		if st.Name == name {
+			return st
+		}
+	}
+	return nil
+}

@@ -32,10 +32,10 @@ type Template struct {
 	Source string
 	Path   string // manifest path, for errors
 	static bool
-	whole  *nodes.Output    // set when the template is exactly one {{ expression }}
-	parts  []nodes.Node     // Data and Output nodes, when the template has no control structure
-	full   *exec.Template   // used when the template has control structures
-	value  any              // the value of a constant
+	whole  *nodes.Output  // set when the template is exactly one {{ expression }}
+	parts  []nodes.Node   // Data and Output nodes, when the template has no control structure
+	full   *exec.Template // used when the template has control structures
+	value  any            // the value of a constant
 }
 
 // Constant is a template that always yields v (a number, list or bool written

@@ -1,0 +1,292 @@
+// Package cli holds the commands the Airbyte platform calls: spec, check,
+// discover and read, each a thin layer over the manifest and runtime packages.
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/airbyte-go/source-declarative/manifest"
+	"github.com/airbyte-go/source-declarative/protocol"
+	"github.com/airbyte-go/source-declarative/runtime"
+)
+
+// exitError carries an exit code out of a command that already printed its messages.
+type exitError struct{ code int }
+
+func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
+
+type app struct {
+	out          *protocol.Writer
+	masker       *runtime.Masker
+	genericSpec  []byte
+	manifestPath string
+	configPath   string
+	catalogPath  string
+	statePath    string
+	writeConfig  bool
+}
+
+// Main runs the command line and returns the exit code. Nothing but
+// protocol messages reaches stdout; a panic becomes one system_error TRACE.
+func Main(args []string, stdout, stderr io.Writer, genericSpec []byte, version string) (code int) {
+	a := &app{out: protocol.NewWriter(stdout), masker: runtime.NewMasker(), genericSpec: genericSpec}
+	a.out.SetMasker(a.masker)
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "internal error: %v\n%s", r, debug.Stack())
+			a.out.Error(protocol.SystemError, "Internal error in the connector; this is a bug, please report it.", fmt.Sprint(r), "")
+			code = 1
+		}
+		a.out.Flush()
+	}()
+	root := a.commands(version)
+	root.SetArgs(args)
+	root.SetOut(stderr)
+	root.SetErr(stderr)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err := root.ExecuteContext(ctx)
+	var ee exitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ee):
+		return ee.code
+	}
+	// A usage mistake (unknown command or flag): cobra printed usage on stderr.
+	fmt.Fprintln(stderr, "error:", err)
+	return 2
+}
+
+func (a *app) commands(version string) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "source-declarative",
+		Short:         "Run an Airbyte declarative manifest as a source connector",
+		Version:       version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.PersistentFlags().StringVar(&a.manifestPath, "manifest", "", "path of the manifest (YAML or JSON)")
+	root.PersistentFlags().Bool("debug", false, "accepted for compatibility")
+	spec := &cobra.Command{Use: "spec", Short: "Print the connector specification", Args: cobra.NoArgs, RunE: a.spec}
+	check := &cobra.Command{Use: "check", Short: "Check the config connects", Args: cobra.NoArgs, RunE: a.check}
+	discover := &cobra.Command{Use: "discover", Short: "Print the catalog of streams", Args: cobra.NoArgs, RunE: a.discover}
+	read := &cobra.Command{Use: "read", Short: "Read the configured streams", Args: cobra.NoArgs, RunE: a.read}
+	for _, c := range []*cobra.Command{check, discover, read} {
+		c.Flags().StringVar(&a.configPath, "config", "", "path of the config JSON")
+		c.MarkFlagRequired("config")
+	}
+	read.Flags().StringVar(&a.catalogPath, "catalog", "", "path of the configured catalog JSON")
+	read.Flags().StringVar(&a.statePath, "state", "", "path of the state JSON")
+	read.Flags().BoolVar(&a.writeConfig, "write-config", false, "also write a rotated config back to the --config file (for orchestrators that ignore CONTROL messages)")
+	read.MarkFlagRequired("catalog")
+	root.AddCommand(spec, check, discover, read)
+	return root
+}
+
+// fail prints one TRACE ERROR and ends the command with exit code 1.
+func (a *app) fail(failure, message string) error {
+	a.out.Error(failure, message, "", "")
+	return exitError{1}
+}
+
+func (a *app) spec(cmd *cobra.Command, _ []string) error {
+	raw, err := manifest.Find(a.manifestPath, nil)
+	if errors.Is(err, manifest.ErrNoManifest) {
+		return a.out.Write(&protocol.Message{Type: protocol.TypeSpec, Spec: a.genericSpec})
+	}
+	if err != nil {
+		return a.fail(protocol.ConfigError, err.Error())
+	}
+	resolved, err := manifest.ResolveOnly(raw)
+	if err != nil {
+		return a.fail(protocol.ConfigError, "invalid manifest: "+err.Error())
+	}
+	spec, warnings := manifest.Spec(resolved)
+	for _, w := range warnings {
+		a.out.Log("WARN", w)
+	}
+	b, err := json.Marshal(spec)
+	if err != nil {
+		return a.fail(protocol.SystemError, err.Error())
+	}
+	return a.out.Write(&protocol.Message{Type: protocol.TypeSpec, Spec: b})
+}
+
+// setup reads the config and the manifest, derives the spec, registers the
+// secrets and validates the config. validation is the config error, if any.
+func (a *app) setup() (r *runtime.Runner, spec map[string]any, validation error, err error) {
+	config, err := readJSONObject(a.configPath, "config")
+	if err != nil {
+		return nil, nil, nil, a.fail(protocol.ConfigError, err.Error())
+	}
+	raw, err := manifest.Find(a.manifestPath, config)
+	if err != nil {
+		return nil, nil, nil, a.fail(protocol.ConfigError, err.Error())
+	}
+	resolved, err := manifest.ResolveOnly(deepCopy(raw))
+	if err != nil {
+		return nil, nil, nil, a.fail(protocol.ConfigError, "invalid manifest: "+err.Error())
+	}
+	spec, warnings := manifest.Spec(resolved)
+	connSpec, _ := spec["connectionSpecification"].(map[string]any)
+	a.masker.AddSpecSecrets(connSpec, config)
+	for _, w := range warnings {
+		a.out.Log("WARN", w)
+	}
+	src, err := manifest.Load(raw)
+	if err != nil {
+		return nil, nil, nil, a.fail(protocol.ConfigError, "invalid manifest: "+err.Error())
+	}
+	if err := manifest.ValidateConfig(connSpec, config); err != nil {
+		validation = err
+	}
+	r = runtime.New(src, config, a.out, a.masker)
+	if a.writeConfig {
+		r.SaveConfig = func(cfg map[string]any) error { return writeFileAtomic(a.configPath, cfg) }
+	}
+	return r, spec, validation, nil
+}
+
+func (a *app) check(cmd *cobra.Command, _ []string) error {
+	r, _, invalid, err := a.setup()
+	if err != nil {
+		return err
+	}
+	if invalid != nil {
+		return a.out.ConnectionStatus(false, "Config validation error: "+invalid.Error())
+	}
+	return r.Check(cmd.Context())
+}
+
+func (a *app) discover(cmd *cobra.Command, _ []string) error {
+	r, _, invalid, err := a.setup()
+	if err != nil {
+		return err
+	}
+	if invalid != nil {
+		return a.fail(protocol.ConfigError, "Config validation error: "+invalid.Error())
+	}
+	return r.Discover()
+}
+
+func (a *app) read(cmd *cobra.Command, _ []string) error {
+	r, _, invalid, err := a.setup()
+	if err != nil {
+		return err
+	}
+	if invalid != nil {
+		return a.fail(protocol.ConfigError, "Config validation error: "+invalid.Error())
+	}
+	catalog, err := readCatalog(a.catalogPath)
+	if err != nil {
+		return a.fail(protocol.ConfigError, err.Error())
+	}
+	if a.statePath != "" {
+		if err := checkState(a.statePath); err != nil {
+			return a.fail(protocol.ConfigError, err.Error())
+		}
+	}
+	if err := r.Read(cmd.Context(), catalog); err != nil {
+		return a.fail(runtime.FailureType(err), runtime.OneLine(err))
+	}
+	return nil
+}
+
+func readJSONObject(path, what string) (map[string]any, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the %s file: %v", what, err)
+	}
+	v, err := manifest.FromJSON(b)
+	if err != nil {
+		return nil, fmt.Errorf("the %s file %s is not valid JSON: %v", what, filepath.Base(path), err)
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("the %s file %s must hold a JSON object", what, filepath.Base(path))
+	}
+	return m, nil
+}
+
+func readCatalog(path string) (*protocol.ConfiguredCatalog, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the catalog file: %v", err)
+	}
+	var cat protocol.ConfiguredCatalog
+	if err := json.Unmarshal(b, &cat); err != nil {
+		return nil, fmt.Errorf("the catalog file is not a valid configured catalog: %v", err)
+	}
+	for i, s := range cat.Streams {
+		if s.Stream.Name == "" {
+			return nil, fmt.Errorf("catalog streams[%d].stream.name is required", i)
+		}
+		if s.SyncMode != "full_refresh" && s.SyncMode != "incremental" {
+			return nil, fmt.Errorf("catalog streams[%d].sync_mode must be full_refresh or incremental, got %q", i, s.SyncMode)
+		}
+	}
+	return &cat, nil
+}
+
+func checkState(path string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("cannot read the state file: %v", err)
+	}
+	if len(strings.TrimSpace(string(b))) == 0 {
+		return nil
+	}
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return fmt.Errorf("the state file is not valid JSON: %v", err)
+	}
+	return nil
+}
+
+// writeFileAtomic replaces path with cfg: a temp file, fsync, rename.
+func writeFileAtomic(path string, cfg map[string]any) error {
+	b, err := runtime.ConfigJSON(cfg)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".config-*.json")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if info, err := os.Stat(path); err == nil {
+		os.Chmod(tmp.Name(), info.Mode().Perm())
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+func deepCopy(m map[string]any) map[string]any {
+	b, _ := json.Marshal(m)
+	v, _ := manifest.FromJSON(b)
+	out, _ := v.(map[string]any)
+	return out
+}

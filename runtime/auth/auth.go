@@ -1,0 +1,91 @@
+// Package auth implements the authenticators of a manifest: one file per
+// method. An authenticator adds its credentials to a request under construction.
+package auth
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/airbyte-go/source-declarative/manifest"
+	"github.com/airbyte-go/source-declarative/runtime/interp"
+	"github.com/airbyte-go/source-declarative/runtime/request"
+)
+
+// Authenticator adds credentials to a request.
+type Authenticator interface {
+	Apply(ctx context.Context, p *request.Parts) error
+}
+
+// Refresher is an authenticator whose credentials can be thrown away and
+// fetched again, after the API answered 401.
+type Refresher interface {
+	Invalidate()
+}
+
+// Env is what authenticators need from the runtime.
+type Env struct {
+	Config   map[string]any // the connector config; rotated tokens are written into it
+	ConfigMu *sync.Mutex    // guards Config
+	Now      func() time.Time
+	Client   *request.Client
+	// AddSecret registers a value to mask in every log and trace.
+	AddSecret func(string)
+	Log       func(level, msg string)
+	// ConfigUpdated is called with the whole config after a token rotation;
+	// it must print (and flush) the CONTROL message before returning.
+	ConfigUpdated func(map[string]any) error
+	// Login sends a session-token login request.
+	Login func(ctx context.Context, r *manifest.Requester) (*request.Response, error)
+	// Exchange is told of every token or login request, for test reads.
+	Exchange func(title, description string, req *request.Parts, resp *request.Response)
+}
+
+func (e *Env) log(level, msg string) {
+	if e.Log != nil {
+		e.Log(level, msg)
+	}
+}
+
+func (e *Env) secret(s string) {
+	if e.AddSecret != nil && s != "" {
+		e.AddSecret(s)
+	}
+}
+
+// New builds the authenticator of a manifest component; nil means no auth.
+func New(a *manifest.Auth, env *Env) (Authenticator, error) {
+	if a == nil {
+		return nil, nil
+	}
+	vars := interp.Vars{"config": env.Config, "parameters": orEmpty(a.Parameters)}
+	switch a.Type {
+	case manifest.BasicAuth:
+		return &basic{a: a, vars: vars}, nil
+	case manifest.BearerAuth:
+		return &bearer{a: a, vars: vars}, nil
+	case manifest.APIKeyAuth:
+		return &apiKey{a: a, vars: vars}, nil
+	case manifest.OAuth:
+		return newOAuth(a, env, vars)
+	case manifest.SessionToken:
+		return newSession(a, env, vars)
+	}
+	return nil, fmt.Errorf("%s: unsupported authenticator %s", a.Path, a.Type)
+}
+
+func orEmpty(m map[string]any) map[string]any {
+	if m == nil {
+		return map[string]any{}
+	}
+	return m
+}
+
+// render renders a credential template to text; a missing value is empty.
+func render(t *interp.Template, vars interp.Vars) (string, error) {
+	if t == nil {
+		return "", nil
+	}
+	return t.Render(vars)
+}

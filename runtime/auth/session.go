@@ -1,0 +1,96 @@
+package auth
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/airbyte-go/source-declarative/manifest"
+	"github.com/airbyte-go/source-declarative/protocol"
+	"github.com/airbyte-go/source-declarative/runtime/interp"
+	"github.com/airbyte-go/source-declarative/runtime/request"
+)
+
+// session logs in at the login requester, reads the token at
+// session_token_path and reuses it until expiration_duration has passed;
+// without a duration it logs in once before every data request.
+type session struct {
+	a    *manifest.Auth
+	s    *manifest.SessionConfig
+	env  *Env
+	vars interp.Vars
+
+	mu      sync.Mutex
+	token   string
+	expires time.Time
+}
+
+func newSession(a *manifest.Auth, env *Env, vars interp.Vars) (*session, error) {
+	return &session{a: a, s: a.Session, env: env, vars: vars}, nil
+}
+
+// Invalidate forgets the session token.
+func (s *session) Invalidate() {
+	s.mu.Lock()
+	s.token = ""
+	s.mu.Unlock()
+}
+
+func (s *session) Apply(ctx context.Context, p *request.Parts) error {
+	token, err := s.sessionToken(ctx)
+	if err != nil {
+		return err
+	}
+	if s.s.Bearer {
+		return p.SetHeader("Authorization", "Bearer "+token)
+	}
+	vars := interp.Vars{"config": s.vars["config"], "parameters": s.vars["parameters"], "session_token": token}
+	value := any(token)
+	if s.s.APIToken != nil {
+		if value, err = s.s.APIToken.Render(vars); err != nil {
+			return err
+		}
+	}
+	return request.Inject(p, s.s.Inject, value, vars)
+}
+
+func (s *session) sessionToken(ctx context.Context) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.s.Expiration != nil && s.token != "" && !s.env.Now().After(s.expires) {
+		return s.token, nil
+	}
+	resp, err := s.env.Login(ctx, s.s.Login)
+	if err != nil {
+		return "", fmt.Errorf("session token login failed: %w", err)
+	}
+	var body any
+	d := json.NewDecoder(bytes.NewReader(resp.Body))
+	d.UseNumber()
+	if err := d.Decode(&body); err != nil {
+		return "", &request.Error{Failure: protocol.SystemError, Message: fmt.Sprintf("session token login %s answered HTTP %d with a body that is not JSON: %s", resp.URL, resp.Status, request.BodyStart(resp.Body))}
+	}
+	v := body
+	for _, k := range s.s.TokenPath {
+		m, ok := v.(map[string]any)
+		if !ok {
+			v = nil
+			break
+		}
+		v = m[k]
+	}
+	token := interp.String(v)
+	if token == "" {
+		return "", &request.Error{Failure: protocol.SystemError, Message: fmt.Sprintf("%s.session_token_path: no token at [%s] in the login response", s.a.Path, strings.Join(s.s.TokenPath, ", "))}
+	}
+	s.env.secret(token)
+	s.token = token
+	if s.s.Expiration != nil {
+		s.expires = s.s.Expiration.AddTo(s.env.Now())
+	}
+	return token, nil
+}

@@ -1,0 +1,51 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/airbyte-go/source-declarative/protocol"
+)
+
+// Check reads the first page of each CheckStream stream and prints exactly
+// one CONNECTION_STATUS. A failure to connect is FAILED, not an error.
+func (r *Runner) Check(ctx context.Context) error {
+	names := r.Source.CheckStreams
+	if len(names) == 0 && len(r.Source.Streams) > 0 {
+		names = []string{r.Source.Streams[0].Name}
+	}
+	for _, name := range names {
+		st := r.Source.Stream(name)
+		if st == nil {
+			return r.Out.ConnectionStatus(false, fmt.Sprintf("check stream %q is not defined in the manifest", name))
+		}
+		sr, err := r.streamReader(st)
+		if err == nil {
+			err = sr.read(ctx, 1, func([][]byte) error { return nil })
+		}
+		if err != nil {
+			r.log("ERROR", "Check failed: "+OneLine(err))
+			return r.Out.ConnectionStatus(false, fmt.Sprintf("Stream %s is not available: %s", name, OneLine(err)))
+		}
+	}
+	return r.Out.ConnectionStatus(true, "")
+}
+
+// Discover prints exactly one CATALOG.
+func (r *Runner) Discover() error {
+	cat := &protocol.Catalog{Streams: []protocol.Stream{}}
+	for _, st := range r.Source.Streams {
+		schema := any(st.Schema)
+		if st.Schema == nil {
+			schema = map[string]any{"$schema": "http://json-schema.org/draft-07/schema#", "type": "object", "additionalProperties": true, "properties": map[string]any{}}
+		}
+		cat.Streams = append(cat.Streams, protocol.Stream{
+			Name:                    st.Name,
+			JSONSchema:              schema,
+			SupportedSyncModes:      []string{"full_refresh"},
+			SourceDefinedPrimaryKey: st.PrimaryKey,
+			IsResumable:             new(bool),
+		})
+	}
+	return r.Out.Write(&protocol.Message{Type: protocol.TypeCatalog, Catalog: cat})
+}

@@ -1,0 +1,66 @@
+package paginate
+
+import "strings"
+
+// ParseLinks parses Link headers (RFC 8288) into rel -> {url, rel}; a link
+// without rel is keyed by its URL.
+func ParseLinks(values []string) map[string]any {
+	out := map[string]any{}
+	for _, header := range values {
+		for _, part := range splitLinks(header) {
+			part = strings.TrimSpace(part)
+			if !strings.HasPrefix(part, "<") {
+				continue
+			}
+			end := strings.Index(part, ">")
+			if end < 0 {
+				continue
+			}
+			link := map[string]any{"url": strings.TrimSpace(part[1:end])}
+			for _, param := range strings.Split(part[end+1:], ";") {
+				k, v, ok := strings.Cut(param, "=")
+				if !ok {
+					continue
+				}
+				k = strings.ToLower(strings.TrimSpace(k))
+				v = strings.Trim(strings.TrimSpace(v), `"'`)
+				if k != "" {
+					link[k] = v
+				}
+			}
+			key, _ := link["rel"].(string)
+			if key == "" {
+				key = link["url"].(string)
+			}
+			out[key] = link
+		}
+	}
+	return out
+}
+
+// splitLinks splits a header on the commas between links, not those inside URLs.
+func splitLinks(h string) []string {
+	var parts []string
+	depth, start := 0, 0
+	inQuote := false
+	for i := 0; i < len(h); i++ {
+		switch h[i] {
+		case '<':
+			depth++
+		case '>':
+			if depth > 0 {
+				depth--
+			}
+		case '"':
+			if depth == 0 {
+				inQuote = !inQuote
+			}
+		case ',':
+			if depth == 0 && !inQuote {
+				parts = append(parts, h[start:i])
+				start = i + 1
+			}
+		}
+	}
+	return append(parts, h[start:])
+}

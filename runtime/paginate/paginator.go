@@ -1,0 +1,235 @@
+// Package paginate implements the offset, page and cursor strategies: the
+// token of the first request, where tokens and page sizes are injected, and
+// when to stop.
+package paginate
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/airbyte-go/source-declarative/manifest"
+	"github.com/airbyte-go/source-declarative/runtime/interp"
+	"github.com/airbyte-go/source-declarative/runtime/request"
+)
+
+// Token is the pagination token of a request; Set is false before the first
+// page when nothing is injected.
+type Token struct {
+	Value any
+	Set   bool
+}
+
+// Vars is the next_page_token variable of requester templates: absent
+// (nil) before a token exists, {next_page_token: value} after.
+func (t Token) Vars() any {
+	if !t.Set {
+		return nil
+	}
+	return map[string]any{"next_page_token": t.Value}
+}
+
+// Page is what a strategy sees of the page just read.
+type Page struct {
+	Count       int        // records extracted (before any filter)
+	Response    func() any // the decoded body, decoded on demand
+	Header      http.Header
+	LastRecords func() []any // the page's records after the filter, decoded on demand
+}
+
+// Paginator is a DefaultPaginator ready to run.
+type Paginator struct {
+	m        *manifest.Paginator
+	pageSize int64 // 0: none
+	vars     interp.Vars
+}
+
+// New evaluates the page size (config and parameters only) and checks it is
+// a positive integer.
+func New(m *manifest.Paginator, vars interp.Vars) (*Paginator, error) {
+	if m == nil {
+		return nil, nil
+	}
+	p := &Paginator{m: m, vars: vars}
+	if m.PageSize != nil {
+		v, err := m.PageSize.Eval(vars)
+		if err != nil {
+			return nil, err
+		}
+		n, ok := positiveInt(v)
+		if !ok {
+			return nil, fmt.Errorf("%s: must be a positive integer, got %q", m.PageSizePath, interp.String(v))
+		}
+		p.pageSize = n
+	}
+	return p, nil
+}
+
+func positiveInt(v any) (int64, bool) {
+	switch x := v.(type) {
+	case int64:
+		return x, x > 0
+	case float64:
+		return int64(x), x > 0 && x == float64(int64(x))
+	case string:
+		var n int64
+		if _, err := fmt.Sscan(strings.TrimSpace(x), &n); err == nil && fmt.Sprint(n) == strings.TrimSpace(x) {
+			return n, n > 0
+		}
+	}
+	return 0, false
+}
+
+// First is the token of the first request: offset 0 or the start page
+// (unless inject_on_first_request is false), nothing for cursors.
+func (p *Paginator) First() Token {
+	if p == nil || !p.m.InjectOnFirst {
+		return Token{}
+	}
+	switch p.m.Strategy {
+	case manifest.OffsetIncrement:
+		return Token{Value: int64(0), Set: true}
+	case manifest.PageIncrement:
+		return Token{Value: p.m.StartFromPage, Set: true}
+	}
+	return Token{}
+}
+
+// Inject adds the page size (on every request) and the token (when set) to
+// the request. A RequestPath token is applied by NextURL instead.
+func (p *Paginator) Inject(parts *request.Parts, t Token) error {
+	if p == nil {
+		return nil
+	}
+	if p.m.PageSizeOption != nil && p.pageSize > 0 {
+		if err := request.Inject(parts, p.m.PageSizeOption, p.pageSize, p.vars); err != nil {
+			return err
+		}
+	}
+	if t.Set && p.m.PageTokenOption != nil && p.m.PageTokenOption.InjectInto != manifest.InjectPath {
+		return request.Inject(parts, p.m.PageTokenOption, t.Value, p.vars)
+	}
+	return nil
+}
+
+// NextURL is the URL of the request when the token replaces it (RequestPath):
+// an absolute URL as is, a relative one joined to base. ok is false otherwise.
+func (p *Paginator) NextURL(base string, t Token) (string, bool, error) {
+	if p == nil || !t.Set || p.m.PageTokenOption == nil || p.m.PageTokenOption.InjectInto != manifest.InjectPath {
+		return "", false, nil
+	}
+	next := interp.String(t.Value)
+	u, err := url.Parse(next)
+	if err != nil {
+		return "", false, fmt.Errorf("%s: the next page URL %q is invalid: %v", p.m.Path, next, err)
+	}
+	if u.IsAbs() {
+		return next, true, nil
+	}
+	b, err := url.Parse(base)
+	if err != nil {
+		return "", false, err
+	}
+	if !strings.HasSuffix(b.Path, "/") {
+		b.Path += "/"
+	}
+	return b.ResolveReference(u).String(), true, nil
+}
+
+// Next decides the token of the next request from the page just read; ok is
+// false when pagination stops.
+func (p *Paginator) Next(prev Token, page Page) (Token, bool, error) {
+	if p == nil {
+		return Token{}, false, nil
+	}
+	switch p.m.Strategy {
+	case manifest.OffsetIncrement:
+		if page.Count == 0 || (p.pageSize > 0 && int64(page.Count) < p.pageSize) {
+			return Token{}, false, nil
+		}
+		offset := int64(page.Count)
+		if prev.Set {
+			n, ok := prev.Value.(int64)
+			if !ok {
+				return Token{}, false, fmt.Errorf("%s: offset token %v is not an integer", p.m.Path, prev.Value)
+			}
+			offset += n
+		}
+		return Token{Value: offset, Set: true}, true, nil
+	case manifest.PageIncrement:
+		if page.Count == 0 || (p.pageSize > 0 && int64(page.Count) < p.pageSize) {
+			return Token{}, false, nil
+		}
+		next := p.m.StartFromPage + 1
+		if prev.Set {
+			n, ok := prev.Value.(int64)
+			if !ok {
+				return Token{}, false, fmt.Errorf("%s: page token %v is not an integer", p.m.Path, prev.Value)
+			}
+			next = n + 1
+		}
+		return Token{Value: next, Set: true}, true, nil
+	case manifest.CursorPagination:
+		return p.nextCursor(prev, page)
+	}
+	return Token{}, false, nil
+}
+
+func (p *Paginator) nextCursor(prev Token, page Page) (Token, bool, error) {
+	records := page.LastRecords()
+	var last any
+	if len(records) > 0 {
+		last = records[len(records)-1]
+	}
+	vars := interp.Vars{
+		"config":         p.vars["config"],
+		"parameters":     p.vars["parameters"],
+		"response":       page.Response(),
+		"headers":        HeaderVars(page.Header),
+		"last_records":   interp.List(records),
+		"last_record":    last,
+		"last_page_size": int64(len(records)),
+	}
+	if p.m.StopCondition != nil {
+		stop, err := p.m.StopCondition.Bool(vars)
+		if err != nil {
+			return Token{}, false, err
+		}
+		if stop {
+			return Token{}, false, nil
+		}
+	}
+	v, err := p.m.CursorValue.Eval(vars)
+	if err != nil {
+		return Token{}, false, err
+	}
+	if v == nil || v == false || interp.String(v) == "" {
+		return Token{}, false, nil
+	}
+	if prev.Set && interp.String(prev.Value) == interp.String(v) {
+		return Token{}, false, fmt.Errorf("%s: the next cursor %q is the one just used; stopping instead of requesting the same page forever", p.m.Path, interp.String(v))
+	}
+	return Token{Value: v, Set: true}, true, nil
+}
+
+// NeedsRecords tells whether the strategy reads the records' values (not only
+// their count).
+func (p *Paginator) NeedsRecords() bool {
+	return p != nil && p.m.Strategy == manifest.CursorPagination
+}
+
+// HeaderVars is the headers variable of cursor templates: every header under
+// its own, canonical and lower-case name, and link as the parsed Link header.
+func HeaderVars(h http.Header) map[string]any {
+	out := make(map[string]any, len(h)*2+2)
+	for k, v := range h {
+		s := strings.Join(v, ", ")
+		out[k] = s
+		out[strings.ToLower(k)] = s
+	}
+	links := ParseLinks(h.Values("Link"))
+	out["link"] = links
+	out["Link"] = links
+	return out
+}

@@ -1,0 +1,51 @@
+package request
+
+import (
+	"fmt"
+
+	"github.com/airbyte-go/source-declarative/manifest"
+	"github.com/airbyte-go/source-declarative/runtime/interp"
+)
+
+// Inject puts value where the request option says.
+func Inject(p *Parts, o *manifest.RequestOption, value any, vars interp.Vars) error {
+	if o == nil {
+		return nil
+	}
+	if o.InjectInto == manifest.InjectBodyJSON && len(o.FieldPath) > 0 {
+		path := make([]string, 0, len(o.FieldPath))
+		for _, seg := range o.FieldPath {
+			s, err := seg.Render(vars)
+			if err != nil {
+				return err
+			}
+			path = append(path, s)
+		}
+		return wrap(o, p.SetBodyJSON(path, value))
+	}
+	name, err := o.FieldName.Render(vars)
+	if err != nil {
+		return err
+	}
+	if name == "" {
+		return fmt.Errorf("%s.field_name: renders empty", o.Path)
+	}
+	switch o.InjectInto {
+	case manifest.InjectParam:
+		return wrap(o, p.SetQuery(name, value))
+	case manifest.InjectHeader:
+		return wrap(o, p.SetHeader(name, value))
+	case manifest.InjectBodyData:
+		return wrap(o, p.SetBodyData(name, value))
+	case manifest.InjectBodyJSON:
+		return wrap(o, p.SetBodyJSON([]string{name}, value))
+	}
+	return fmt.Errorf("%s: cannot inject into %s", o.Path, o.InjectInto)
+}
+
+func wrap(o *manifest.RequestOption, err error) error {
+	if err != nil {
+		return fmt.Errorf("%s: %v", o.Path, err)
+	}
+	return nil
+}

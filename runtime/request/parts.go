@@ -1,0 +1,232 @@
+// Package request builds the HTTP requests a stream sends (URL, query,
+// headers, body), injects values where a manifest's request options say, and
+// sends them with retries.
+package request
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+
+	"github.com/airbyte-go/source-declarative/runtime/interp"
+)
+
+// Parts is a request under construction. Every setter refuses a key that is
+// already set, so that nothing silently overwrites anything.
+type Parts struct {
+	Method   string
+	URL      string // absolute URL, possibly with its own query
+	Query    url.Values
+	Headers  http.Header
+	BodyData url.Values
+	BodyRaw  *string // a body given as one string
+	BodyJSON map[string]any
+	// Credentials is false on a request to a host that may not see credentials.
+	NoCredentials bool
+}
+
+// New returns empty parts for method and URL.
+func New(method, rawURL string) *Parts {
+	return &Parts{Method: method, URL: rawURL, Query: url.Values{}, Headers: http.Header{}, BodyData: url.Values{}}
+}
+
+// SetQuery adds a query parameter; a list repeats the key; nil is dropped.
+func (p *Parts) SetQuery(key string, v any) error {
+	if v == nil {
+		return nil
+	}
+	if _, ok := p.Query[key]; ok {
+		return fmt.Errorf("query parameter %q is set twice", key)
+	}
+	vals, err := strings_(v, "query parameter "+key)
+	if err != nil {
+		return err
+	}
+	if len(vals) > 0 {
+		p.Query[key] = vals
+	}
+	return nil
+}
+
+// SetHeader sets a header; nil is dropped.
+func (p *Parts) SetHeader(key string, v any) error {
+	if v == nil {
+		return nil
+	}
+	if p.Headers.Get(key) != "" {
+		return fmt.Errorf("header %q is set twice", key)
+	}
+	s := interp.String(v)
+	if s == "" {
+		return nil
+	}
+	p.Headers.Set(key, s)
+	return nil
+}
+
+// SetBodyData sets a form field; a list repeats the key; nil is dropped.
+func (p *Parts) SetBodyData(key string, v any) error {
+	if v == nil {
+		return nil
+	}
+	if p.BodyRaw != nil {
+		return fmt.Errorf("body field %q cannot be added to a body given as one string", key)
+	}
+	if _, ok := p.BodyData[key]; ok {
+		return fmt.Errorf("body field %q is set twice", key)
+	}
+	vals, err := strings_(v, "body field "+key)
+	if err != nil {
+		return err
+	}
+	p.BodyData[key] = vals
+	return nil
+}
+
+// SetBodyJSON sets a value at a path of the JSON body, creating parents.
+func (p *Parts) SetBodyJSON(path []string, v any) error {
+	if p.BodyJSON == nil {
+		p.BodyJSON = map[string]any{}
+	}
+	m := p.BodyJSON
+	for i, k := range path {
+		if i == len(path)-1 {
+			if old, ok := m[k]; ok && !equalJSON(old, v) {
+				return fmt.Errorf("JSON body field %q is set twice", strings.Join(path, "."))
+			}
+			m[k] = v
+			return nil
+		}
+		next, ok := m[k].(map[string]any)
+		if !ok {
+			if _, exists := m[k]; exists {
+				return fmt.Errorf("JSON body field %q is not an object", strings.Join(path[:i+1], "."))
+			}
+			next = map[string]any{}
+			m[k] = next
+		}
+		m = next
+	}
+	return nil
+}
+
+func equalJSON(a, b any) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return bytes.Equal(x, y)
+}
+
+func strings_(v any, what string) ([]string, error) {
+	switch x := v.(type) {
+	case []any:
+		out := make([]string, 0, len(x))
+		for _, e := range x {
+			out = append(out, interp.String(e))
+		}
+		return out, nil
+	case interp.List:
+		return strings_([]any(x), what)
+	case map[string]any:
+		return nil, fmt.Errorf("%s: the value cannot be an object", what)
+	}
+	s := interp.String(v)
+	if s == "" {
+		return nil, nil
+	}
+	return []string{s}, nil
+}
+
+// FullURL is the URL with the query: keys the URL's own query already has
+// are left as the URL says.
+func (p *Parts) FullURL() (string, error) {
+	u, err := url.Parse(p.URL)
+	if err != nil {
+		return "", fmt.Errorf("invalid URL %q: %v", p.URL, err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return "", fmt.Errorf("invalid URL %q: it must start with http:// or https://", p.URL)
+	}
+	if len(p.Query) == 0 {
+		return u.String(), nil
+	}
+	own := u.Query()
+	extra := url.Values{}
+	for k, v := range p.Query {
+		if _, ok := own[k]; !ok {
+			extra[k] = v
+		}
+	}
+	if len(extra) == 0 {
+		return u.String(), nil
+	}
+	if u.RawQuery != "" {
+		u.RawQuery += "&" + extra.Encode()
+	} else {
+		u.RawQuery = extra.Encode()
+	}
+	return u.String(), nil
+}
+
+// Body returns the encoded body and its content type, or nil.
+func (p *Parts) Body() ([]byte, string, error) {
+	hasData := len(p.BodyData) > 0 || p.BodyRaw != nil
+	if hasData && len(p.BodyJSON) > 0 {
+		return nil, "", fmt.Errorf("a request cannot have both a form body and a JSON body")
+	}
+	switch {
+	case p.BodyRaw != nil:
+		return []byte(*p.BodyRaw), "application/x-www-form-urlencoded", nil
+	case len(p.BodyData) > 0:
+		return []byte(p.BodyData.Encode()), "application/x-www-form-urlencoded", nil
+	case len(p.BodyJSON) > 0:
+		b, err := json.Marshal(p.BodyJSON)
+		return b, "application/json", err
+	}
+	return nil, "", nil
+}
+
+// HTTP builds the http.Request.
+func (p *Parts) HTTP(ctx context.Context) (*http.Request, error) {
+	full, err := p.FullURL()
+	if err != nil {
+		return nil, err
+	}
+	body, ctype, err := p.Body()
+	if err != nil {
+		return nil, err
+	}
+	var r io.Reader
+	if body != nil {
+		r = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, p.Method, full, r)
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range p.Headers {
+		req.Header[k] = v
+	}
+	if body != nil && req.Header.Get("Content-Type") == "" {
+		req.Header.Set("Content-Type", ctype)
+	}
+	if req.Header.Get("User-Agent") == "" {
+		req.Header.Set("User-Agent", "airbyte-source-declarative-go")
+	}
+	return req, nil
+}
+
+// SortedHeaderNames lists header names in order, for logs and tests.
+func (p *Parts) SortedHeaderNames() []string {
+	var names []string
+	for k := range p.Headers {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return names
+}

@@ -1,0 +1,223 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/airbyte-go/source-declarative/manifest"
+	"github.com/airbyte-go/source-declarative/protocol"
+	"github.com/airbyte-go/source-declarative/runtime/auth"
+	"github.com/airbyte-go/source-declarative/runtime/interp"
+	"github.com/airbyte-go/source-declarative/runtime/paginate"
+	"github.com/airbyte-go/source-declarative/runtime/request"
+)
+
+// builder builds the requests of one requester.
+type builder struct {
+	r    *Runner
+	req  *manifest.Requester
+	auth auth.Authenticator
+	pag  *paginate.Paginator
+}
+
+// baseURL joins url_base and path (or url and path) as the reference does.
+func (b *builder) baseURL(vars interp.Vars) (string, string, error) {
+	base, err := b.req.URLBase.Render(vars)
+	if err != nil {
+		return "", "", err
+	}
+	if base == "" {
+		if base, err = b.req.URL.Render(vars); err != nil {
+			return "", "", err
+		}
+	}
+	path, err := b.req.URLPath.Render(vars)
+	if err != nil {
+		return "", "", err
+	}
+	if base == "" {
+		return "", "", fmt.Errorf("%s.url_base: renders empty; check the config", b.req.Path)
+	}
+	if path == "" {
+		return base, base, nil
+	}
+	return joinURL(base, path), base, nil
+}
+
+func joinURL(base, path string) string {
+	return strings.TrimRight(base, "/") + "/" + strings.TrimLeft(path, "/")
+}
+
+// build makes the parts of one request for a pagination token.
+func (b *builder) build(ctx context.Context, token paginate.Token, extra func(*request.Parts) error) (*request.Parts, error) {
+	vars := b.r.vars(b.req.Parameters)
+	vars["next_page_token"] = token.Vars()
+	full, base, err := b.baseURL(vars)
+	if err != nil {
+		return nil, err
+	}
+	next, replaced, err := b.pag.NextURL(base, token)
+	if err != nil {
+		return nil, err
+	}
+	if replaced {
+		if err := b.checkHost(base, next); err != nil {
+			return nil, err
+		}
+		full = next
+	}
+	p := request.New(b.req.Method, full)
+	if err := b.mapping(b.req.Params, vars, b.req.Path+".request_parameters", p.SetQuery); err != nil {
+		return nil, err
+	}
+	if err := b.mapping(b.req.Headers, vars, b.req.Path+".request_headers", p.SetHeader); err != nil {
+		return nil, err
+	}
+	switch body := b.req.BodyData.(type) {
+	case *manifest.Mapping:
+		if err := b.mapping(body, vars, b.req.Path+".request_body_data", p.SetBodyData); err != nil {
+			return nil, err
+		}
+	case *interp.Template:
+		v, err := body.Eval(vars)
+		if err != nil {
+			return nil, err
+		}
+		if m, ok := v.(map[string]any); ok {
+			for _, k := range interp.SortedKeys(m) {
+				if err := p.SetBodyData(k, m[k]); err != nil {
+					return nil, err
+				}
+			}
+		} else if s := interp.String(v); s != "" {
+			p.BodyRaw = &s
+		}
+	}
+	if b.req.BodyJSON != nil {
+		v, err := renderNested(b.req.BodyJSON, vars)
+		if err != nil {
+			return nil, err
+		}
+		if m, ok := v.(map[string]any); ok {
+			for _, k := range interp.SortedKeys(m) {
+				if err := p.SetBodyJSON([]string{k}, m[k]); err != nil {
+					return nil, fmt.Errorf("%s.request_body_json: %v", b.req.Path, err)
+				}
+			}
+		} else if v != nil {
+			return nil, fmt.Errorf("%s.request_body_json: must render to an object", b.req.Path)
+		}
+	}
+	if err := b.pag.Inject(p, token); err != nil {
+		return nil, err
+	}
+	if extra != nil {
+		if err := extra(p); err != nil {
+			return nil, err
+		}
+	}
+	if b.auth != nil {
+		if err := b.auth.Apply(ctx, p); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// checkHost refuses to send credentials to a next-page URL on another host
+// than url_base's, unless the manifest lists that host in allowed_hosts.
+func (b *builder) checkHost(base, next string) error {
+	if b.auth == nil {
+		return nil
+	}
+	bu, err1 := url.Parse(base)
+	nu, err2 := url.Parse(next)
+	if err1 != nil || err2 != nil || strings.EqualFold(bu.Host, nu.Host) {
+		return nil
+	}
+	for _, h := range b.req.AllowedHosts {
+		if strings.EqualFold(h, nu.Host) || strings.EqualFold(h, nu.Hostname()) {
+			return nil
+		}
+	}
+	return &Error{Failure: protocol.ConfigError, Message: fmt.Sprintf(
+		"the next page URL points at host %q, not %q: credentials are not sent there; list the host in %s.allowed_hosts to allow it",
+		nu.Host, bu.Host, b.req.Path)}
+}
+
+// mapping renders a mapping of templates; an empty or null value is dropped.
+func (b *builder) mapping(m *manifest.Mapping, vars interp.Vars, path string, set func(string, any) error) error {
+	if m == nil {
+		return nil
+	}
+	if m.Whole != nil {
+		v, err := m.Whole.Eval(vars)
+		if err != nil {
+			return err
+		}
+		obj, ok := v.(map[string]any)
+		if !ok {
+			if v == nil || interp.String(v) == "" {
+				return nil
+			}
+			return fmt.Errorf("%s: must render to a mapping", path)
+		}
+		for _, k := range interp.SortedKeys(obj) {
+			if err := set(k, dropEmpty(obj[k])); err != nil {
+				return fmt.Errorf("%s: %v", path, err)
+			}
+		}
+		return nil
+	}
+	for _, k := range m.Keys {
+		v, err := m.Values[k].Eval(vars)
+		if err != nil {
+			return err
+		}
+		if err := set(k, dropEmpty(v)); err != nil {
+			return fmt.Errorf("%s.%s: %v", path, k, err)
+		}
+	}
+	return nil
+}
+
+func dropEmpty(v any) any {
+	if s, ok := v.(string); ok && s == "" {
+		return nil
+	}
+	return v
+}
+
+// renderNested renders the templates of a JSON body; object entries that
+// render null are left out.
+func renderNested(v any, vars interp.Vars) (any, error) {
+	switch x := v.(type) {
+	case *interp.Template:
+		return x.Eval(vars)
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			r, err := renderNested(e, vars)
+			if err != nil {
+				return nil, err
+			}
+			if r != nil {
+				out[k] = r
+			}
+		}
+		return out, nil
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			r, err := renderNested(e, vars)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = r
+		}
+		return out, nil
+	}
+	return v, nil
+}

@@ -1,0 +1,163 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/airbyte-go/source-declarative/manifest"
+	"github.com/airbyte-go/source-declarative/protocol"
+	"github.com/airbyte-go/source-declarative/runtime/auth"
+	"github.com/airbyte-go/source-declarative/runtime/interp"
+	"github.com/airbyte-go/source-declarative/runtime/paginate"
+	"github.com/airbyte-go/source-declarative/runtime/request"
+)
+
+// Runner runs the streams of one manifest with one config.
+type Runner struct {
+	Source   *manifest.Source
+	Config   map[string]any
+	configMu sync.Mutex
+	Out      *protocol.Writer
+	Masker   *Masker
+	Client   *request.Client
+	Now      func() time.Time
+	// SaveConfig, when set, also writes a rotated config back (to the --config file).
+	SaveConfig func(map[string]any) error
+	// Observer, when set, sees every exchange (for test reads).
+	Observer Observer
+
+	authMu sync.Mutex
+	auths  map[string]auth.Authenticator
+	logger zerolog.Logger
+}
+
+// Observer is told of each data request and of each token or login request.
+type Observer interface {
+	Page(stream string, req *request.Parts, resp *request.Response, records [][]byte, decision string)
+	Auxiliary(title, description string, req *request.Parts, resp *request.Response)
+}
+
+// New prepares a runner. The writer's masker hides the spec's secrets.
+func New(src *manifest.Source, config map[string]any, out *protocol.Writer, masker *Masker) *Runner {
+	r := &Runner{Source: src, Config: config, Out: out, Masker: masker, Now: time.Now, auths: map[string]auth.Authenticator{},
+		logger: protocol.NewLogger(out)}
+	r.Client = request.NewClient(r.log)
+	return r
+}
+
+func (r *Runner) log(level, msg string) {
+	switch level {
+	case "ERROR":
+		r.logger.Error().Msg(msg)
+	case "WARN":
+		r.logger.Warn().Msg(msg)
+	case "DEBUG":
+		r.logger.Debug().Msg(msg)
+	default:
+		r.logger.Info().Msg(msg)
+	}
+}
+
+// authenticator returns the authenticator of a requester, shared by every
+// stream whose authenticator is the same component.
+func (r *Runner) authenticator(a *manifest.Auth) (auth.Authenticator, error) {
+	if a == nil {
+		return nil, nil
+	}
+	key := authKey(a)
+	r.authMu.Lock()
+	defer r.authMu.Unlock()
+	if existing, ok := r.auths[key]; ok {
+		return existing, nil
+	}
+	env := &auth.Env{
+		Config:    r.Config,
+		ConfigMu:  &r.configMu,
+		Now:       r.Now,
+		Client:    r.Client,
+		AddSecret: r.Masker.Add,
+		Log:       r.log,
+		ConfigUpdated: func(cfg map[string]any) error {
+			if err := r.Out.ControlConfig(cfg); err != nil {
+				return err
+			}
+			if r.SaveConfig != nil {
+				return r.SaveConfig(cfg)
+			}
+			return nil
+		},
+		Login: r.login,
+	}
+	if r.Observer != nil {
+		env.Exchange = r.Observer.Auxiliary
+	}
+	au, err := auth.New(a, env)
+	if err != nil {
+		return nil, err
+	}
+	r.auths[key] = au
+	return au, nil
+}
+
+// authKey identifies an authenticator component, leaving out the fields its
+// stream's $parameters wrote into it.
+func authKey(a *manifest.Auth) string {
+	params := a.Parameters
+	m := map[string]any{}
+	for k, v := range a.Raw {
+		if k == "$parameters" {
+			continue
+		}
+		if pv, ok := params[k]; ok && jsonText(pv) == jsonText(v) {
+			continue
+		}
+		m[k] = v
+	}
+	return jsonText(m)
+}
+
+// login sends a session-token login request.
+func (r *Runner) login(ctx context.Context, req *manifest.Requester) (*request.Response, error) {
+	au, err := r.authenticator(req.Auth)
+	if err != nil {
+		return nil, err
+	}
+	b := &builder{r: r, req: req, auth: au}
+	var parts *request.Parts
+	resp, err := r.Client.Send(ctx, func() (*http.Request, error) {
+		p, err := b.build(ctx, paginate.Token{}, nil)
+		if err != nil {
+			return nil, err
+		}
+		parts = p
+		return p.HTTP(ctx)
+	}, req.ErrorHandler)
+	if r.Observer != nil && parts != nil {
+		r.Observer.Auxiliary("Login request", "Obtains session token", parts, resp)
+	}
+	return resp, err
+}
+
+// vars are the template variables of a requester without pagination.
+func (r *Runner) vars(params map[string]any) interp.Vars {
+	if params == nil {
+		params = map[string]any{}
+	}
+	return interp.Vars{"config": r.Config, "parameters": params,
+		"stream_slice": map[string]any{}, "stream_partition": map[string]any{}, "stream_interval": map[string]any{}}
+}
+
+// ConfigJSON is the config as JSON, for writing it back.
+func ConfigJSON(cfg map[string]any) ([]byte, error) {
+	return json.MarshalIndent(cfg, "", "  ")
+}
+
+func errorf(failure, format string, args ...any) error {
+	return &Error{Failure: failure, Message: fmt.Sprintf(format, args...)}
+}

@@ -1,0 +1,130 @@
+package runtime
+
+import (
+	"net/url"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Masker replaces every known secret in a text by ****. Secrets are the
+// config values the spec marks airbyte_secret and every token obtained at run
+// time; their URL-encoded forms are masked too.
+type Masker struct {
+	mu       sync.RWMutex
+	secrets  map[string]bool
+	replacer *strings.Replacer
+}
+
+// NewMasker returns an empty masker.
+func NewMasker() *Masker { return &Masker{secrets: map[string]bool{}} }
+
+// Add registers a secret value.
+func (m *Masker) Add(s string) {
+	if len(s) < 3 {
+		return // too short to mask without destroying every message
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	added := false
+	for _, v := range []string{s, url.QueryEscape(s), url.PathEscape(s)} {
+		if !m.secrets[v] {
+			m.secrets[v] = true
+			added = true
+		}
+	}
+	if added {
+		m.replacer = nil
+	}
+}
+
+// Mask hides every secret in s.
+func (m *Masker) Mask(s string) string {
+	m.mu.RLock()
+	r := m.replacer
+	n := len(m.secrets)
+	m.mu.RUnlock()
+	if n == 0 {
+		return s
+	}
+	if r == nil {
+		m.mu.Lock()
+		list := make([]string, 0, len(m.secrets))
+		for v := range m.secrets {
+			list = append(list, v)
+		}
+		sort.Slice(list, func(i, j int) bool { return len(list[i]) > len(list[j]) })
+		pairs := make([]string, 0, 2*len(list))
+		for _, v := range list {
+			pairs = append(pairs, v, "****")
+		}
+		m.replacer = strings.NewReplacer(pairs...)
+		r = m.replacer
+		m.mu.Unlock()
+	}
+	return r.Replace(s)
+}
+
+// AddSpecSecrets registers the config values at every airbyte_secret path of
+// a connection specification (through properties and oneOf variants).
+func (m *Masker) AddSpecSecrets(spec map[string]any, config map[string]any) {
+	for _, path := range secretPaths(spec) {
+		collect(config, path, m.Add)
+	}
+}
+
+func secretPaths(schema map[string]any) [][]string {
+	var out [][]string
+	var walk func(s map[string]any, prefix []string)
+	walk = func(s map[string]any, prefix []string) {
+		if b, _ := s["airbyte_secret"].(bool); b && len(prefix) > 0 {
+			out = append(out, append([]string(nil), prefix...))
+		}
+		if props, ok := s["properties"].(map[string]any); ok {
+			for k, v := range props {
+				if sub, ok := v.(map[string]any); ok {
+					walk(sub, append(prefix, k))
+				}
+			}
+		}
+		for _, key := range []string{"oneOf", "anyOf"} {
+			if variants, ok := s[key].([]any); ok {
+				for _, v := range variants {
+					if sub, ok := v.(map[string]any); ok {
+						walk(sub, prefix)
+					}
+				}
+			}
+		}
+		if items, ok := s["items"].(map[string]any); ok {
+			walk(items, prefix)
+		}
+	}
+	walk(schema, nil)
+	return out
+}
+
+func collect(v any, path []string, add func(string)) {
+	if len(path) == 0 {
+		switch x := v.(type) {
+		case string:
+			add(x)
+		case []any:
+			for _, e := range x {
+				collect(e, nil, add)
+			}
+		case nil, map[string]any:
+		default:
+			add(strings.TrimSpace(strings.Trim(jsonText(x), `"`)))
+		}
+		return
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		collect(x[path[0]], path[1:], add)
+	case []any:
+		for _, e := range x {
+			collect(e, path, add)
+		}
+	}
+}
