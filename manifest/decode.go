@@ -91,7 +91,7 @@ func (d *decoder) component(v any, path string, allowed ...string) (map[string]a
 	}
 	typ, _ := m["type"].(string)
 	if typ == "" {
-		d.fail(path, "component has no type; expected one of %s", strings.Join(allowed, ", "))
+		d.fail(path, "component has no type (expected one of %s)", strings.Join(allowed, ", "))
 		return nil, "", false
 	}
 	found := false
@@ -102,11 +102,11 @@ func (d *decoder) component(v any, path string, allowed ...string) (map[string]a
 	}
 	if !found {
 		if strings.HasPrefix(typ, "Custom") {
-			d.fail(path, "%s is not supported: custom Python components cannot run here; supported: %s", typ, strings.Join(allowed, ", "))
+			d.fail(path, "%s is not supported: custom Python components cannot run here (supported: %s)", typ, strings.Join(allowed, ", "))
 		} else if componentSchema(typ) != nil || knownCDKTypes[typ] {
-			d.fail(path, "%s is not supported here; supported: %s", typ, strings.Join(allowed, ", "))
+			d.fail(path, "%s is not supported here (supported: %s)", typ, strings.Join(allowed, ", "))
 		} else {
-			d.fail(path+".type", "unknown component type %q; supported: %s", typ, strings.Join(allowed, ", "))
+			d.fail(path+".type", "unknown component type %q (supported: %s)", typ, strings.Join(allowed, ", "))
 		}
 		return nil, "", false
 	}
@@ -657,7 +657,7 @@ func (d *decoder) checkCollisions(r *Requester, p *Paginator) {
 					same = strings.EqualFold(pl.key, k)
 				}
 				if pl.where == o.InjectInto && same {
-					d.fail(o.Path, "%s %q is also set at %s; a key may be injected only once", o.InjectInto, k, pl.path)
+					d.fail(o.Path, "%s %q is also set at %s: a key may be injected only once", o.InjectInto, k, pl.path)
 				}
 			}
 			places = append(places, place{o.InjectInto, k, o.Path})
@@ -724,7 +724,7 @@ func (d *decoder) oauth(m map[string]any, path string) *OAuthConfig {
 		FormEncoded:      m["refresh_request_body_encoding"] == "form",
 	}
 	if o.GrantType != "refresh_token" && o.GrantType != "client_credentials" {
-		d.fail(path+".grant_type", "grant type %q is not supported: only refresh_token and client_credentials are; PKCE, authorization code and other flows need custom code", o.GrantType)
+		d.fail(path+".grant_type", "grant type %q is not supported: only refresh_token and client_credentials are (PKCE, authorization code and other flows need custom code)", o.GrantType)
 	}
 	if u, ok := m["refresh_token_updater"]; ok && u != nil {
 		um, _, ok := d.component(u, path+".refresh_token_updater", "RefreshTokenUpdater")
