@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/airbyte-go/source-declarative/manifest"
 )
 
 // seen is one request as the target API received it.
@@ -231,4 +233,8 @@ func ids(from, to int) []string {
 		out = append(out, fmt.Sprintf(`{"id":%d}`, i))
 	}
 	return out
+}
+
+func yamlToMap(y string) (map[string]any, error) {
+	return manifest.Parse([]byte(y))
 }
