@@ -138,7 +138,8 @@ func TestBadResponsesAreClearErrors(t *testing.T) {
 		{`{"data":[1,2]}`, "a record must be a JSON object"},
 	} {
 		a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) { fmt.Fprint(w, tc.body) })
-		c := newConnector(t, twoStreams(a.URL), map[string]any{"api_key": "k"}, "a")
+		fast := strings.Replace(twoStreams(a.URL), `api_token: "{{ config['api_key'] }}"}`, `api_token: "{{ config['api_key'] }}"}, error_handler: {type: DefaultErrorHandler, max_retries: 1, backoff_strategies: [{type: ConstantBackoffStrategy, backoff_time_in_seconds: 0.01}]}`, 1)
+		c := newConnector(t, fast, map[string]any{"api_key": "k"}, "a")
 		res := c.read(t)
 		errs := res.errors()
 		if res.code == 0 || len(errs) == 0 || !strings.Contains(errs[0]["message"].(string), tc.want) ||

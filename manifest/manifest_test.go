@@ -45,7 +45,7 @@ streams:
 	}
 	for src, msg := range map[string]string{
 		`a: {$ref: "#/b"}` + "\nb: {$ref: \"#/a\"}": "circular reference",
-		`a: {$ref: "#/missing"}`:                       `a.$ref: reference "#/missing" points at nothing`,
+		`a: {$ref: "#/missing"}`:                    `a.$ref: reference "#/missing" points at nothing`,
 	} {
 		if _, err := Resolve(parse(t, src)); err == nil || !strings.Contains(err.Error(), msg) {
 			t.Errorf("%s: got %v, want %q", src, err, msg)
@@ -72,15 +72,15 @@ streams:
 	ret := s["retriever"].(map[string]any)
 	req := ret["requester"].(map[string]any)
 	checks := map[string]any{
-		"stream name":             s["name"],
-		"stream primary_key":      s["primary_key"],
-		"retriever type":          ret["type"],
-		"requester type":          req["type"],
-		"requester path (own)":    req["path"],
-		"requester name":          req["name"],
-		"extractor type":          ret["record_selector"].(map[string]any)["extractor"].(map[string]any)["type"],
-		"selector type":           ret["record_selector"].(map[string]any)["type"],
-		"strategy param as field": ret["paginator"].(map[string]any)["pagination_strategy"].(map[string]any)["page"],
+		"stream name":              s["name"],
+		"stream primary_key":       s["primary_key"],
+		"retriever type":           ret["type"],
+		"requester type":           req["type"],
+		"requester path (own)":     req["path"],
+		"requester name":           req["name"],
+		"extractor type":           ret["record_selector"].(map[string]any)["extractor"].(map[string]any)["type"],
+		"selector type":            ret["record_selector"].(map[string]any)["type"],
+		"strategy param as field":  ret["paginator"].(map[string]any)["pagination_strategy"].(map[string]any)["page"],
 		"request option untouched": ret["paginator"].(map[string]any)["page_token_option"].(map[string]any)["name"],
 	}
 	want := map[string]any{"stream name": "users", "stream primary_key": "id", "retriever type": "SimpleRetriever", "requester type": "HttpRequester",

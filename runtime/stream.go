@@ -1,7 +1,9 @@
 package runtime
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -120,14 +122,14 @@ func decision(next paginate.Token, more bool, err error) string {
 func (s *streamReader) fetch(ctx context.Context, token paginate.Token) (*pageResult, error) {
 	res := &pageResult{}
 	send := func() (*request.Response, error) {
-		return s.r.Client.Send(ctx, func() (*http.Request, error) {
+		return s.r.Client.SendChecked(ctx, func() (*http.Request, error) {
 			p, err := s.b.build(ctx, token, nil)
 			if err != nil {
 				return nil, err
 			}
 			res.parts = p
 			return p.HTTP(ctx)
-		}, s.b.req.ErrorHandler)
+		}, s.b.req.ErrorHandler, validJSON)
 	}
 	resp, err := send()
 	if refresher, ok := s.b.auth.(auth.Refresher); ok && request.IsStatus(err, http.StatusUnauthorized) {
@@ -179,4 +181,13 @@ func (s *streamReader) filter(records [][]byte, token paginate.Token) ([][]byte,
 		}
 	}
 	return kept, nil
+}
+
+// validJSON refuses a body that is not whole JSON (truncated or garbled), so
+// that it is fetched again.
+func validJSON(r *request.Response) error {
+	if len(bytes.TrimSpace(r.Body)) > 0 && !json.Valid(r.Body) {
+		return errNotJSON
+	}
+	return nil
 }

@@ -89,6 +89,12 @@ func sleep(ctx context.Context, d time.Duration) error {
 // Send sends the request build makes, retrying as the handler (or the
 // default policy) says. build is called again for each attempt.
 func (c *Client) Send(ctx context.Context, build func() (*http.Request, error), h *manifest.ErrorHandler) (*Response, error) {
+	return c.SendChecked(ctx, build, h, nil)
+}
+
+// SendChecked is Send where a successful response that check refuses (a
+// truncated or garbled body) is retried like a server error.
+func (c *Client) SendChecked(ctx context.Context, build func() (*http.Request, error), h *manifest.ErrorHandler, check func(*Response) error) (*Response, error) {
 	start := c.Now()
 	maxRetries := c.MaxRetries
 	if n := handlerRetries(h); n >= 0 {
@@ -109,6 +115,11 @@ func (c *Client) Send(ctx context.Context, build func() (*http.Request, error), 
 			act = action{kind: "RETRY", failure: protocol.TransientError, message: fmt.Sprintf("%s %s failed: %v", req.Method, req.URL.Redacted(), netErr)}
 		} else {
 			act = decide(h, resp)
+			if act.kind == "SUCCESS" && check != nil {
+				if err := check(resp); err != nil {
+					act = action{kind: "RETRY", failure: protocol.SystemError, message: fmt.Sprintf("%v (HTTP %d from %s %s): %s", err, resp.Status, req.Method, resp.URL, BodyStart(resp.Body))}
+				}
+			}
 			if act.kind == "SUCCESS" || act.kind == "IGNORE" {
 				if act.kind == "IGNORE" {
 					c.log("WARN", fmt.Sprintf("Ignoring HTTP %d from %s %s", resp.Status, req.Method, resp.URL))
@@ -131,7 +142,7 @@ func (c *Client) Send(ctx context.Context, build func() (*http.Request, error), 
 			if resp != nil {
 				status = resp.Status
 			}
-			return resp, &Error{Failure: protocol.TransientError, Status: status,
+			return resp, &Error{Failure: act.failure, Status: status,
 				Message: fmt.Sprintf("%s (gave up after %d attempts)", act.message, attempt+1)}
 		}
 		wait := c.backoff(h, resp, attempt)
