@@ -249,7 +249,14 @@ func (t *Template) evalExpr(e nodes.Expression, vars Vars) (any, error) {
 	return native(v), nil
 }
 
-func parse(src string) (*nodes.Template, error) {
+// parse parses a template; the parser's own panics on malformed input
+// become errors.
+func parse(src string) (root *nodes.Template, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			root, err = nil, fmt.Errorf("malformed template (%v)", r)
+		}
+	}()
 	stream := tokens.LexAll(src, cfg)
 	p := parser.NewParser("template", stream, cfg, &refusingLoader{src: src}, environment.ControlStructures)
 	return p.Parse()
