@@ -8,9 +8,9 @@ import (
 func TestParseLinks(t *testing.T) {
 	cases := map[string]string{
 		`<https://a/x?page=2>; rel="next", <https://a/x?page=9>; rel="last"`: `{"last":{"rel":"last","url":"https://a/x?page=9"},"next":{"rel":"next","url":"https://a/x?page=2"}}`,
-		`<https://a/x?a=1,2>;rel=next`:                                         `{"next":{"rel":"next","url":"https://a/x?a=1,2"}}`,
-		`  <https://a/y> ; rel = "prev" ,<https://a/z>`:                         `{"https://a/z":{"url":"https://a/z"},"prev":{"rel":"prev","url":"https://a/y"}}`,
-		`<https://a/n>; rel="next prev"; title="a, b"`:                         `{"next prev":{"rel":"next prev","title":"a, b","url":"https://a/n"}}`,
+		`<https://a/x?a=1,2>;rel=next`:                                       `{"next":{"rel":"next","url":"https://a/x?a=1,2"}}`,
+		`  <https://a/y> ; rel = "prev" ,<https://a/z>`:                      `{"https://a/z":{"url":"https://a/z"},"prev":{"rel":"prev","url":"https://a/y"}}`,
+		`<https://a/n>; rel="next prev"; title="a, b"`:                       `{"next prev":{"rel":"next prev","title":"a, b","url":"https://a/n"}}`,
 		`garbage`: `{}`,
 	}
 	for in, want := range cases {
