@@ -65,6 +65,9 @@ func (s *streamReader) read(ctx context.Context, maxPages int, emit func([][]byt
 		if err != nil {
 			return err
 		}
+		if res.resp.Ignored {
+			return nil
+		}
 		raw, err := extractRecords(res.resp.Body, s.path)
 		if err != nil {
 			return s.badResponse(res.resp, err)

@@ -25,6 +25,8 @@ type Response struct {
 	Header http.Header
 	Body   []byte
 	URL    string
+	// Ignored is set when the error handler said IGNORE: no records, no next page.
+	Ignored bool
 }
 
 // Error is a request that failed for good. Failure is the Airbyte failure type.
@@ -123,6 +125,7 @@ func (c *Client) SendChecked(ctx context.Context, build func() (*http.Request, e
 			if act.kind == "SUCCESS" || act.kind == "IGNORE" {
 				if act.kind == "IGNORE" {
 					c.log("WARN", fmt.Sprintf("Ignoring HTTP %d from %s %s", resp.Status, req.Method, resp.URL))
+					resp.Ignored = true
 				}
 				return resp, nil
 			}

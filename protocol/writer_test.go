@@ -1,0 +1,78 @@
+package protocol
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+type upper struct{}
+
+func (upper) Mask(s string) string { return strings.ReplaceAll(s, "secret", "****") }
+
+func TestMessagesExactJSON(t *testing.T) {
+	var b bytes.Buffer
+	w := NewWriter(&b)
+	w.now = func() time.Time { return time.UnixMilli(1714521600000) }
+	w.SetMasker(upper{})
+	w.WriteRecord("users", []byte(`{"id":1}`), 1714521600000)
+	w.StreamStateDone("users", 42)
+	w.Write(&Message{Type: TypeState, State: &State{Type: "GLOBAL", Global: &GlobalState{SharedState: map[string]any{"lsn": "1"},
+		StreamStates: []StreamState{{StreamDescriptor: StreamDescriptor{Name: "users"}, StreamState: map[string]any{"pk": 1}}}}, SourceStats: &StateStats{RecordCount: 10}}})
+	w.Log("INFO", "the secret is out")
+	w.ConnectionStatus(false, "401 with secret")
+	w.Write(&Message{Type: TypeCatalog, Catalog: &Catalog{Streams: []Stream{{Name: "users", JSONSchema: map[string]any{}, SupportedSyncModes: []string{"full_refresh"}}}}})
+	w.Write(&Message{Type: TypeSpec, Spec: json.RawMessage(`{"connectionSpecification":{}}`)})
+	w.Error(ConfigError, "bad secret", "", "users")
+	w.Status("users", StatusRunning)
+	w.Write(&Message{Type: TypeTrace, Trace: &Trace{Type: "ESTIMATE", EmittedAt: 1, Estimate: &Estimate{Name: "users", Type: "STREAM", RowEstimate: 5}}})
+	w.ControlConfig(map[string]any{"refresh_token": "new"})
+	w.Flush()
+	want := []string{
+		`{"type":"RECORD","record":{"stream":"users","data":{"id":1},"emitted_at":1714521600000}}`,
+		`{"type":"STATE","state":{"type":"STREAM","stream":{"stream_descriptor":{"name":"users"},"stream_state":{"__ab_no_cursor_state_message":true}},"sourceStats":{"recordCount":42.0}}}`,
+		`{"type":"STATE","state":{"type":"GLOBAL","global":{"shared_state":{"lsn":"1"},"stream_states":[{"stream_descriptor":{"name":"users"},"stream_state":{"pk":1}}]},"sourceStats":{"recordCount":10.0}}}`,
+		`{"type":"LOG","log":{"level":"INFO","message":"the **** is out"}}`,
+		`{"type":"CONNECTION_STATUS","connectionStatus":{"status":"FAILED","message":"401 with ****"}}`,
+		`{"type":"CATALOG","catalog":{"streams":[{"name":"users","json_schema":{},"supported_sync_modes":["full_refresh"]}]}}`,
+		`{"type":"SPEC","spec":{"connectionSpecification":{}}}`,
+		`{"type":"TRACE","trace":{"type":"ERROR","emitted_at":1714521600000,"error":{"message":"bad ****","failure_type":"config_error","stream_descriptor":{"name":"users"}}}}`,
+		`{"type":"TRACE","trace":{"type":"STREAM_STATUS","emitted_at":1714521600000,"stream_status":{"stream_descriptor":{"name":"users"},"status":"RUNNING"}}}`,
+		`{"type":"TRACE","trace":{"type":"ESTIMATE","emitted_at":1,"estimate":{"name":"users","type":"STREAM","row_estimate":5}}}`,
+		`{"type":"CONTROL","control":{"type":"CONNECTOR_CONFIG","emitted_at":1714521600000,"connectorConfig":{"config":{"refresh_token":"new"}}}}`,
+	}
+	got := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestWriterIsSafeFromSeveralGoroutines(t *testing.T) {
+	var b bytes.Buffer
+	w := NewWriter(&b)
+	var wg sync.WaitGroup
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 500; i++ {
+				w.WriteRecord("s", []byte(`{"x":"`+strings.Repeat("y", 100)+`"}`), 1)
+				w.Log("INFO", "m")
+			}
+		}()
+	}
+	wg.Wait()
+	w.Flush()
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if len(lines) != 8000 {
+		t.Fatalf("%d lines", len(lines))
+	}
+	for _, l := range lines {
+		if !json.Valid([]byte(l)) {
+			t.Fatalf("interleaved line %q", l)
+		}
+	}
+}
