@@ -36,12 +36,16 @@ type app struct {
 	catalogPath  string
 	statePath    string
 	writeConfig  bool
+	stream       string
+	limits       runtime.TestLimits
+	pretty       bool
+	stdout       io.Writer
 }
 
 // Main runs the command line and returns the exit code. Nothing but
 // protocol messages reaches stdout; a panic becomes one system_error TRACE.
 func Main(args []string, stdout, stderr io.Writer, genericSpec []byte, version string) (code int) {
-	a := &app{out: protocol.NewWriter(stdout), masker: runtime.NewMasker(), genericSpec: genericSpec}
+	a := &app{out: protocol.NewWriter(stdout), masker: runtime.NewMasker(), genericSpec: genericSpec, stdout: stdout}
 	a.out.SetMasker(a.masker)
 	defer func() {
 		if r := recover(); r != nil {
@@ -92,7 +96,16 @@ func (a *app) commands(version string) *cobra.Command {
 	read.Flags().StringVar(&a.statePath, "state", "", "path of the state JSON")
 	read.Flags().BoolVar(&a.writeConfig, "write-config", false, "also write a rotated config back to the --config file (for orchestrators that ignore CONTROL messages)")
 	read.MarkFlagRequired("catalog")
-	root.AddCommand(spec, check, discover, read)
+	testRead := &cobra.Command{Use: "test-read", Short: "Read the first pages of one stream as the Connector Builder does", Args: cobra.NoArgs, RunE: a.testRead}
+	testRead.Flags().StringVar(&a.configPath, "config", "", "path of the config JSON (the testing values)")
+	testRead.Flags().StringVar(&a.stream, "stream", "", "the stream to read")
+	testRead.Flags().IntVar(&a.limits.MaxPagesPerSlice, "max-pages", runtime.DefaultTestLimits.MaxPagesPerSlice, "pages to read at most")
+	testRead.Flags().IntVar(&a.limits.MaxRecords, "max-records", runtime.DefaultTestLimits.MaxRecords, "records to read at most")
+	testRead.Flags().IntVar(&a.limits.MaxSlices, "max-slices", runtime.DefaultTestLimits.MaxSlices, "slices to read at most")
+	testRead.Flags().BoolVar(&a.pretty, "pretty", false, "print pages, statuses and paginator decisions for a person instead of a RECORD")
+	testRead.MarkFlagRequired("config")
+	testRead.MarkFlagRequired("stream")
+	root.AddCommand(spec, check, discover, read, testRead)
 	return root
 }
 
@@ -183,6 +196,12 @@ func (a *app) discover(cmd *cobra.Command, _ []string) error {
 }
 
 func (a *app) read(cmd *cobra.Command, _ []string) error {
+	if command, builder, err := a.builderCommand(); err != nil || builder {
+		if err != nil {
+			return err
+		}
+		return a.builder(cmd.Context(), command)
+	}
 	r, _, invalid, err := a.setup()
 	if err != nil {
 		return err
@@ -289,4 +308,71 @@ func deepCopy(m map[string]any) map[string]any {
 	v, _ := manifest.FromJSON(b)
 	out, _ := v.(map[string]any)
 	return out
+}
+
+// builderCommand tells whether the config asks for a Connector Builder
+// command (__command), as Airbyte's builder backend does.
+func (a *app) builderCommand() (string, bool, error) {
+	config, err := readJSONObject(a.configPath, "config")
+	if err != nil {
+		return "", false, a.fail(protocol.ConfigError, err.Error())
+	}
+	command, ok := config["__command"].(string)
+	return command, ok, nil
+}
+
+// builder runs test_read or resolve_manifest and prints one RECORD.
+func (a *app) builder(ctx context.Context, command string) error {
+	switch command {
+	case "resolve_manifest":
+		config, _ := readJSONObject(a.configPath, "config")
+		raw, err := manifest.Find(a.manifestPath, config)
+		if err != nil {
+			return a.fail(protocol.ConfigError, err.Error())
+		}
+		resolved, err := manifest.ResolveOnly(raw)
+		if err != nil {
+			return a.fail(protocol.ConfigError, "invalid manifest: "+err.Error())
+		}
+		return runtime.RecordMessage(a.out, "resolve_manifest", map[string]any{"manifest": resolved})
+	case "test_read":
+		catalog, err := readCatalog(a.catalogPath)
+		if err != nil || len(catalog.Streams) == 0 {
+			if err == nil {
+				err = errors.New("the catalog names no stream")
+			}
+			a.out.Error(protocol.ConfigError, err.Error(), "", "")
+			return nil
+		}
+		config, _ := readJSONObject(a.configPath, "config")
+		limits := runtime.DefaultTestLimits
+		if tl, ok := config["__test_read_config"]; ok {
+			b, _ := json.Marshal(tl)
+			json.Unmarshal(b, &limits)
+		}
+		a.stream, a.limits = catalog.Streams[0].Stream.Name, limits
+		return a.runTestRead(ctx, false)
+	}
+	a.out.Error(protocol.ConfigError, fmt.Sprintf("unknown __command %q: expected test_read or resolve_manifest", command), "", "")
+	return nil
+}
+
+func (a *app) testRead(cmd *cobra.Command, _ []string) error {
+	return a.runTestRead(cmd.Context(), a.pretty)
+}
+
+// runTestRead prints the StreamRead of one stream; failures are part of it
+// (or one TRACE when the manifest cannot load), and the exit code is 0.
+func (a *app) runTestRead(ctx context.Context, pretty bool) error {
+	r, _, _, err := a.setup()
+	if err != nil {
+		return nil
+	}
+	read := r.TestRead(ctx, a.stream, a.limits)
+	if pretty {
+		a.out.Flush()
+		read.WritePretty(a.stdout, a.stream)
+		return nil
+	}
+	return runtime.RecordMessage(a.out, a.stream, read)
 }

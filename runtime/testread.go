@@ -1,0 +1,384 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/airbyte-go/source-declarative/protocol"
+	"github.com/airbyte-go/source-declarative/runtime/request"
+)
+
+// TestLimits bound a Connector Builder test read.
+type TestLimits struct {
+	MaxRecords       int `json:"max_records"`
+	MaxPagesPerSlice int `json:"max_pages_per_slice"`
+	MaxSlices        int `json:"max_slices"`
+}
+
+// DefaultTestLimits are the builder's defaults.
+var DefaultTestLimits = TestLimits{MaxRecords: 100, MaxPagesPerSlice: 5, MaxSlices: 5}
+
+// StreamRead is what a test read returns, in the shape of Airbyte's builder backend.
+type StreamRead struct {
+	Logs                    []TestLog          `json:"logs"`
+	Slices                  []TestSlice        `json:"slices"`
+	TestReadLimitReached    bool               `json:"test_read_limit_reached"`
+	AuxiliaryRequests       []AuxiliaryRequest `json:"auxiliary_requests"`
+	InferredSchema          map[string]any     `json:"inferred_schema"`
+	InferredDatetimeFormats map[string]string  `json:"inferred_datetime_formats"`
+	LatestConfigUpdate      map[string]any     `json:"latest_config_update"`
+}
+
+// TestLog is a log line of a test read.
+type TestLog struct {
+	Message         string `json:"message"`
+	Level           string `json:"level"`
+	InternalMessage string `json:"internal_message,omitempty"`
+	Stacktrace      string `json:"stacktrace,omitempty"`
+}
+
+// TestSlice is one slice (a stream without partitions has one).
+type TestSlice struct {
+	Pages             []TestPage         `json:"pages"`
+	SliceDescriptor   any                `json:"slice_descriptor"`
+	State             []any              `json:"state"`
+	AuxiliaryRequests []AuxiliaryRequest `json:"auxiliary_requests"`
+}
+
+// TestPage is one request, its response and its records.
+type TestPage struct {
+	Records  []json.RawMessage `json:"records"`
+	Request  *HTTPRequest      `json:"request"`
+	Response *HTTPResponse     `json:"response"`
+	// Decision is what the paginator decided after this page.
+	Decision string `json:"-"`
+}
+
+// HTTPRequest is a request as the builder shows it.
+type HTTPRequest struct {
+	URL        string            `json:"url"`
+	Headers    map[string]string `json:"headers"`
+	HTTPMethod string            `json:"http_method"`
+	Body       *string           `json:"body"`
+}
+
+// HTTPResponse is a response as the builder shows it.
+type HTTPResponse struct {
+	Status  int               `json:"status"`
+	Body    string            `json:"body"`
+	Headers map[string]string `json:"headers"`
+}
+
+// AuxiliaryRequest is a token or login request.
+type AuxiliaryRequest struct {
+	Title       string        `json:"title"`
+	Type        string        `json:"type"`
+	Description string        `json:"description"`
+	Request     *HTTPRequest  `json:"request"`
+	Response    *HTTPResponse `json:"response"`
+}
+
+// testReader collects the exchanges of a test read.
+type testReader struct {
+	r     *Runner
+	mu    sync.Mutex
+	read  *StreamRead
+	pages []TestPage
+}
+
+func (t *testReader) Page(_ string, req *request.Parts, resp *request.Response, records [][]byte, decision string) {
+	page := TestPage{Request: t.request(req), Response: t.response(resp), Decision: decision, Records: []json.RawMessage{}}
+	for _, rec := range records {
+		page.Records = append(page.Records, json.RawMessage(rec))
+	}
+	t.mu.Lock()
+	t.pages = append(t.pages, page)
+	t.mu.Unlock()
+}
+
+func (t *testReader) Auxiliary(title, description string, req *request.Parts, resp *request.Response) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.read.AuxiliaryRequests = append(t.read.AuxiliaryRequests, AuxiliaryRequest{Title: title, Type: "AUTH", Description: description,
+		Request: t.request(req), Response: t.response(resp)})
+}
+
+func (t *testReader) headers(h http.Header) map[string]string {
+	out := map[string]string{}
+	for k, v := range h {
+		val := strings.Join(v, ", ")
+		if strings.EqualFold(k, "Authorization") {
+			scheme, _, found := strings.Cut(val, " ")
+			if found {
+				val = scheme + " ****"
+			} else {
+				val = "****"
+			}
+		}
+		out[k] = val
+	}
+	return out
+}
+
+func (t *testReader) request(p *request.Parts) *HTTPRequest {
+	if p == nil {
+		return nil
+	}
+	full, _ := p.FullURL()
+	out := &HTTPRequest{URL: full, Headers: t.headers(p.Headers), HTTPMethod: p.Method}
+	if body, _, err := p.Body(); err == nil && body != nil {
+		s := string(body)
+		out.Body = &s
+	}
+	return out
+}
+
+func (t *testReader) response(r *request.Response) *HTTPResponse {
+	if r == nil {
+		return nil
+	}
+	return &HTTPResponse{Status: r.Status, Body: string(r.Body), Headers: t.headers(r.Header)}
+}
+
+// mask hides the secrets in every captured exchange. It runs at the end,
+// when every token obtained during the read is known as a secret.
+func (t *testReader) mask() {
+	m := t.r.Masker.Mask
+	maskReq := func(r *HTTPRequest) {
+		if r == nil {
+			return
+		}
+		r.URL = m(r.URL)
+		for k, v := range r.Headers {
+			r.Headers[k] = m(v)
+		}
+		if r.Body != nil {
+			b := m(*r.Body)
+			r.Body = &b
+		}
+	}
+	maskResp := func(r *HTTPResponse) {
+		if r == nil {
+			return
+		}
+		r.Body = m(r.Body)
+		for k, v := range r.Headers {
+			r.Headers[k] = m(v)
+		}
+	}
+	for i := range t.pages {
+		maskReq(t.pages[i].Request)
+		maskResp(t.pages[i].Response)
+		t.pages[i].Decision = m(t.pages[i].Decision)
+	}
+	for i := range t.read.AuxiliaryRequests {
+		maskReq(t.read.AuxiliaryRequests[i].Request)
+		maskResp(t.read.AuxiliaryRequests[i].Response)
+	}
+}
+
+var errLimit = errors.New("record limit reached")
+
+// TestRead reads the first pages of one stream within the limits and
+// returns what the builder shows: pages with their requests and responses,
+// token and login requests, logs and an inferred schema.
+func (r *Runner) TestRead(ctx context.Context, stream string, limits TestLimits) *StreamRead {
+	if limits.MaxRecords <= 0 {
+		limits.MaxRecords = DefaultTestLimits.MaxRecords
+	}
+	if limits.MaxPagesPerSlice <= 0 {
+		limits.MaxPagesPerSlice = DefaultTestLimits.MaxPagesPerSlice
+	}
+	read := &StreamRead{Logs: []TestLog{}, Slices: []TestSlice{}, AuxiliaryRequests: []AuxiliaryRequest{}, InferredDatetimeFormats: map[string]string{}}
+	tr := &testReader{r: r, read: read}
+	r.Observer = tr
+	defer func() { r.Observer = nil }()
+	r.Client.MaxRetries = 0
+	var control map[string]any
+	prevSave := r.SaveConfig
+	r.SaveConfig = func(cfg map[string]any) error {
+		control = cfg
+		if prevSave != nil {
+			return prevSave(cfg)
+		}
+		return nil
+	}
+	total := 0
+	var err error
+	st := r.Source.Stream(stream)
+	if st == nil {
+		err = ConfigErr("stream %q is not defined in the manifest (streams: %s)", stream, strings.Join(r.streamNames(), ", "))
+	} else {
+		var sr *streamReader
+		sr, err = r.streamReader(st)
+		if err == nil {
+			err = sr.read(ctx, limits.MaxPagesPerSlice, func(records [][]byte) error {
+				total += len(records)
+				if total >= limits.MaxRecords {
+					return errLimit
+				}
+				return nil
+			})
+		}
+	}
+	if err != nil && !errors.Is(err, errLimit) {
+		read.Logs = append(read.Logs, TestLog{Message: r.Masker.Mask(OneLine(err)), Level: "ERROR", InternalMessage: FailureType(err)})
+	}
+	tr.mask()
+	// Trim the records past the limit from the last pages.
+	left := limits.MaxRecords
+	for i := range tr.pages {
+		if len(tr.pages[i].Records) > left {
+			tr.pages[i].Records = tr.pages[i].Records[:left]
+		}
+		left -= len(tr.pages[i].Records)
+	}
+	read.Slices = append(read.Slices, TestSlice{Pages: tr.pages, State: []any{}, AuxiliaryRequests: []AuxiliaryRequest{}})
+	if read.Slices[0].Pages == nil {
+		read.Slices[0].Pages = []TestPage{}
+	}
+	read.TestReadLimitReached = len(tr.pages) >= limits.MaxPagesPerSlice || total >= limits.MaxRecords
+	var pk [][]string
+	if st != nil {
+		pk = st.PrimaryKey
+	}
+	read.InferredSchema = inferSchema(tr.pages, pk)
+	if control != nil {
+		read.LatestConfigUpdate = map[string]any{}
+		for k, v := range control {
+			if !strings.HasPrefix(k, "__") {
+				read.LatestConfigUpdate[k] = v
+			}
+		}
+	}
+	return read
+}
+
+// inferSchema infers a nullable JSON schema from the records; primary key
+// fields are required.
+func inferSchema(pages []TestPage, pk [][]string) map[string]any {
+	props := map[string]any{}
+	for _, p := range pages {
+		for _, rec := range p.Records {
+			var v map[string]any
+			if json.Unmarshal(rec, &v) != nil {
+				continue
+			}
+			mergeProps(props, v)
+		}
+	}
+	schema := map[string]any{"$schema": "http://json-schema.org/schema#", "type": "object", "properties": props}
+	var required []string
+	for _, k := range pk {
+		if len(k) > 0 {
+			required = append(required, k[0])
+		}
+	}
+	if len(required) > 0 {
+		schema["required"] = required
+	}
+	return schema
+}
+
+func mergeProps(props map[string]any, rec map[string]any) {
+	for k, v := range rec {
+		existing, _ := props[k].(map[string]any)
+		if existing == nil {
+			existing = map[string]any{"type": []string{}}
+			props[k] = existing
+		}
+		types := existing["type"].([]string)
+		t := jsonType(v)
+		if !contains(types, t) {
+			types = append(types, t)
+		}
+		if !contains(types, "null") {
+			types = append(types, "null")
+		}
+		sort.Strings(types)
+		existing["type"] = types
+		if obj, ok := v.(map[string]any); ok {
+			sub, _ := existing["properties"].(map[string]any)
+			if sub == nil {
+				sub = map[string]any{}
+				existing["properties"] = sub
+			}
+			mergeProps(sub, obj)
+		}
+	}
+}
+
+func jsonType(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean"
+	case float64:
+		return "number"
+	case string:
+		return "string"
+	case []any:
+		return "array"
+	}
+	return "object"
+}
+
+func contains(l []string, s string) bool {
+	for _, e := range l {
+		if e == s {
+			return true
+		}
+	}
+	return false
+}
+
+// WritePretty prints a test read for a person: each page's request line,
+// status, record count and the paginator's decision.
+func (s *StreamRead) WritePretty(w io.Writer, stream string) {
+	for _, a := range s.AuxiliaryRequests {
+		status := 0
+		if a.Response != nil {
+			status = a.Response.Status
+		}
+		fmt.Fprintf(w, "%s (%s): %s %s -> %d\n", a.Title, a.Description, a.Request.HTTPMethod, a.Request.URL, status)
+	}
+	for _, sl := range s.Slices {
+		for i, p := range sl.Pages {
+			status := 0
+			if p.Response != nil {
+				status = p.Response.Status
+			}
+			fmt.Fprintf(w, "page %d: %s %s -> %d, %d records; %s\n", i+1, p.Request.HTTPMethod, p.Request.URL, status, len(p.Records), p.Decision)
+		}
+	}
+	for _, l := range s.Logs {
+		fmt.Fprintf(w, "%s: %s\n", l.Level, l.Message)
+	}
+	if s.TestReadLimitReached {
+		fmt.Fprintln(w, "test read limit reached")
+	}
+	n := 0
+	for _, sl := range s.Slices {
+		for _, p := range sl.Pages {
+			n += len(p.Records)
+		}
+	}
+	fmt.Fprintf(w, "%s: %d records\n", stream, n)
+}
+
+// RecordMessage wraps a value as the one RECORD a builder command prints.
+func RecordMessage(out *protocol.Writer, stream string, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return out.WriteRecord(stream, b, out.Millis())
+}
