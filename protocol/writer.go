@@ -75,38 +75,26 @@ func (w *Writer) writeLocked(m *Message) error {
 // WriteRecord prints a RECORD whose data are compact JSON bytes, without
 // re-encoding them.
 func (w *Writer) WriteRecord(stream string, data []byte, emittedAt int64) error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.writeRecordLocked(stream, data, emittedAt)
-	return w.err
+	return w.WriteRecords(stream, [][]byte{data}, emittedAt)
 }
 
 // WriteRecords prints a batch of records of one stream under one lock.
 func (w *Writer) WriteRecords(stream string, records [][]byte, emittedAt int64) error {
+	name, _ := json.Marshal(stream)
+	head := append([]byte(`{"type":"RECORD","record":{"stream":`), name...)
+	head = append(head, `,"data":`...)
+	tail := strconv.AppendInt([]byte(`,"emitted_at":`), emittedAt, 10)
+	tail = append(tail, "}}\n"...)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for _, r := range records {
-		w.writeRecordLocked(stream, r, emittedAt)
+		w.out.Write(head)
+		w.out.Write(r)
+		if _, err := w.out.Write(tail); err != nil && w.err == nil {
+			w.err = err
+		}
 	}
 	return w.err
-}
-
-func (w *Writer) writeRecordLocked(stream string, data []byte, emittedAt int64) {
-	var num [24]byte
-	w.out.WriteString(`{"type":"RECORD","record":{"stream":`)
-	w.out.Write(quote(stream))
-	w.out.WriteString(`,"data":`)
-	w.out.Write(data)
-	w.out.WriteString(`,"emitted_at":`)
-	w.out.Write(strconv.AppendInt(num[:0], emittedAt, 10))
-	if _, err := w.out.WriteString("}}\n"); err != nil && w.err == nil {
-		w.err = err
-	}
-}
-
-func quote(s string) []byte {
-	b, _ := json.Marshal(s)
-	return b
 }
 
 // Flush writes out everything buffered.

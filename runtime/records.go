@@ -10,93 +10,108 @@ import (
 	"github.com/airbyte-go/source-declarative/runtime/interp"
 )
 
-// extractRecords returns the records at path in a JSON body, as compact JSON
-// bytes, without decoding them: an empty path is the body itself (a top-level
-// array gives its items, an object is one record); "*" matches every key or
-// item of one level; a list found at the end gives its items.
+// extractRecords returns the records at path in a JSON body as slices of
+// the body, in one validating pass and without decoding them: an empty path
+// is the body itself (a top-level array gives its items, an object is one
+// record); "*" matches every key or item of one level; a list found at the
+// end gives its items.
 func extractRecords(body []byte, path []string) ([][]byte, error) {
-	body = bytes.TrimSpace(body)
-	if len(body) == 0 {
+	s := &scanner{b: body}
+	start := s.ws(0)
+	if start == len(body) {
 		return nil, nil
 	}
-	if !json.Valid(body) {
+	var out [][]byte
+	var failure error
+	var walk func(start, end, depth int) error
+	walk = func(start, end, depth int) error {
+		if depth == len(path) {
+			return collectRecords(s, start, end, depth == 0, &out)
+		}
+		seg := path[depth]
+		found := false
+		var err error
+		switch body[start] {
+		case '{':
+			_, err = s.object(start, func(key []byte, vs, ve int) {
+				if failure == nil && (seg == "*" || keyEquals(key, seg)) {
+					found = true
+					failure = walk(vs, ve, depth+1)
+				}
+			})
+		case '[':
+			i := 0
+			_, err = s.array(start, func(vs, ve int) {
+				if failure == nil && (seg == "*" || itoa(i) == seg) {
+					found = true
+					failure = walk(vs, ve, depth+1)
+				}
+				i++
+			})
+		case 'n':
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if !found && seg != "*" {
+			return &missingPathError{path: path[:depth+1]}
+		}
+		return failure
+	}
+	end, err := s.value(start)
+	if err != nil {
 		return nil, errNotJSON
 	}
-	current := []json.RawMessage{body}
-	for depth, seg := range path {
-		var next []json.RawMessage
-		for _, raw := range current {
-			switch firstByte(raw) {
-			case '{':
-				if seg == "*" {
-					vals, err := objectValues(raw)
-					if err != nil {
-						return nil, err
-					}
-					next = append(next, vals...)
-					continue
-				}
-				var m map[string]json.RawMessage
-				if err := json.Unmarshal(raw, &m); err != nil {
-					return nil, err
-				}
-				v, ok := m[seg]
-				if !ok {
-					return nil, &missingPathError{path: path[:depth+1]}
-				}
-				next = append(next, v)
-			case '[':
-				var items []json.RawMessage
-				if err := json.Unmarshal(raw, &items); err != nil {
-					return nil, err
-				}
-				if seg == "*" {
-					next = append(next, items...)
-					continue
-				}
-				i, err := strconv.Atoi(seg)
-				if err != nil || i < 0 || i >= len(items) {
-					return nil, &missingPathError{path: path[:depth+1]}
-				}
-				next = append(next, items[i])
-			case 'n':
-				// null: nothing below
-			default:
-				return nil, &missingPathError{path: path[:depth+1]}
-			}
-		}
-		current = next
+	if s.ws(end) != len(body) {
+		return nil, errNotJSON
 	}
-	var out [][]byte
-	for _, raw := range current {
-		switch firstByte(raw) {
-		case '[':
-			var items []json.RawMessage
-			if err := json.Unmarshal(raw, &items); err != nil {
-				return nil, err
-			}
-			for _, it := range items {
-				rec, err := record(it)
-				if err != nil {
-					return nil, err
-				}
-				if rec != nil {
-					out = append(out, rec)
-				}
-			}
-		case 'n':
-		default:
-			rec, err := record(raw)
-			if err != nil {
-				return nil, err
-			}
-			if rec != nil && !(len(path) == 0 && bytes.Equal(bytes.TrimSpace(rec), []byte("{}"))) {
-				out = append(out, rec)
-			}
+	if err := walk(start, end, 0); err != nil {
+		if err == errSyntax {
+			return nil, errNotJSON
 		}
+		return nil, err
 	}
 	return out, nil
 }
+
+// collectRecords adds the records of the value body[start:end]: a list's items, or
+// the value itself. An empty top-level object is no record.
+func collectRecords(s *scanner, start, end int, top bool, out *[][]byte) error {
+	switch s.b[start] {
+	case '[':
+		var err error
+		_, scanErr := s.array(start, func(vs, ve int) {
+			if err == nil {
+				err = appendRecord(s.b[vs:ve], out)
+			}
+		})
+		if scanErr != nil {
+			return scanErr
+		}
+		return err
+	case 'n':
+		return nil
+	case '{':
+		if top && s.ws(start+1) < end && s.b[s.ws(start+1)] == '}' {
+			return nil
+		}
+	}
+	return appendRecord(s.b[start:end], out)
+}
+
+func appendRecord(raw []byte, out *[][]byte) error {
+	rec, err := record(raw)
+	if err != nil {
+		return err
+	}
+	if rec != nil {
+		*out = append(*out, rec)
+	}
+	return nil
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
 
 var errNotJSON = fmt.Errorf("the response body is not valid JSON")
 
@@ -141,34 +156,44 @@ func truncate(b []byte, n int) []byte {
 	return b
 }
 
-// objectValues returns an object's values in document order.
-func objectValues(raw json.RawMessage) ([]json.RawMessage, error) {
-	d := json.NewDecoder(bytes.NewReader(raw))
-	if _, err := d.Token(); err != nil {
-		return nil, err
-	}
-	var out []json.RawMessage
-	for d.More() {
-		if _, err := d.Token(); err != nil {
-			return nil, err
-		}
-		var v json.RawMessage
-		if err := d.Decode(&v); err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, nil
-}
-
 // decodeJSON decodes JSON into template values (integers as int64, lists
-// with negative indexes).
+// with negative indexes); anything that is not JSON is an empty object.
 func decodeJSON(b []byte) any {
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber()
-	var v any
-	if err := d.Decode(&v); err != nil {
+	s := &scanner{b: b}
+	v, end, err := s.decode(0)
+	if err != nil || s.ws(end) != len(b) {
 		return map[string]any{}
 	}
-	return interp.Native(v)
+	return v
+}
+
+// decodeJSONKeys decodes only the top-level keys a template reads (all of the
+// body when the usage says All, or when the body is not an object).
+func decodeJSONKeys(b []byte, u interp.Usage) any {
+	if u.All {
+		return decodeJSON(b)
+	}
+	s := &scanner{b: b}
+	start := s.ws(0)
+	if start >= len(b) || b[start] != '{' {
+		return decodeJSON(b)
+	}
+	m := map[string]any{}
+	var failed bool
+	end, err := s.object(start, func(key []byte, vs, _ int) {
+		k := unquote(key)
+		if !u.Keys[k] || failed {
+			return
+		}
+		v, _, err := s.decode(vs)
+		if err != nil {
+			failed = true
+			return
+		}
+		m[k] = v
+	})
+	if err != nil || failed || s.ws(end) != len(b) {
+		return map[string]any{}
+	}
+	return m
 }

@@ -1,6 +1,8 @@
 package runtime
 
 import (
+	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -54,6 +56,26 @@ func FuzzExtractRecords(f *testing.F) {
 		if path != "" {
 			segs = strings.Split(path, "/")
 		}
-		extractRecords(body, segs)
+		_, err := extractRecords(body, segs)
+		if (err == errNotJSON) == json.Valid(body) && len(bytes.TrimSpace(body)) > 0 {
+			t.Fatalf("scanner and encoding/json disagree on %q: %v", body, err)
+		}
 	})
+}
+
+func TestDecodeJSONMatchesEncodingJSON(t *testing.T) {
+	for _, s := range []string{`{"a":[1,-2.5,"x\u00e9\n",true,false,null,{"b":{}}],"c":9007199254740993}`, `[]`, `"s"`, `{"k\"q":1}`} {
+		got, _ := json.Marshal(decodeJSON([]byte(s)))
+		var v any
+		d := json.NewDecoder(strings.NewReader(s))
+		d.UseNumber()
+		d.Decode(&v)
+		want, _ := json.Marshal(v)
+		if string(got) != string(want) {
+			t.Errorf("%s: got %s want %s", s, got, want)
+		}
+	}
+	if _, ok := decodeJSON([]byte(`{"a":`)).(map[string]any); !ok {
+		t.Error("a truncated body decodes to an empty object")
+	}
 }

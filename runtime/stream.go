@@ -1,9 +1,7 @@
 package runtime
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -61,16 +59,23 @@ type pageResult struct {
 func (s *streamReader) read(ctx context.Context, maxPages int, emit func([][]byte) error) error {
 	token := s.b.pag.First()
 	for page := 1; ; page++ {
-		res, err := s.fetch(ctx, token)
+		var raw [][]byte
+		var extractErr error
+		res, err := s.fetch(ctx, token, func(resp *request.Response) error {
+			raw, extractErr = extractRecords(resp.Body, s.path)
+			if extractErr == errNotJSON {
+				return extractErr // a truncated or garbled body is fetched again
+			}
+			return nil
+		})
 		if err != nil {
 			return err
 		}
 		if res.resp.Ignored {
 			return nil
 		}
-		raw, err := extractRecords(res.resp.Body, s.path)
-		if err != nil {
-			return s.badResponse(res.resp, err)
+		if extractErr != nil {
+			return s.badResponse(res.resp, extractErr)
 		}
 		records, err := s.filter(raw, token)
 		if err != nil {
@@ -80,7 +85,7 @@ func (s *streamReader) read(ctx context.Context, maxPages int, emit func([][]byt
 		pg := paginate.Page{
 			Count:    len(raw),
 			Header:   res.resp.Header,
-			Response: func() any { return decodeJSON(res.resp.Body) },
+			Response: func(u interp.Usage) any { return decodeJSONKeys(res.resp.Body, u) },
 			LastRecords: func() []any {
 				if decoded == nil {
 					decoded = make([]any, len(records))
@@ -122,7 +127,7 @@ func decision(next paginate.Token, more bool, err error) string {
 
 // fetch sends one page request; a 401 with a token-based authenticator
 // refreshes the token once and tries again.
-func (s *streamReader) fetch(ctx context.Context, token paginate.Token) (*pageResult, error) {
+func (s *streamReader) fetch(ctx context.Context, token paginate.Token, check func(*request.Response) error) (*pageResult, error) {
 	res := &pageResult{}
 	send := func() (*request.Response, error) {
 		return s.r.Client.SendChecked(ctx, func() (*http.Request, error) {
@@ -132,7 +137,7 @@ func (s *streamReader) fetch(ctx context.Context, token paginate.Token) (*pageRe
 			}
 			res.parts = p
 			return p.HTTP(ctx)
-		}, s.b.req.ErrorHandler, validJSON)
+		}, s.b.req.ErrorHandler, check)
 	}
 	resp, err := send()
 	if refresher, ok := s.b.auth.(auth.Refresher); ok && request.IsStatus(err, http.StatusUnauthorized) {
@@ -184,13 +189,4 @@ func (s *streamReader) filter(records [][]byte, token paginate.Token) ([][]byte,
 		}
 	}
 	return kept, nil
-}
-
-// validJSON refuses a body that is not whole JSON (truncated or garbled), so
-// that it is fetched again.
-func validJSON(r *request.Response) error {
-	if len(bytes.TrimSpace(r.Body)) > 0 && !json.Valid(r.Body) {
-		return errNotJSON
-	}
-	return nil
 }

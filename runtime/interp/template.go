@@ -32,10 +32,11 @@ type Template struct {
 	Source string
 	Path   string // manifest path, for errors
 	static bool
-	whole  *nodes.Output  // set when the template is exactly one {{ expression }}
-	parts  []nodes.Node   // Data and Output nodes, when the template has no control structure
-	full   *exec.Template // used when the template has control structures
-	value  any            // the value of a constant
+	whole  *nodes.Output   // set when the template is exactly one {{ expression }}
+	parts  []nodes.Node    // Data and Output nodes, when the template has no control structure
+	full   *exec.Template  // used when the template has control structures
+	value  any             // the value of a constant
+	root   *nodes.Template // the parsed template, to see which variables it reads
 }
 
 // Constant is a template that always yields v (a number, list or bool written
@@ -55,6 +56,7 @@ func Compile(src, path string) (*Template, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: invalid template %q: %s", path, src, firstLine(err))
 	}
+	t.root = root
 	var kept []nodes.Node
 	simple := true
 	for _, n := range root.Nodes {

@@ -158,3 +158,28 @@ func TestSandbox(t *testing.T) {
 		t.Errorf("output bound: got %v", err)
 	}
 }
+
+func TestUsageOf(t *testing.T) {
+	cases := map[string]string{
+		`{{ response.next_cursor }}`:                      "next_cursor",
+		`{{ response['meta']['next'] is none }}`:          "meta",
+		`{{ not response.get('next') }}`:                  "next",
+		`{{ response.get("meta", {}).get("token", {}) }}`: "meta",
+		`{{ response['data'][-1]['id'] }}`:                "data",
+		`{{ response | tojson }}`:                         "ALL",
+		`{{ 'next' in response }}`:                        "ALL",
+		`{% for k in response %}{{ k }}{% endfor %}`:      "ALL",
+		`{{ headers['link']['next']['url'] }}`:            "",
+		`{{ response.a if response.b else config.c }}`:    "a,b",
+	}
+	for src, want := range cases {
+		u := MustCompile(src).UsageOf("response")
+		got := strings.Join(SortedKeys(u.Keys), ",")
+		if u.All {
+			got = "ALL"
+		}
+		if got != want || u.Used != (want != "") {
+			t.Errorf("%s: got %q (used %v), want %q", src, got, u.Used, want)
+		}
+	}
+}

@@ -32,8 +32,10 @@ func (t Token) Vars() any {
 
 // Page is what a strategy sees of the page just read.
 type Page struct {
-	Count       int        // records extracted (before any filter)
-	Response    func() any // the decoded body, decoded on demand
+	Count int // records extracted (before any filter)
+	// Response decodes the body; only the top-level keys the templates read
+	// need to be decoded (all when the usage says All).
+	Response    func(interp.Usage) any
 	Header      http.Header
 	LastRecords func() []any // the page's records after the filter, decoded on demand
 }
@@ -43,6 +45,8 @@ type Paginator struct {
 	m        *manifest.Paginator
 	pageSize int64 // 0: none
 	vars     interp.Vars
+	response interp.Usage // how the cursor templates read the response
+	records  bool         // whether they read last_records, last_record or last_page_size
 }
 
 // New evaluates the page size (config and parameters only) and checks it is
@@ -52,6 +56,12 @@ func New(m *manifest.Paginator, vars interp.Vars) (*Paginator, error) {
 		return nil, nil
 	}
 	p := &Paginator{m: m, vars: vars}
+	for _, t := range []*interp.Template{m.CursorValue, m.StopCondition} {
+		p.response.Merge(t.UsageOf("response"))
+		for _, name := range []string{"last_records", "last_record", "last_page_size"} {
+			p.records = p.records || t.UsageOf(name).Used
+		}
+	}
 	if m.PageSize != nil {
 		v, err := m.PageSize.Eval(vars)
 		if err != nil {
@@ -177,15 +187,22 @@ func (p *Paginator) Next(prev Token, page Page) (Token, bool, error) {
 }
 
 func (p *Paginator) nextCursor(prev Token, page Page) (Token, bool, error) {
-	records := page.LastRecords()
+	var records []any
+	if p.records {
+		records = page.LastRecords()
+	}
 	var last any
 	if len(records) > 0 {
 		last = records[len(records)-1]
 	}
+	var response any
+	if p.response.Used {
+		response = page.Response(p.response)
+	}
 	vars := interp.Vars{
 		"config":         p.vars["config"],
 		"parameters":     p.vars["parameters"],
-		"response":       page.Response(),
+		"response":       response,
 		"headers":        HeaderVars(page.Header),
 		"last_records":   interp.List(records),
 		"last_record":    last,

@@ -1,0 +1,227 @@
+// Command bench measures the connector against a floor: it serves the example
+// API from memory, reads it with our binary and with a minimal Go program
+// (bench/floor) in turn, several times, and prints records/s, MB/s, wall time,
+// peak RSS and requests, and our figure as a ratio to the floor (median of
+// the pairs). It also times spec.
+//
+//	go run ./bench -records 1000000 -record-size 200 -page-size 1000 -runs 5
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/airbyte-go/source-declarative/examples/exampleapi"
+)
+
+type run struct {
+	wall     time.Duration
+	records  int64
+	bytes    int64
+	rssKB    int64
+	requests int64
+}
+
+func main() {
+	records := flag.Int("records", 1000000, "records in the data set")
+	size := flag.Int("record-size", 200, "approximate bytes per record")
+	pageSize := flag.Int("page-size", 1000, "records per page")
+	mode := flag.String("mode", "offset", "pagination of our manifest: offset, page or cursor")
+	auth := flag.String("auth", "apikey", "authentication: apikey or none")
+	runs := flag.Int("runs", 5, "pairs of runs")
+	flag.Parse()
+
+	dir, err := os.MkdirTemp("", "bench")
+	must(err)
+	defer os.RemoveAll(dir)
+	ours, floor := filepath.Join(dir, "source-declarative"), filepath.Join(dir, "floor")
+	must(exec.Command("go", "build", "-o", ours, ".").Run())
+	must(exec.Command("go", "build", "-o", floor, "./bench/floor").Run())
+
+	key := "demo-key"
+	if *auth == "none" {
+		key = ""
+	}
+	api := exampleapi.New(exampleapi.Options{APIKey: key, Records: *records, RecordSize: *size, MaxPage: *pageSize})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	must(err)
+	go http.Serve(ln, api)
+	url := "http://" + ln.Addr().String()
+
+	manifest := filepath.Join(dir, "manifest.yaml")
+	must(os.WriteFile(manifest, []byte(benchManifest(*mode, *pageSize, *auth)), 0o600))
+	config := filepath.Join(dir, "config.json")
+	must(os.WriteFile(config, []byte(fmt.Sprintf(`{"base_url":%q,"api_key":"demo-key"}`, url)), 0o600))
+	catalog := filepath.Join(dir, "catalog.json")
+	must(os.WriteFile(catalog, []byte(`{"streams":[{"stream":{"name":"users","json_schema":{},"supported_sync_modes":["full_refresh"]},"sync_mode":"full_refresh","destination_sync_mode":"overwrite"}]}`), 0o600))
+
+	measure := func(name string, args ...string) run {
+		before := api.Requests.Load()
+		cmd := exec.Command(name, args...)
+		stdout, err := cmd.StdoutPipe()
+		must(err)
+		cmd.Stderr = os.Stderr
+		start := time.Now()
+		must(cmd.Start())
+		peak := watchPeakRSS(cmd.Process.Pid)
+		counter := &lineCounter{}
+		io.Copy(counter, stdout)
+		rss := <-peak
+		must(cmd.Wait())
+		return run{wall: time.Since(start), records: counter.records, bytes: counter.bytes, requests: api.Requests.Load() - before, rssKB: rss}
+	}
+	var ratios []float64
+	var oursRuns, floorRuns []run
+	for i := 0; i < *runs; i++ {
+		f := measure(floor, "-url", url, "-page-size", fmt.Sprint(*pageSize), "-api-key", key)
+		o := measure(ours, "read", "--manifest", manifest, "--config", config, "--catalog", catalog)
+		if o.records != int64(*records) || f.records != int64(*records) {
+			fmt.Fprintf(os.Stderr, "record counts differ: ours %d, floor %d, want %d\n", o.records, f.records, *records)
+			os.Exit(1)
+		}
+		oursRuns, floorRuns = append(oursRuns, o), append(floorRuns, f)
+		ratios = append(ratios, f.wall.Seconds()/o.wall.Seconds())
+	}
+	var specs []time.Duration
+	for i := 0; i < 20; i++ {
+		start := time.Now()
+		must(exec.Command(ours, "spec", "--manifest", manifest).Run())
+		specs = append(specs, time.Since(start))
+	}
+	sort.Slice(specs, func(i, j int) bool { return specs[i] < specs[j] })
+
+	fmt.Printf("data set: %d records of ~%d bytes, pages of %d, %s pagination, auth %s, %d pairs of runs\n", *records, *size, *pageSize, *mode, *auth, *runs)
+	fmt.Printf("%-8s %12s %9s %10s %10s %9s\n", "", "records/s", "MB/s", "wall", "peak RSS", "requests")
+	for _, x := range []struct {
+		name string
+		runs []run
+	}{{"ours", oursRuns}, {"floor", floorRuns}} {
+		r := medianRun(x.runs)
+		fmt.Printf("%-8s %12.0f %9.1f %10s %8.1fMB %9d\n", x.name, float64(r.records)/r.wall.Seconds(), float64(r.bytes)/r.wall.Seconds()/1e6,
+			r.wall.Round(time.Millisecond), float64(r.rssKB)/1024, r.requests)
+	}
+	fmt.Printf("ours / floor (records/s, median of %d pairs): %.2f\n", len(ratios), median(ratios))
+	fmt.Printf("spec wall time (median of %d): %s\n", len(specs), specs[len(specs)/2].Round(100*time.Microsecond))
+}
+
+func benchManifest(mode string, pageSize int, auth string) string {
+	authenticator := `authenticator: {type: ApiKeyAuthenticator, api_token: "{{ config['api_key'] }}", inject_into: {type: RequestOption, inject_into: header, field_name: X-Api-Key}}`
+	if auth == "none" {
+		authenticator = ""
+	}
+	var path, field, paginator string
+	switch mode {
+	case "page":
+		path, field = "/v1/orders", "orders"
+		paginator = fmt.Sprintf(`{type: DefaultPaginator, page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: page}, page_size_option: {type: RequestOption, inject_into: request_parameter, field_name: per_page}, pagination_strategy: {type: PageIncrement, page_size: %d, start_from_page: 1}}`, pageSize)
+	case "cursor":
+		path, field = "/v1/events", "events"
+		paginator = fmt.Sprintf(`{type: DefaultPaginator, page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: cursor}, page_size_option: {type: RequestOption, inject_into: request_parameter, field_name: page_size}, pagination_strategy: {type: CursorPagination, page_size: %d, cursor_value: "{{ response.next_cursor }}", stop_condition: "{{ response.next_cursor is none }}"}}`, pageSize)
+	default:
+		path, field = "/v1/users", "data"
+		paginator = fmt.Sprintf(`{type: DefaultPaginator, page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: offset}, page_size_option: {type: RequestOption, inject_into: request_parameter, field_name: limit}, pagination_strategy: {type: OffsetIncrement, page_size: %d}}`, pageSize)
+	}
+	return fmt.Sprintf(`version: 6.0.0
+check: {stream_names: [users]}
+streams:
+  - type: DeclarativeStream
+    name: users
+    primary_key: [id]
+    retriever:
+      type: SimpleRetriever
+      requester: {type: HttpRequester, url_base: "{{ config['base_url'] }}", path: %s, %s}
+      record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [%s]}}
+      paginator: %s
+spec:
+  type: Spec
+  connection_specification: {type: object, properties: {base_url: {type: string}, api_key: {type: string, airbyte_secret: true}}}
+`, path, authenticator, field, paginator)
+}
+
+// watchPeakRSS reads the process's VmHWM (its own peak resident set, which
+// rusage would blur with this harness's memory at fork) until it exits.
+func watchPeakRSS(pid int) <-chan int64 {
+	out := make(chan int64, 1)
+	go func() {
+		var peak int64
+		for {
+			b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+			if err != nil {
+				break
+			}
+			for _, line := range strings.Split(string(b), "\n") {
+				if strings.HasPrefix(line, "VmHWM:") {
+					var kb int64
+					fmt.Sscan(strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(line, "VmHWM:"), "kB")), &kb)
+					peak = max(peak, kb)
+				}
+			}
+			if strings.Contains(string(b), "State:\tZ") {
+				break
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+		out <- peak
+	}()
+	return out
+}
+
+// lineCounter counts RECORD lines and bytes of what a connector prints.
+type lineCounter struct {
+	records, bytes int64
+	partial        []byte
+}
+
+func (c *lineCounter) Write(p []byte) (int, error) {
+	c.bytes += int64(len(p))
+	data := append(c.partial, p...)
+	for {
+		i := indexByte(data, '\n')
+		if i < 0 {
+			break
+		}
+		if strings.HasPrefix(string(data[:min(i, 20)]), `{"type":"RECORD"`) {
+			c.records++
+		}
+		data = data[i+1:]
+	}
+	c.partial = append(c.partial[:0], data...)
+	return len(p), nil
+}
+
+func indexByte(b []byte, c byte) int {
+	for i, x := range b {
+		if x == c {
+			return i
+		}
+	}
+	return -1
+}
+
+func medianRun(runs []run) run {
+	s := append([]run(nil), runs...)
+	sort.Slice(s, func(i, j int) bool { return s[i].wall < s[j].wall })
+	return s[len(s)/2]
+}
+
+func median(xs []float64) float64 {
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	return s[len(s)/2]
+}
+
+func must(err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
