@@ -76,3 +76,33 @@ func TestWriterIsSafeFromSeveralGoroutines(t *testing.T) {
 		}
 	}
 }
+
+var benchRecord = []byte(`{"id":12345,"name":"user-12345","email":"user12345@example.com","created_at":"2024-01-01T00:00:00Z","padding":"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"}`)
+
+// BenchmarkWriteRecords writes pages of 1,000 records without re-encoding them.
+func BenchmarkWriteRecords(b *testing.B) {
+	w := NewWriter(discard{})
+	page := make([][]byte, 1000)
+	for i := range page {
+		page[i] = benchRecord
+	}
+	b.SetBytes(int64(len(benchRecord) * 1000))
+	for i := 0; i < b.N; i++ {
+		w.WriteRecords("users", page, 1714521600000)
+	}
+}
+
+// BenchmarkWriteRecordsMarshal is the baseline: json.Marshal of each message.
+func BenchmarkWriteRecordsMarshal(b *testing.B) {
+	w := NewWriter(discard{})
+	b.SetBytes(int64(len(benchRecord) * 1000))
+	for i := 0; i < b.N; i++ {
+		for j := 0; j < 1000; j++ {
+			w.Write(&Message{Type: TypeRecord, Record: &Record{Stream: "users", Data: benchRecord, EmittedAt: 1714521600000}})
+		}
+	}
+}
+
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }

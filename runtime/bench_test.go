@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http/httptest"
@@ -47,7 +48,7 @@ func BenchmarkRead(b *testing.B) {
 	}
 }
 
-func BenchmarkExtractRecords(b *testing.B) {
+func benchPage() []byte {
 	var page []byte
 	page = append(page, `{"data":[`...)
 	for i := 0; i < 1000; i++ {
@@ -56,11 +57,51 @@ func BenchmarkExtractRecords(b *testing.B) {
 		}
 		page = append(page, fmt.Sprintf(`{"id":%d,"name":"user-%d","email":"user%d@example.com","created_at":"2024-01-01T00:00:00Z","padding":"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"}`, i, i, i)...)
 	}
-	page = append(page, `],"total":1000}`...)
+	return append(page, `],"total":1000}`...)
+}
+
+func BenchmarkExtractRecords(b *testing.B) {
+	page := benchPage()
 	b.SetBytes(int64(len(page)))
 	for i := 0; i < b.N; i++ {
 		recs, err := extractRecords(page, []string{"data"})
 		if err != nil || len(recs) != 1000 {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkExtractRecordsEncodingJSON is the baseline of
+// BenchmarkExtractRecords: encoding/json cutting the same page into
+// RawMessages.
+func BenchmarkExtractRecordsEncodingJSON(b *testing.B) {
+	page := benchPage()
+	b.SetBytes(int64(len(page)))
+	for i := 0; i < b.N; i++ {
+		var p struct {
+			Data []json.RawMessage `json:"data"`
+		}
+		if err := json.Unmarshal(page, &p); err != nil || len(p.Data) != 1000 {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkBuildRequest builds one page request: templates, pagination
+// options and an API key.
+func BenchmarkBuildRequest(b *testing.B) {
+	r := benchRunner(b, "http://127.0.0.1:1")
+	sr, err := r.streamReader(r.Source.Streams[0])
+	if err != nil {
+		b.Fatal(err)
+	}
+	token := sr.b.pag.First()
+	for i := 0; i < b.N; i++ {
+		p, err := sr.b.build(context.Background(), token, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := p.HTTP(context.Background()); err != nil {
 			b.Fatal(err)
 		}
 	}
