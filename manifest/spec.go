@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -75,7 +76,7 @@ func Spec(resolved map[string]any) (spec map[string]any, warnings []string) {
 		in.def["order"] = int64(nextOrder)
 		nextOrder++
 		props[in.key] = in.def
-		if in.required && !contains(required, in.key) {
+		if in.required && !slices.Contains(required, in.key) {
 			required = append(required, in.key)
 		}
 	}
@@ -95,15 +96,6 @@ func Spec(resolved map[string]any) (spec map[string]any, warnings []string) {
 		spec["advanced_auth"] = aa
 	}
 	return spec, warnings
-}
-
-func contains(list []string, s string) bool {
-	for _, e := range list {
-		if e == s {
-			return true
-		}
-	}
-	return false
 }
 
 // findAuthenticator returns the connector's authenticator: the shared base

@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -14,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/protocol"
 )
 
@@ -178,21 +176,9 @@ func TestFaultInjection(t *testing.T) {
 		kinds: []string{"429 Retry-After", "500", "502", "503", "reset mid-body", "slow past the timeout", "truncated JSON"}}
 	srv := httptest.NewServer(f)
 	defer srv.Close()
-	raw, err := manifest.Parse([]byte(faultManifest))
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := manifest.Load(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out bytes.Buffer
-	w := protocol.NewWriter(&out)
-	masker := NewMasker()
-	masker.Add("client-secret-value")
-	w.SetMasker(masker)
-	config := map[string]any{"url": srv.URL, "client_id": "cid", "client_secret": "client-secret-value"}
-	r := New(src, config, w, masker)
+	r, out := loadRunner(t, faultManifest, map[string]any{"url": srv.URL, "client_id": "cid", "client_secret": "client-secret-value"})
+	r.Masker.Add("client-secret-value")
+	w := r.Out
 	var waits []time.Duration
 	var mu sync.Mutex
 	r.Client.Sleep = func(ctx context.Context, d time.Duration) error {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -296,10 +297,10 @@ func mergeProps(props map[string]any, rec map[string]any) {
 		}
 		types := existing["type"].([]string)
 		t := jsonType(v)
-		if !contains(types, t) {
+		if !slices.Contains(types, t) {
 			types = append(types, t)
 		}
-		if !contains(types, "null") {
+		if !slices.Contains(types, "null") {
 			types = append(types, "null")
 		}
 		sort.Strings(types)
@@ -329,15 +330,6 @@ func jsonType(v any) string {
 		return "array"
 	}
 	return "object"
-}
-
-func contains(l []string, s string) bool {
-	for _, e := range l {
-		if e == s {
-			return true
-		}
-	}
-	return false
 }
 
 // WritePretty prints a test read for a person: each page's request line,
