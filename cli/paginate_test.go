@@ -365,3 +365,22 @@ func TestBodyJSONFieldPathInjection(t *testing.T) {
 		t.Fatalf("requests: %+v", reqs)
 	}
 }
+
+func TestBuilderSafeAccessCursorStopsWhenLocationIsMissing(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		if r.URL.Query().Get("pagination_token") == "" {
+			fmt.Fprint(w, `{"data":[{"id":1}],"meta":{"next_token":"t2"}}`)
+		} else {
+			fmt.Fprint(w, `{"data":[{"id":2}],"meta":{}}`)
+		}
+	})
+	m := stream("s", "url_base: "+a.URL+"\npath: /s", "[data]", `paginator:
+  type: DefaultPaginator
+  page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: pagination_token}
+  pagination_strategy:
+    type: CursorPagination
+    cursor_value: '{{ response.get("meta", {}).get("next_token", {}) }}'`)
+	res := newConnector(t, m, nil, "s").read(t)
+	equalLists(t, "requests", a.lines(), []string{"GET /s", "GET /s?pagination_token=t2"})
+	equalLists(t, "records", res.records("s"), ids(1, 3))
+}

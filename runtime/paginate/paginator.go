@@ -221,7 +221,8 @@ func (p *Paginator) nextCursor(prev Token, page Page) (Token, bool, error) {
 	if err != nil {
 		return Token{}, false, err
 	}
-	if v == nil || v == false || interp.String(v) == "" {
+	if !interp.Truthy(v) {
+		// Nothing at the location (null, empty, {} from a .get chain): the last page.
 		return Token{}, false, nil
 	}
 	if prev.Set && interp.String(prev.Value) == interp.String(v) {
