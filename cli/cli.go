@@ -138,20 +138,29 @@ func (a *app) spec(cmd *cobra.Command, _ []string) error {
 	return a.out.Write(&protocol.Message{Type: protocol.TypeSpec, Spec: b})
 }
 
+// setupError is a failure to start: unreadable config, or a manifest that
+// is missing or invalid (manifest true).
+type setupError struct {
+	message  string
+	manifest bool
+}
+
+func (e *setupError) Error() string { return e.message }
+
 // setup reads the config and the manifest, derives the spec, registers the
 // secrets and validates the config. validation is the config error, if any.
-func (a *app) setup() (r *runtime.Runner, spec map[string]any, validation error, err error) {
-	config, err := readJSONObject(a.configPath, "config")
-	if err != nil {
-		return nil, nil, nil, a.fail(protocol.ConfigError, err.Error())
+func (a *app) setup() (r *runtime.Runner, validation error, err *setupError) {
+	config, cerr := readJSONObject(a.configPath, "config")
+	if cerr != nil {
+		return nil, nil, &setupError{message: cerr.Error()}
 	}
-	raw, err := manifest.Find(a.manifestPath, config)
-	if err != nil {
-		return nil, nil, nil, a.fail(protocol.ConfigError, err.Error())
+	raw, merr := manifest.Find(a.manifestPath, config)
+	if merr != nil {
+		return nil, nil, &setupError{message: merr.Error(), manifest: true}
 	}
-	resolved, err := manifest.ResolveOnly(deepCopy(raw))
-	if err != nil {
-		return nil, nil, nil, a.fail(protocol.ConfigError, "invalid manifest: "+err.Error())
+	resolved, merr := manifest.ResolveOnly(deepCopy(raw))
+	if merr != nil {
+		return nil, nil, &setupError{message: "invalid manifest: " + merr.Error(), manifest: true}
 	}
 	spec, warnings := manifest.Spec(resolved)
 	connSpec, _ := spec["connectionSpecification"].(map[string]any)
@@ -159,24 +168,29 @@ func (a *app) setup() (r *runtime.Runner, spec map[string]any, validation error,
 	for _, w := range warnings {
 		a.out.Log("WARN", w)
 	}
-	src, err := manifest.Load(raw)
-	if err != nil {
-		return nil, nil, nil, a.fail(protocol.ConfigError, "invalid manifest: "+err.Error())
+	src, merr := manifest.Load(raw)
+	if merr != nil {
+		return nil, nil, &setupError{message: "invalid manifest: " + merr.Error(), manifest: true}
 	}
-	if err := manifest.ValidateConfig(connSpec, config); err != nil {
-		validation = err
-	}
+	validation = manifest.ValidateConfig(connSpec, config)
 	r = runtime.New(src, config, a.out, a.masker)
 	if a.writeConfig {
 		r.SaveConfig = func(cfg map[string]any) error { return writeFileAtomic(a.configPath, cfg) }
 	}
-	return r, spec, validation, nil
+	return r, validation, nil
 }
 
+// check prints exactly one CONNECTION_STATUS and exits 0 for anything the
+// user can fix in the config or the manifest (a TRACE config_error comes
+// first for the manifest); an unreadable config file is a TRACE and exit 1.
 func (a *app) check(cmd *cobra.Command, _ []string) error {
-	r, _, invalid, err := a.setup()
+	r, invalid, err := a.setup()
 	if err != nil {
-		return err
+		if !err.manifest {
+			return a.fail(protocol.ConfigError, err.message)
+		}
+		a.out.Error(protocol.ConfigError, err.message, "", "")
+		return a.out.ConnectionStatus(false, err.message)
 	}
 	if invalid != nil {
 		return a.out.ConnectionStatus(false, "Config validation error: "+invalid.Error())
@@ -185,9 +199,9 @@ func (a *app) check(cmd *cobra.Command, _ []string) error {
 }
 
 func (a *app) discover(cmd *cobra.Command, _ []string) error {
-	r, _, invalid, err := a.setup()
+	r, invalid, err := a.setup()
 	if err != nil {
-		return err
+		return a.fail(protocol.ConfigError, err.message)
 	}
 	if invalid != nil {
 		return a.fail(protocol.ConfigError, "Config validation error: "+invalid.Error())
@@ -202,9 +216,9 @@ func (a *app) read(cmd *cobra.Command, _ []string) error {
 		}
 		return a.builder(cmd.Context(), command)
 	}
-	r, _, invalid, err := a.setup()
-	if err != nil {
-		return err
+	r, invalid, serr := a.setup()
+	if serr != nil {
+		return a.fail(protocol.ConfigError, serr.message)
 	}
 	if invalid != nil {
 		return a.fail(protocol.ConfigError, "Config validation error: "+invalid.Error())
@@ -364,8 +378,9 @@ func (a *app) testRead(cmd *cobra.Command, _ []string) error {
 // runTestRead prints the StreamRead of one stream; failures are part of it
 // (or one TRACE when the manifest cannot load), and the exit code is 0.
 func (a *app) runTestRead(ctx context.Context, pretty bool) error {
-	r, _, _, err := a.setup()
+	r, _, err := a.setup()
 	if err != nil {
+		a.out.Error(protocol.ConfigError, err.message, "", "")
 		return nil
 	}
 	read := r.TestRead(ctx, a.stream, a.limits)

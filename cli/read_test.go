@@ -161,7 +161,17 @@ func TestUsageMistakesAndMissingFiles(t *testing.T) {
 	dir := t.TempDir()
 	cfg := writeFile(t, dir, "c.json", `{}`)
 	res = runCLI(t, "check", "--config", cfg)
-	if res.code != 1 || !strings.Contains(res.stdout, "no manifest") {
+	if st := res.ofType("CONNECTION_STATUS"); res.code != 0 || len(st) != 1 || len(res.errors()) != 1 || !strings.Contains(res.stdout, "no manifest") {
 		t.Errorf("no manifest: exit %d %s", res.code, res.stdout)
+	}
+	broken := writeFile(t, dir, "m.yaml", "version: 6.0.0\nstreams: []\n")
+	res = runCLI(t, "check", "--manifest", broken, "--config", cfg)
+	st := res.ofType("CONNECTION_STATUS")
+	if res.code != 0 || len(st) != 1 || st[0]["connectionStatus"].(map[string]any)["message"] != "invalid manifest: manifest.check: is required; manifest.streams: minimum 1 items required, but found 0 items" {
+		t.Errorf("broken manifest: exit %d %s", res.code, res.stdout)
+	}
+	res = runCLI(t, "discover", "--manifest", broken, "--config", cfg)
+	if res.code != 1 || len(res.errors()) != 1 || res.errors()[0]["failure_type"] != "config_error" {
+		t.Errorf("broken manifest on discover: exit %d %s", res.code, res.stdout)
 	}
 }
