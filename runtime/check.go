@@ -25,7 +25,7 @@ func (r *Runner) Check(ctx context.Context) error {
 		}
 		if err != nil {
 			r.log("ERROR", "Check failed: "+OneLine(err))
-			return r.Out.ConnectionStatus(false, fmt.Sprintf("Stream %s is not available: %s", name, OneLine(err)))
+			return r.Out.ConnectionStatus(false, OneLine(err))
 		}
 	}
 	return r.Out.ConnectionStatus(true, "")

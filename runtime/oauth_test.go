@@ -158,3 +158,35 @@ streams:
 		t.Errorf("no warning:\n%s", text)
 	}
 }
+
+func TestTokenEndpointDownIsTransient(t *testing.T) {
+	tokenCalls := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		tokenCalls++
+		w.WriteHeader(503)
+	}))
+	defer srv.Close()
+	r, out := loadRunner(t, fmt.Sprintf(`version: 6.0.0
+check: {stream_names: [s]}
+streams:
+  - type: DeclarativeStream
+    name: s
+    retriever:
+      type: SimpleRetriever
+      requester:
+        type: HttpRequester
+        url_base: %[1]s
+        path: /s
+        authenticator: {type: OAuthAuthenticator, token_refresh_endpoint: "%[1]s/token", client_id: c, client_secret: s, grant_type: client_credentials}
+      record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}
+`, srv.URL), map[string]any{})
+	r.Client.Sleep = func(context.Context, time.Duration) error { return nil }
+	cat := &protocol.ConfiguredCatalog{Streams: []protocol.ConfiguredStream{{Stream: protocol.Stream{Name: "s"}, SyncMode: "full_refresh"}}}
+	if err := r.Read(context.Background(), cat); err == nil {
+		t.Fatal("want a failure")
+	}
+	r.Out.Flush()
+	if tokenCalls != 7 || !strings.Contains(out.String(), `"failure_type":"transient_error"`) || !strings.Contains(out.String(), "HTTP 503") {
+		t.Fatalf("%d token calls; output:\n%s", tokenCalls, out.String())
+	}
+}

@@ -54,6 +54,7 @@ func (r *Runner) readOne(ctx context.Context, name string) error {
 		r.Out.Status(name, protocol.StatusRunning)
 	}
 	r.Out.StreamStateDone(name, count)
+	r.log("INFO", fmt.Sprintf("Read %d records from stream %s", count, name))
 	return r.Out.Status(name, protocol.StatusComplete)
 }
 

@@ -3,7 +3,6 @@ package runtime
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"sync"
 	"time"
@@ -156,8 +155,4 @@ func (r *Runner) vars(params map[string]any) interp.Vars {
 // ConfigJSON is the config as JSON, for writing it back.
 func ConfigJSON(cfg map[string]any) ([]byte, error) {
 	return json.MarshalIndent(cfg, "", "  ")
-}
-
-func errorf(failure, format string, args ...any) error {
-	return &Error{Failure: failure, Message: fmt.Sprintf(format, args...)}
 }

@@ -231,12 +231,6 @@ func (p *Paginator) nextCursor(prev Token, page Page) (Token, bool, error) {
 	return Token{Value: v, Set: true}, true, nil
 }
 
-// NeedsRecords tells whether the strategy reads the records' values (not only
-// their count).
-func (p *Paginator) NeedsRecords() bool {
-	return p != nil && p.m.Strategy == manifest.CursorPagination
-}
-
 // HeaderVars is the headers variable of cursor templates: every header under
 // its own, canonical and lower-case name, and link as the parsed Link header.
 func HeaderVars(h http.Header) map[string]any {

@@ -105,6 +105,10 @@ func (c *Client) SendChecked(ctx context.Context, build func() (*http.Request, e
 	for attempt := 0; ; attempt++ {
 		req, err := build()
 		if err != nil {
+			var own *Error
+			if errors.As(err, &own) {
+				return nil, own // a token or login request that failed keeps its failure type
+			}
 			return nil, &Error{Failure: protocol.ConfigError, Message: err.Error()}
 		}
 		resp, netErr := c.do(req)

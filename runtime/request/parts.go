@@ -11,7 +11,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"sort"
 	"strings"
 
 	"github.com/airbyte-go/source-declarative/runtime/interp"
@@ -219,14 +218,4 @@ func (p *Parts) HTTP(ctx context.Context) (*http.Request, error) {
 		req.Header.Set("User-Agent", "airbyte-source-declarative-go")
 	}
 	return req, nil
-}
-
-// SortedHeaderNames lists header names in order, for logs and tests.
-func (p *Parts) SortedHeaderNames() []string {
-	var names []string
-	for k := range p.Headers {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	return names
 }
