@@ -66,6 +66,9 @@ func extractRecords(body []byte, path []string) ([][]byte, error) {
 	if s.ws(end) != len(body) {
 		return nil, errNotJSON
 	}
+	if inner := s.ws(start + 1); body[start] == '{' && inner < len(body) && body[inner] == '}' {
+		return nil, nil // an empty object holds no records, whatever the path
+	}
 	if err := walk(start, end, 0); err != nil {
 		if err == errSyntax {
 			return nil, errNotJSON

@@ -25,6 +25,7 @@ func TestExtractRecords(t *testing.T) {
 		{"{\"data\":[{\n  \"id\": 1\n}]}", []string{"data"}, `{"id":1}`},
 		{``, []string{"data"}, ``},
 		{`{}`, nil, ``},
+		{` { } `, []string{"data"}, ``},
 	}
 	for _, c := range cases {
 		recs, err := extractRecords([]byte(c.body), c.path)
