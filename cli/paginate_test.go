@@ -24,13 +24,16 @@ func offsetAPI(t *testing.T, total int) *api {
 	})
 }
 
-func TestOffsetIncrementPagesThroughEveryRecord(t *testing.T) {
-	a := offsetAPI(t, 95)
-	m := stream("users", "url_base: "+a.URL+"\npath: /users", "[data]", `paginator:
+// offsetLimit10 pages with offset and limit=10 query parameters.
+const offsetLimit10 = `paginator:
   type: DefaultPaginator
   page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: offset}
   page_size_option: {type: RequestOption, inject_into: request_parameter, field_name: limit}
-  pagination_strategy: {type: OffsetIncrement, page_size: 10}`)
+  pagination_strategy: {type: OffsetIncrement, page_size: 10}`
+
+func TestOffsetIncrementPagesThroughEveryRecord(t *testing.T) {
+	a := offsetAPI(t, 95)
+	m := stream("users", "url_base: "+a.URL+"\npath: /users", "[data]", offsetLimit10)
 	c := newConnector(t, m, map[string]any{}, "users")
 	res := c.read(t)
 	if res.code != 0 {
@@ -51,11 +54,7 @@ func TestOffsetIncrementPagesThroughEveryRecord(t *testing.T) {
 
 func TestOffsetStopsAfterEmptyPageWhenLastPageIsFull(t *testing.T) {
 	a := offsetAPI(t, 20)
-	m := stream("users", "url_base: "+a.URL+"\npath: /users", "[data]", `paginator:
-  type: DefaultPaginator
-  page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: offset}
-  page_size_option: {type: RequestOption, inject_into: request_parameter, field_name: limit}
-  pagination_strategy: {type: OffsetIncrement, page_size: 10}`)
+	m := stream("users", "url_base: "+a.URL+"\npath: /users", "[data]", offsetLimit10)
 	res := newConnector(t, m, nil, "users").read(t)
 	equalLists(t, "requests", a.lines(), []string{"GET /users?limit=10&offset=0", "GET /users?limit=10&offset=10", "GET /users?limit=10&offset=20"})
 	equalLists(t, "records", res.records("users"), ids(0, 20))
@@ -63,11 +62,7 @@ func TestOffsetStopsAfterEmptyPageWhenLastPageIsFull(t *testing.T) {
 
 func TestOffsetFirstPageShortIsOneRequest(t *testing.T) {
 	a := offsetAPI(t, 3)
-	m := stream("users", "url_base: "+a.URL+"\npath: /users", "[data]", `paginator:
-  type: DefaultPaginator
-  page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: offset}
-  page_size_option: {type: RequestOption, inject_into: request_parameter, field_name: limit}
-  pagination_strategy: {type: OffsetIncrement, page_size: 10}`)
+	m := stream("users", "url_base: "+a.URL+"\npath: /users", "[data]", offsetLimit10)
 	res := newConnector(t, m, nil, "users").read(t)
 	equalLists(t, "requests", a.lines(), []string{"GET /users?limit=10&offset=0"})
 	equalLists(t, "records", res.records("users"), ids(0, 3))

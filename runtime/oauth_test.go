@@ -50,6 +50,26 @@ func loadRunner(t *testing.T, manifestYAML string, config map[string]any) (*Runn
 	return New(src, config, w, m), &out
 }
 
+// oneStream is a one-stream manifest whose requester has the given
+// authenticator (YAML at 8 spaces) and whose records are at data.
+func oneStream(url, authenticator, paginator string) string {
+	return fmt.Sprintf(`version: 6.0.0
+check: {stream_names: [s]}
+streams:
+  - type: DeclarativeStream
+    name: s
+    retriever:
+      type: SimpleRetriever
+      requester:
+        type: HttpRequester
+        url_base: %s
+        path: /s
+        authenticator:
+%s
+      record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}
+%s`, url, authenticator, paginator)
+}
+
 func readAll(t *testing.T, r *Runner, streams ...string) {
 	t.Helper()
 	cat := &protocol.ConfiguredCatalog{}
@@ -84,32 +104,18 @@ func TestOAuthRefreshAfterExpiry(t *testing.T) {
 		fmt.Fprint(w, `{"data":[{"id":1}]}`)
 	}))
 	defer srv.Close()
-	r, _ := loadRunner(t, fmt.Sprintf(`version: 6.0.0
-check: {stream_names: [s]}
-streams:
-  - type: DeclarativeStream
-    name: s
-    retriever:
-      type: SimpleRetriever
-      requester:
-        type: HttpRequester
-        url_base: %[1]s
-        path: /s
-        authenticator:
-          type: OAuthAuthenticator
-          token_refresh_endpoint: %[1]s/token
+	r, _ := loadRunner(t, oneStream(srv.URL, `          type: OAuthAuthenticator
+          token_refresh_endpoint: `+srv.URL+`/token
           client_id: id
           client_secret: secret
           grant_type: client_credentials
           access_token_name: value
           expires_in_name: valid_until
-          token_expiry_date_format: "%%Y-%%m-%%d %%H:%%M:%%S"
-      record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}
-      paginator:
+          token_expiry_date_format: "%Y-%m-%d %H:%M:%S"`, `      paginator:
         type: DefaultPaginator
         page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: page}
         pagination_strategy: {type: PageIncrement, page_size: 1, start_from_page: 1}
-`, srv.URL), map[string]any{})
+`), map[string]any{})
 	r.Now = clk.Now
 	readAll(t, r, "s")
 	if strings.Join(tokens, ",") != "12:00:00,13:15:00" {
@@ -130,23 +136,9 @@ func TestRotationWithoutNewRefreshTokenKeepsOldAndWarns(t *testing.T) {
 	}))
 	defer srv.Close()
 	config := map[string]any{"credentials": map[string]any{"client_id": "cid", "client_secret": "cs", "refresh_token": "old-refresh"}}
-	r, out := loadRunner(t, fmt.Sprintf(`version: 6.0.0
-check: {stream_names: [s]}
-streams:
-  - type: DeclarativeStream
-    name: s
-    retriever:
-      type: SimpleRetriever
-      requester:
-        type: HttpRequester
-        url_base: %[1]s
-        path: /s
-        authenticator:
-          type: OAuthAuthenticator
-          token_refresh_endpoint: %[1]s/token
-          refresh_token_updater: {}
-      record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}
-`, srv.URL), config)
+	r, out := loadRunner(t, oneStream(srv.URL, `          type: OAuthAuthenticator
+          token_refresh_endpoint: `+srv.URL+`/token
+          refresh_token_updater: {}`, ""), config)
 	r.Now = func() time.Time { return time.Date(2022, 12, 31, 0, 0, 0, 0, time.UTC) }
 	readAll(t, r, "s")
 	text := out.String()
@@ -166,20 +158,7 @@ func TestTokenEndpointDownIsTransient(t *testing.T) {
 		w.WriteHeader(503)
 	}))
 	defer srv.Close()
-	r, out := loadRunner(t, fmt.Sprintf(`version: 6.0.0
-check: {stream_names: [s]}
-streams:
-  - type: DeclarativeStream
-    name: s
-    retriever:
-      type: SimpleRetriever
-      requester:
-        type: HttpRequester
-        url_base: %[1]s
-        path: /s
-        authenticator: {type: OAuthAuthenticator, token_refresh_endpoint: "%[1]s/token", client_id: c, client_secret: s, grant_type: client_credentials}
-      record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}
-`, srv.URL), map[string]any{})
+	r, out := loadRunner(t, oneStream(srv.URL, `          {type: OAuthAuthenticator, token_refresh_endpoint: "`+srv.URL+`/token", client_id: c, client_secret: s, grant_type: client_credentials}`, ""), map[string]any{})
 	r.Client.Sleep = func(context.Context, time.Duration) error { return nil }
 	cat := &protocol.ConfiguredCatalog{Streams: []protocol.ConfiguredStream{{Stream: protocol.Stream{Name: "s"}, SyncMode: "full_refresh"}}}
 	if err := r.Read(context.Background(), cat); err == nil {
