@@ -165,7 +165,7 @@ func TestTokenEndpointDownIsTransient(t *testing.T) {
 		t.Fatal("want a failure")
 	}
 	r.Out.Flush()
-	if tokenCalls != 7 || !strings.Contains(out.String(), `"failure_type":"transient_error"`) || !strings.Contains(out.String(), "HTTP 503") {
+	if tokenCalls != 6 || !strings.Contains(out.String(), `"failure_type":"transient_error"`) || !strings.Contains(out.String(), "HTTP 503") {
 		t.Fatalf("%d token calls; output:\n%s", tokenCalls, out.String())
 	}
 }

@@ -69,7 +69,7 @@ func NewClient(log func(level, msg string)) *Client {
 		BaseDelay:      time.Second,
 		MaxDelay:       5 * time.Minute,
 		MaxElapsed:     30 * time.Minute,
-		MaxRetries:     6,
+		MaxRetries:     5,
 		Log:            log,
 		Sleep:          sleep,
 		HeartbeatEvery: 30 * time.Second,
