@@ -379,3 +379,18 @@ func TestBuilderSafeAccessCursorStopsWhenLocationIsMissing(t *testing.T) {
 	equalLists(t, "requests", a.lines(), []string{"GET /s", "GET /s?pagination_token=t2"})
 	equalLists(t, "records", res.records("s"), ids(1, 3))
 }
+
+func TestTokenInjectedNowhereStopsInsteadOfLooping(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		fmt.Fprintf(w, `{"data":%s}`, items(0, 10))
+	})
+	m := stream("s", "url_base: "+a.URL+"\npath: /s", "[data]", `paginator:
+  type: DefaultPaginator
+  page_size_option: {type: RequestOption, inject_into: request_parameter, field_name: limit}
+  pagination_strategy: {type: OffsetIncrement, page_size: 10}`)
+	res := newConnector(t, m, nil, "s").read(t)
+	errs := res.errors()
+	if res.code == 0 || len(a.requests()) != 2 || len(errs) == 0 || !strings.Contains(errs[0]["message"].(string), "page 2 would be requested exactly like page 1") {
+		t.Fatalf("exit %d, %d requests, errors %v", res.code, len(a.requests()), errs)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/protocol"
@@ -58,6 +59,7 @@ type pageResult struct {
 // (0: no limit), handing each page's records to emit.
 func (s *streamReader) read(ctx context.Context, maxPages int, emit func([][]byte) error) error {
 	token := s.b.pag.First()
+	var previous string
 	for page := 1; ; page++ {
 		var raw [][]byte
 		var extractErr error
@@ -73,6 +75,15 @@ func (s *streamReader) read(ctx context.Context, maxPages int, emit func([][]byt
 		}
 		if res.resp.Ignored {
 			return nil
+		}
+		// An offset or page token injected nowhere gives the same request
+		// forever (a cursor has its own guard against repeating).
+		if sig := signature(res.parts); sig == previous && !s.b.pag.IsCursor() {
+			return &Error{Failure: protocol.ConfigError, Message: fmt.Sprintf(
+				"stream %s: page %d would be requested exactly like page %d (%s); the pagination token is injected nowhere, stopping instead of reading the same page forever",
+				s.st.Name, page, page-1, res.resp.URL)}
+		} else {
+			previous = sig
 		}
 		if extractErr != nil {
 			return s.badResponse(res.resp, extractErr)
@@ -189,4 +200,20 @@ func (s *streamReader) filter(records [][]byte, token paginate.Token) ([][]byte,
 		}
 	}
 	return kept, nil
+}
+
+// signature identifies a request: method, URL, headers and body.
+func signature(p *request.Parts) string {
+	if p == nil {
+		return ""
+	}
+	full, _ := p.FullURL()
+	body, _, _ := p.Body()
+	var b strings.Builder
+	b.WriteString(p.Method + " " + full + "\n")
+	for _, k := range interp.SortedKeys(p.Headers) {
+		b.WriteString(k + ": " + strings.Join(p.Headers[k], ",") + "\n")
+	}
+	b.Write(body)
+	return b.String()
 }

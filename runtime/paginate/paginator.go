@@ -245,3 +245,8 @@ func HeaderVars(h http.Header) map[string]any {
 	out["Link"] = links
 	return out
 }
+
+// IsCursor tells whether the strategy is cursor pagination.
+func (p *Paginator) IsCursor() bool {
+	return p != nil && p.m.Strategy == manifest.CursorPagination
+}
