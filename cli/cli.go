@@ -158,19 +158,15 @@ func (a *app) setup() (r *runtime.Runner, validation error, err *setupError) {
 	if merr != nil {
 		return nil, nil, &setupError{message: merr.Error(), manifest: true}
 	}
-	resolved, merr := manifest.ResolveOnly(deepCopy(raw))
+	src, merr := manifest.Load(raw)
 	if merr != nil {
 		return nil, nil, &setupError{message: "invalid manifest: " + merr.Error(), manifest: true}
 	}
-	spec, warnings := manifest.Spec(resolved)
+	spec, warnings := manifest.Spec(src.Resolved)
 	connSpec, _ := spec["connectionSpecification"].(map[string]any)
 	a.masker.AddSpecSecrets(connSpec, config)
 	for _, w := range warnings {
 		a.out.Log("WARN", w)
-	}
-	src, merr := manifest.Load(raw)
-	if merr != nil {
-		return nil, nil, &setupError{message: "invalid manifest: " + merr.Error(), manifest: true}
 	}
 	validation = manifest.ValidateConfig(connSpec, config)
 	r = runtime.New(src, config, a.out, a.masker)
@@ -210,11 +206,12 @@ func (a *app) discover(cmd *cobra.Command, _ []string) error {
 }
 
 func (a *app) read(cmd *cobra.Command, _ []string) error {
-	if command, builder, err := a.builderCommand(); err != nil || builder {
-		if err != nil {
-			return err
-		}
-		return a.builder(cmd.Context(), command)
+	config, err := readJSONObject(a.configPath, "config")
+	if err != nil {
+		return a.fail(protocol.ConfigError, err.Error())
+	}
+	if command, ok := config["__command"].(string); ok {
+		return a.builder(cmd.Context(), command, config)
 	}
 	r, invalid, serr := a.setup()
 	if serr != nil {
@@ -317,29 +314,11 @@ func writeFileAtomic(path string, cfg map[string]any) error {
 	return os.Rename(tmp.Name(), path)
 }
 
-func deepCopy(m map[string]any) map[string]any {
-	b, _ := json.Marshal(m)
-	v, _ := manifest.FromJSON(b)
-	out, _ := v.(map[string]any)
-	return out
-}
-
-// builderCommand tells whether the config asks for a Connector Builder
-// command (__command), as Airbyte's builder backend does.
-func (a *app) builderCommand() (string, bool, error) {
-	config, err := readJSONObject(a.configPath, "config")
-	if err != nil {
-		return "", false, a.fail(protocol.ConfigError, err.Error())
-	}
-	command, ok := config["__command"].(string)
-	return command, ok, nil
-}
-
-// builder runs test_read or resolve_manifest and prints one RECORD.
-func (a *app) builder(ctx context.Context, command string) error {
+// builder runs a Connector Builder command (__command in the config, as
+// Airbyte's builder backend sends it) and prints one RECORD.
+func (a *app) builder(ctx context.Context, command string, config map[string]any) error {
 	switch command {
 	case "resolve_manifest":
-		config, _ := readJSONObject(a.configPath, "config")
 		raw, err := manifest.Find(a.manifestPath, config)
 		if err != nil {
 			return a.fail(protocol.ConfigError, err.Error())
@@ -358,7 +337,6 @@ func (a *app) builder(ctx context.Context, command string) error {
 			a.out.Error(protocol.ConfigError, err.Error(), "", "")
 			return nil
 		}
-		config, _ := readJSONObject(a.configPath, "config")
 		limits := runtime.DefaultTestLimits
 		if tl, ok := config["__test_read_config"]; ok {
 			b, _ := json.Marshal(tl)

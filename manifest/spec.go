@@ -42,7 +42,7 @@ type input struct {
 // auth fields that hold a literal secret instead of a config reference.
 func Spec(resolved map[string]any) (spec map[string]any, warnings []string) {
 	block, _ := resolved["spec"].(map[string]any)
-	cs, _ := deepCopyJSON(block["connection_specification"]).(map[string]any)
+	cs, _ := DeepCopy(block["connection_specification"]).(map[string]any)
 	if cs == nil {
 		cs = map[string]any{}
 	}
@@ -190,16 +190,23 @@ func authInputs(a map[string]any, path string, warnings *[]string) []input {
 	return out
 }
 
-func deepCopyJSON(v any) any {
-	if v == nil {
-		return nil
+// DeepCopy copies decoded JSON or YAML values (maps and lists); scalars are shared.
+func DeepCopy(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = DeepCopy(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = DeepCopy(e)
+		}
+		return out
 	}
-	b, _ := json.Marshal(v)
-	var out any
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber()
-	d.Decode(&out)
-	return numbers(out)
+	return v
 }
 
 // ValidateConfig checks a config against a connection specification; the

@@ -55,6 +55,9 @@ func (w *Writer) writeLocked(m *Message) error {
 		m.Log.Message = w.mask(m.Log.Message)
 		m.Log.StackTrace = w.mask(m.Log.StackTrace)
 	}
+	if m.ConnectionStatus != nil {
+		m.ConnectionStatus.Message = w.mask(m.ConnectionStatus.Message)
+	}
 	if m.Trace != nil && m.Trace.Error != nil {
 		e := m.Trace.Error
 		e.Message = w.mask(e.Message)
@@ -144,7 +147,7 @@ func (w *Writer) ConnectionStatus(ok bool, message string) error {
 	if !ok {
 		status = "FAILED"
 	}
-	return w.Write(&Message{Type: TypeConnectionStatus, ConnectionStatus: &ConnectionStatus{Status: status, Message: w.mask(message)}})
+	return w.Write(&Message{Type: TypeConnectionStatus, ConnectionStatus: &ConnectionStatus{Status: status, Message: message}})
 }
 
 // ControlConfig prints a CONTROL CONNECTOR_CONFIG with the whole config and

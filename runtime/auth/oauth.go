@@ -286,7 +286,7 @@ func (o *oauth) rotate(body map[string]any, t *oauth2.Token) error {
 		o.env.log("WARN", fmt.Sprintf("The token response has no new refresh token (property %q); keeping the current one", u.RefreshTokenName))
 	}
 	setPath(o.env.Config, u.ExpiryDatePath, t.Expiry.UTC().Format("2006-01-02T15:04:05-07:00"))
-	snapshot := deepCopy(o.env.Config).(map[string]any)
+	snapshot := manifest.DeepCopy(o.env.Config).(map[string]any)
 	o.env.ConfigMu.Unlock()
 	if o.env.ConfigUpdated != nil {
 		if err := o.env.ConfigUpdated(snapshot); err != nil {
@@ -361,22 +361,4 @@ func setPath(m map[string]any, path []string, v any) {
 		}
 		m = next
 	}
-}
-
-func deepCopy(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = deepCopy(e)
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = deepCopy(e)
-		}
-		return out
-	}
-	return v
 }
