@@ -14,6 +14,7 @@ import (
 
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/protocol"
+	"github.com/airbyte-go/source-declarative/runtime/datetime"
 	"github.com/airbyte-go/source-declarative/runtime/interp"
 	"github.com/airbyte-go/source-declarative/runtime/request"
 )
@@ -61,7 +62,7 @@ func (o *oauth) seed() error {
 	o.env.secret(access)
 	t := &oauth2.Token{AccessToken: access, TokenType: "Bearer"}
 	if expiry != "" {
-		exp, err := interp.ParseDatetime(expiry)
+		exp, err := datetime.ParseDatetime(expiry)
 		if err != nil {
 			return &request.Error{Failure: protocol.ConfigError, Message: fmt.Sprintf("%s: the token expiry date %q is not a date: %v", o.a.Path, expiry, err)}
 		}
@@ -266,7 +267,7 @@ func (o *oauth) expiry(v any) (time.Time, error) {
 		}
 		return o.env.Now().Add(time.Duration(secs) * time.Second), nil
 	}
-	t, err := interp.Strptime(s, o.o.ExpiryDateFormat)
+	t, err := datetime.Strptime(s, o.o.ExpiryDateFormat)
 	if err != nil {
 		return time.Time{}, &request.Error{Failure: protocol.SystemError, Message: fmt.Sprintf("token property %q: %v", o.o.ExpiresInName, err)}
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/airbyte-go/source-declarative/runtime/datetime"
 	"github.com/nikolalohinski/gonja/v2/exec"
 )
 
@@ -52,10 +53,10 @@ func macros() *exec.Context {
 			} else if f, ok := a.KwArgs["format"]; ok {
 				format = f.String()
 			}
-			return Strftime(Now().UTC().Add(time.Duration(n*24*float64(time.Hour))), format), nil
+			return datetime.Strftime(Now().UTC().Add(time.Duration(n*24*float64(time.Hour))), format), nil
 		},
 		"duration": func(a *exec.VarArgs) (any, error) {
-			d, err := ParseDuration(a.First().String())
+			d, err := datetime.ParseDuration(a.First().String())
 			if err != nil {
 				return nil, err
 			}
@@ -84,10 +85,10 @@ func macros() *exec.Context {
 				if input == "" {
 					input = "%s"
 				}
-				t, err = Strptime(String(x), input)
+				t, err = datetime.Strptime(String(x), input)
 			default:
 				if input != "" {
-					t, err = Strptime(String(x), input)
+					t, err = datetime.Strptime(String(x), input)
 				} else {
 					t, err = toTime(x)
 					t = t.UTC()
@@ -96,10 +97,10 @@ func macros() *exec.Context {
 			if err != nil {
 				return nil, err
 			}
-			return Strftime(t, a.Args[1].String()), nil
+			return datetime.Strftime(t, a.Args[1].String()), nil
 		},
 		"str_to_datetime": func(a *exec.VarArgs) (any, error) {
-			t, err := ParseDatetime(a.First().String())
+			t, err := datetime.ParseDatetime(a.First().String())
 			if err != nil {
 				return nil, err
 			}
@@ -130,7 +131,7 @@ func toTime(v any) (time.Time, error) {
 	case float64:
 		return time.Unix(0, int64(x*1e9)).UTC(), nil
 	case string:
-		return ParseDatetime(x)
+		return datetime.ParseDatetime(x)
 	}
 	return time.Time{}, fmt.Errorf("%v is not a date", v)
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/airbyte-go/source-declarative/runtime/datetime"
 	"github.com/nikolalohinski/gonja/v2/exec"
 )
 
@@ -79,9 +80,9 @@ func String(v any) string {
 	case json.Number:
 		return x.String()
 	case time.Time:
-		return pyDatetime(x)
+		return datetime.PythonString(x)
 	case time.Duration:
-		return pyTimedelta(x)
+		return datetime.PythonDuration(x)
 	case []any, map[string]any, List:
 		b, err := json.Marshal(x)
 		if err != nil {

@@ -1,4 +1,7 @@
-package interp
+// Package datetime reads and writes dates and times as the reference does:
+// Python strftime/strptime formats with Airbyte's epoch formats, ISO 8601
+// dates and durations, and Python's text forms of datetimes and timedeltas.
+package datetime
 
 import (
 	"fmt"
@@ -20,7 +23,7 @@ func Strftime(t time.Time, format string) string {
 		rest := format[i+1:]
 		switch {
 		case strings.HasPrefix(rest, "s_as_float"):
-			b.WriteString(FormatFloat(float64(t.UnixMicro()) / 1e6))
+			b.WriteString(strconv.FormatFloat(float64(t.UnixMicro())/1e6, 'f', -1, 64))
 			i += len("s_as_float")
 			continue
 		case strings.HasPrefix(rest, "epoch_microseconds"):
@@ -308,8 +311,8 @@ func ParseDatetime(s string) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("%q is not a date", s)
 }
 
-// pyDatetime renders a time as Python's str(datetime) does.
-func pyDatetime(t time.Time) string {
+// PythonString renders a time as Python's str(datetime) does.
+func PythonString(t time.Time) string {
 	s := t.Format("2006-01-02 15:04:05")
 	if us := t.Nanosecond() / 1000; us != 0 {
 		s += fmt.Sprintf(".%06d", us)
@@ -317,8 +320,8 @@ func pyDatetime(t time.Time) string {
 	return s + t.Format("-07:00")
 }
 
-// pyTimedelta renders a duration as Python's str(timedelta) does.
-func pyTimedelta(d time.Duration) string {
+// PythonDuration renders a duration as Python's str(timedelta) does.
+func PythonDuration(d time.Duration) string {
 	neg := d < 0
 	if neg {
 		d = -d

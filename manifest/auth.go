@@ -1,0 +1,185 @@
+package manifest
+
+import (
+	"github.com/airbyte-go/source-declarative/runtime/datetime"
+	"github.com/airbyte-go/source-declarative/runtime/interp"
+)
+
+// Authenticator types.
+const (
+	NoAuth       = "NoAuth"
+	BasicAuth    = "BasicHttpAuthenticator"
+	BearerAuth   = "BearerAuthenticator"
+	APIKeyAuth   = "ApiKeyAuthenticator"
+	OAuth        = "OAuthAuthenticator"
+	SessionToken = "SessionTokenAuthenticator"
+)
+
+// Auth is one authenticator.
+type Auth struct {
+	Type       string
+	Path       string
+	Raw        map[string]any // the resolved component, to tell shared authenticators apart
+	Parameters map[string]any
+	Username   *interp.Template
+	Password   *interp.Template
+	Token      *interp.Template // Bearer and ApiKey token
+	Inject     *RequestOption   // ApiKey placement
+	OAuth      *OAuthConfig
+	Session    *SessionConfig
+}
+
+// OAuthConfig is an OAuthAuthenticator.
+type OAuthConfig struct {
+	Endpoint         *interp.Template
+	ClientID         *interp.Template
+	ClientSecret     *interp.Template
+	RefreshToken     *interp.Template
+	ClientIDName     string
+	ClientSecretName string
+	RefreshTokenName string
+	GrantTypeName    string
+	GrantType        string
+	Scopes           []string
+	AccessTokenName  string
+	AccessTokenValue *interp.Template
+	ExpiresInName    string
+	TokenExpiryDate  *interp.Template
+	ExpiryDateFormat string
+	ExtraBody        *Mapping
+	Headers          *Mapping
+	FormEncoded      bool
+	Updater          *TokenUpdater
+}
+
+// TokenUpdater is a RefreshTokenUpdater: where rotating tokens live in the config.
+type TokenUpdater struct {
+	RefreshTokenName string
+	AccessTokenPath  []string
+	RefreshTokenPath []string
+	ExpiryDatePath   []string
+}
+
+// SessionConfig is a SessionTokenAuthenticator.
+type SessionConfig struct {
+	Login      *Requester
+	TokenPath  []string
+	Expiration *datetime.Duration // nil: log in before every request
+	Bearer     bool               // data requests carry Authorization: Bearer
+	Inject     *RequestOption     // otherwise the token goes here
+	APIToken   *interp.Template   // value injected, over session_token
+}
+
+func (d *decoder) auth(v any, path string, allowed []string) *Auth {
+	m, typ, ok := d.component(v, path, allowed...)
+	if !ok {
+		return nil
+	}
+	a := &Auth{Type: typ, Path: path, Raw: m}
+	a.Parameters, _ = m["$parameters"].(map[string]any)
+	switch typ {
+	case NoAuth:
+		return nil
+	case BasicAuth:
+		a.Username = d.tpl(m, "username", path)
+		a.Password = d.tpl(m, "password", path)
+	case BearerAuth:
+		a.Token = d.tpl(m, "api_token", path)
+	case APIKeyAuth:
+		a.Token = d.tpl(m, "api_token", path)
+		header, hasHeader := m["header"].(string)
+		inject, hasInject := m["inject_into"]
+		switch {
+		case hasHeader && hasInject:
+			d.fail(path, "header and inject_into cannot both be set")
+		case hasHeader:
+			a.Inject = &RequestOption{Path: path + ".header", InjectInto: InjectHeader, FieldName: d.value(header, path+".header")}
+		case hasInject:
+			a.Inject = d.requestOption(inject, path+".inject_into", false)
+		default:
+			d.fail(path+".inject_into", "is required")
+		}
+	case OAuth:
+		a.OAuth = d.oauth(m, path)
+	case SessionToken:
+		a.Session = d.session(m, path)
+	}
+	return a
+}
+
+func (d *decoder) oauth(m map[string]any, path string) *OAuthConfig {
+	o := &OAuthConfig{
+		Endpoint:         d.tpl(m, "token_refresh_endpoint", path),
+		ClientID:         d.tpl(m, "client_id", path),
+		ClientSecret:     d.tpl(m, "client_secret", path),
+		RefreshToken:     d.tpl(m, "refresh_token", path),
+		ClientIDName:     str(m, "client_id_name", "client_id"),
+		ClientSecretName: str(m, "client_secret_name", "client_secret"),
+		RefreshTokenName: str(m, "refresh_token_name", "refresh_token"),
+		GrantTypeName:    str(m, "grant_type_name", "grant_type"),
+		GrantType:        str(m, "grant_type", "refresh_token"),
+		Scopes:           strList(m["scopes"]),
+		AccessTokenName:  str(m, "access_token_name", "access_token"),
+		AccessTokenValue: d.tpl(m, "access_token_value", path),
+		ExpiresInName:    str(m, "expires_in_name", "expires_in"),
+		TokenExpiryDate:  d.tpl(m, "token_expiry_date", path),
+		ExpiryDateFormat: str(m, "token_expiry_date_format", ""),
+		ExtraBody:        d.mapping(m, "refresh_request_body", path),
+		Headers:          d.mapping(m, "refresh_request_headers", path),
+		FormEncoded:      m["refresh_request_body_encoding"] == "form",
+	}
+	if o.GrantType != "refresh_token" && o.GrantType != "client_credentials" {
+		d.fail(path+".grant_type", "grant type %q is not supported: only refresh_token and client_credentials are (PKCE, authorization code and other flows need custom code)", o.GrantType)
+	}
+	if u, ok := m["refresh_token_updater"]; ok && u != nil {
+		um, _, ok := d.component(u, path+".refresh_token_updater", "RefreshTokenUpdater")
+		if ok {
+			o.Updater = &TokenUpdater{
+				RefreshTokenName: str(um, "refresh_token_name", "refresh_token"),
+				AccessTokenPath:  pathOr(um["access_token_config_path"], "credentials", "access_token"),
+				RefreshTokenPath: pathOr(um["refresh_token_config_path"], "credentials", "refresh_token"),
+				ExpiryDatePath:   pathOr(um["token_expiry_date_config_path"], "credentials", "token_expiry_date"),
+			}
+		}
+	}
+	if o.ClientID == nil && o.Updater == nil {
+		d.fail(path+".client_id", "is required")
+	}
+	if o.ClientSecret == nil && o.Updater == nil {
+		d.fail(path+".client_secret", "is required")
+	}
+	if o.GrantType == "refresh_token" && o.RefreshToken == nil && o.Updater == nil {
+		d.fail(path+".refresh_token", "is required with grant_type refresh_token")
+	}
+	return o
+}
+
+func (d *decoder) session(m map[string]any, path string) *SessionConfig {
+	s := &SessionConfig{TokenPath: strList(m["session_token_path"])}
+	s.Login = d.requester(m["login_requester"], path+".login_requester", loginAuth)
+	if e, ok := m["expiration_duration"].(string); ok && e != "" {
+		dur, err := datetime.ParseDuration(e)
+		if err != nil {
+			d.fail(path+".expiration_duration", "%v", err)
+		} else {
+			s.Expiration = &dur
+		}
+	}
+	if dec, ok := m["decoder"]; ok && dec != nil {
+		d.component(dec, path+".decoder", "JsonDecoder")
+	}
+	ra, typ, ok := d.component(m["request_authentication"], path+".request_authentication", "ApiKey", "Bearer")
+	if !ok {
+		return s
+	}
+	if typ == "Bearer" {
+		s.Bearer = true
+		return s
+	}
+	s.Inject = d.requestOption(ra["inject_into"], path+".request_authentication.inject_into", false)
+	if s.Inject != nil && s.Inject.InjectInto != InjectHeader && s.Inject.InjectInto != InjectParam {
+		d.fail(path+".request_authentication.inject_into.inject_into", "must be header or request_parameter")
+	}
+	s.APIToken = d.tpl(ra, "api_token", path+".request_authentication")
+	return s
+}

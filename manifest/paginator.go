@@ -1,0 +1,97 @@
+package manifest
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/airbyte-go/source-declarative/runtime/interp"
+)
+
+// Pagination strategies.
+const (
+	OffsetIncrement  = "OffsetIncrement"
+	PageIncrement    = "PageIncrement"
+	CursorPagination = "CursorPagination"
+)
+
+// Paginator is a DefaultPaginator with its strategy.
+type Paginator struct {
+	Path            string
+	Strategy        string
+	PageSize        *interp.Template // nil when unset
+	PageSizePath    string
+	PageSizeOption  *RequestOption
+	PageTokenOption *RequestOption // InjectInto "path" for RequestPath
+	StartFromPage   int64
+	InjectOnFirst   bool
+	CursorValue     *interp.Template
+	StopCondition   *interp.Template
+}
+
+func (d *decoder) paginator(v any, path string) *Paginator {
+	m, typ, ok := d.component(v, path, "DefaultPaginator", "NoPagination")
+	if !ok || typ == "NoPagination" {
+		return nil
+	}
+	p := &Paginator{Path: path}
+	sp := path + ".pagination_strategy"
+	sm, styp, ok := d.component(m["pagination_strategy"], sp, OffsetIncrement, PageIncrement, CursorPagination)
+	if !ok {
+		return nil
+	}
+	p.Strategy = styp
+	if ps, ok := sm["page_size"]; ok && ps != nil {
+		p.PageSizePath = sp + ".page_size"
+		p.PageSize = d.pageSize(ps, p.PageSizePath)
+	}
+	p.InjectOnFirst = true
+	if b, ok := sm["inject_on_first_request"].(bool); ok {
+		p.InjectOnFirst = b
+	}
+	switch styp {
+	case PageIncrement:
+		if p.PageSize == nil {
+			d.fail(sp+".page_size", "is required for PageIncrement")
+		}
+		if n, ok := sm["start_from_page"].(int64); ok {
+			p.StartFromPage = n
+		}
+	case CursorPagination:
+		p.CursorValue = d.tpl(sm, "cursor_value", sp)
+		p.StopCondition = d.tpl(sm, "stop_condition", sp)
+	}
+	if o, ok := m["page_size_option"]; ok && o != nil {
+		p.PageSizeOption = d.requestOption(o, path+".page_size_option", false)
+		if p.PageSize == nil && p.PageSizeOption != nil {
+			d.fail(path+".page_size_option", "needs pagination_strategy.page_size to be set")
+		}
+	}
+	if o, ok := m["page_token_option"]; ok && o != nil {
+		p.PageTokenOption = d.requestOption(o, path+".page_token_option", true)
+	}
+	return p
+}
+
+// pageSize accepts a positive integer, a digit string or a template.
+func (d *decoder) pageSize(v any, path string) *interp.Template {
+	switch x := v.(type) {
+	case int64:
+		if x <= 0 {
+			d.fail(path, "must be a positive integer, got %d", x)
+			return nil
+		}
+		return interp.Constant(x, path)
+	case string:
+		if strings.Contains(x, "{{") {
+			return d.value(x, path)
+		}
+		n, err := strconv.ParseInt(strings.TrimSpace(x), 10, 64)
+		if err != nil || n <= 0 {
+			d.fail(path, "must be a positive integer, got %q", x)
+			return nil
+		}
+		return interp.Constant(n, path)
+	}
+	d.fail(path, "must be a positive integer, got %s", describe(v))
+	return nil
+}

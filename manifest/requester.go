@@ -1,0 +1,181 @@
+package manifest
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/airbyte-go/source-declarative/runtime/interp"
+)
+
+// Requester is an HttpRequester.
+type Requester struct {
+	Path         string
+	URLBase      *interp.Template
+	URLPath      *interp.Template
+	URL          *interp.Template
+	Method       string
+	Params       *Mapping
+	Headers      *Mapping
+	BodyJSON     any   // nested maps and lists whose string leaves are *interp.Template, or one *interp.Template
+	BodyData     any   // *Mapping or *interp.Template
+	Auth         *Auth // nil: no authentication
+	ErrorHandler *ErrorHandler
+	AllowedHosts []string
+	Parameters   map[string]any
+}
+
+// Injection places of a RequestOption.
+const (
+	InjectParam    = "request_parameter"
+	InjectHeader   = "header"
+	InjectBodyData = "body_data"
+	InjectBodyJSON = "body_json"
+	InjectPath     = "path"
+)
+
+// RequestOption says where a value goes in a request.
+type RequestOption struct {
+	Path       string
+	InjectInto string
+	FieldName  *interp.Template
+	FieldPath  []*interp.Template
+}
+
+var allAuth = []string{NoAuth, BasicAuth, BearerAuth, APIKeyAuth, OAuth, SessionToken}
+var loginAuth = []string{NoAuth, BasicAuth, BearerAuth, APIKeyAuth}
+
+func (d *decoder) requester(v any, path string, auths []string) *Requester {
+	m, _, ok := d.component(v, path, "HttpRequester")
+	if !ok {
+		return nil
+	}
+	r := &Requester{Path: path, Method: str(m, "http_method", "GET")}
+	r.URLBase = d.tpl(m, "url_base", path)
+	r.URLPath = d.tpl(m, "path", path)
+	r.URL = d.tpl(m, "url", path)
+	if r.URLBase == nil && r.URL == nil {
+		d.fail(path+".url_base", "is required (or url)")
+	}
+	r.Params = d.mapping(m, "request_parameters", path)
+	r.Headers = d.mapping(m, "request_headers", path)
+	if b, ok := m["request_body_json"]; ok && b != nil {
+		r.BodyJSON = d.nested(b, path+".request_body_json")
+	}
+	if b, ok := m["request_body_data"]; ok && b != nil {
+		if s, ok := b.(string); ok {
+			r.BodyData = d.value(s, path+".request_body_data")
+		} else {
+			r.BodyData = d.mapping(m, "request_body_data", path)
+		}
+	}
+	if r.BodyJSON != nil && r.BodyData != nil {
+		d.fail(path, "request_body_json and request_body_data cannot both be set")
+	}
+	if p, ok := m["$parameters"].(map[string]any); ok {
+		r.Parameters = p
+	}
+	r.AllowedHosts = strList(m["allowed_hosts"])
+	if a, ok := m["authenticator"]; ok && a != nil {
+		r.Auth = d.auth(a, path+".authenticator", auths)
+	}
+	if eh, ok := m["error_handler"]; ok && eh != nil {
+		r.ErrorHandler = d.errorHandler(eh, path+".error_handler")
+	}
+	return r
+}
+
+func (d *decoder) requestOption(v any, path string, allowPath bool) *RequestOption {
+	allowed := []string{"RequestOption"}
+	if allowPath {
+		allowed = append(allowed, "RequestPath")
+	}
+	if m, ok := v.(map[string]any); ok && m["type"] == nil {
+		m["type"] = "RequestOption"
+	}
+	m, typ, ok := d.component(v, path, allowed...)
+	if !ok {
+		return nil
+	}
+	if typ == "RequestPath" {
+		return &RequestOption{Path: path, InjectInto: InjectPath}
+	}
+	o := &RequestOption{Path: path, InjectInto: m["inject_into"].(string)}
+	o.FieldName = d.tpl(m, "field_name", path)
+	if fp, ok := m["field_path"]; ok {
+		for i, seg := range fp.([]any) {
+			o.FieldPath = append(o.FieldPath, d.value(seg, fmt.Sprintf("%s.field_path[%d]", path, i)))
+		}
+	}
+	switch {
+	case o.FieldName == nil && len(o.FieldPath) == 0:
+		d.fail(path+".field_name", "is required")
+	case o.FieldName != nil && len(o.FieldPath) > 0 && o.InjectInto != InjectBodyJSON:
+		// Resolved manifests exported by the builder carry a stream's field_path
+		// parameter here; field_name is what counts outside body_json.
+		o.FieldPath = nil
+	case o.FieldName != nil && len(o.FieldPath) > 0:
+		d.fail(path, "field_name and field_path cannot both be set")
+	case len(o.FieldPath) > 0 && o.InjectInto != InjectBodyJSON:
+		d.fail(path+".field_path", "is only allowed with inject_into: body_json")
+	}
+	return o
+}
+
+// Key is the static name under which an option injects, for collision checks.
+func (o *RequestOption) Key() string {
+	if o == nil || o.InjectInto == InjectPath {
+		return ""
+	}
+	if o.FieldName != nil {
+		if !o.FieldName.IsStatic() {
+			return ""
+		}
+		return o.FieldName.Source
+	}
+	var parts []string
+	for _, p := range o.FieldPath {
+		if !p.IsStatic() {
+			return ""
+		}
+		parts = append(parts, p.Source)
+	}
+	return strings.Join(parts, ".")
+}
+
+// checkCollisions refuses a key injected twice into the same place.
+func (d *decoder) checkCollisions(r *Requester, p *Paginator) {
+	type place struct{ where, key, path string }
+	var places []place
+	add := func(where string, m *Mapping, path string) {
+		if m == nil {
+			return
+		}
+		for _, k := range m.Keys {
+			places = append(places, place{where, k, join(path, k)})
+		}
+	}
+	add(InjectParam, r.Params, r.Path+".request_parameters")
+	add(InjectHeader, r.Headers, r.Path+".request_headers")
+	if bd, ok := r.BodyData.(*Mapping); ok {
+		add(InjectBodyData, bd, r.Path+".request_body_data")
+	}
+	if bj, ok := r.BodyJSON.(map[string]any); ok {
+		for _, k := range interp.SortedKeys(bj) {
+			places = append(places, place{InjectBodyJSON, k, r.Path + ".request_body_json." + k})
+		}
+	}
+	for _, o := range []*RequestOption{p.PageSizeOption, p.PageTokenOption} {
+		if k := o.Key(); k != "" {
+			for _, pl := range places {
+				same := pl.key == k
+				if o.InjectInto == InjectHeader {
+					same = strings.EqualFold(pl.key, k)
+				}
+				if pl.where == o.InjectInto && same {
+					d.fail(o.Path, "%s %q is also set at %s: a key may be injected only once", o.InjectInto, k, pl.path)
+				}
+			}
+			places = append(places, place{o.InjectInto, k, o.Path})
+		}
+	}
+}

@@ -1,0 +1,72 @@
+package manifest
+
+import "fmt"
+
+// Source is a decoded DeclarativeSource.
+type Source struct {
+	Version          string
+	Streams          []*Stream
+	CheckStreams     []string
+	Spec             map[string]any // the manifest's spec block, nil when absent
+	ConcurrencyLevel int
+	Resolved         map[string]any // the manifest after $ref and $parameters resolution
+}
+
+// Stream returns the stream named name, or nil.
+func (s *Source) Stream(name string) *Stream {
+	for _, st := range s.Streams {
+		if st.Name == name {
+			return st
+		}
+	}
+	return nil
+}
+
+func (d *decoder) source(m map[string]any) *Source {
+	src := &Source{}
+	m, _, ok := d.component(m, "manifest", "DeclarativeSource")
+	if !ok {
+		if _, has := d.errsFor("manifest"); !has && len(d.errs) == 0 {
+			d.fail("manifest", "not a DeclarativeSource")
+		}
+		return src
+	}
+	src.Version, _ = m["version"].(string)
+	if _, ok := m["dynamic_streams"]; ok {
+		d.fail("dynamic_streams", "DynamicDeclarativeStream is not supported")
+	}
+	names := map[string]string{}
+	for i, s := range m["streams"].([]any) {
+		path := index("streams", i)
+		st := d.stream(s, path)
+		if st == nil {
+			continue
+		}
+		if prev, dup := names[st.Name]; dup {
+			d.fail(path+".name", "stream name %q is already used by %s", st.Name, prev)
+		}
+		names[st.Name] = path
+		src.Streams = append(src.Streams, st)
+	}
+	if check, _, ok := d.component(m["check"], "check", "CheckStream"); ok {
+		src.CheckStreams = strList(check["stream_names"])
+		for i, n := range src.CheckStreams {
+			if _, ok := names[n]; !ok && len(names) > 0 {
+				d.fail(fmt.Sprintf("check.stream_names[%d]", i), "stream %q is not defined in streams", n)
+			}
+		}
+	}
+	if spec, ok := m["spec"]; ok {
+		if sm, _, ok := d.component(spec, "spec", "Spec"); ok {
+			src.Spec = sm
+		}
+	}
+	if cl, ok := m["concurrency_level"]; ok {
+		if clm, _, ok := d.component(cl, "concurrency_level", "ConcurrencyLevel"); ok {
+			if n, ok := clm["default_concurrency"].(int64); ok && n > 0 {
+				src.ConcurrencyLevel = int(n)
+			}
+		}
+	}
+	return src
+}
