@@ -1,0 +1,67 @@
+// Package datetime reads and writes dates and times as the reference does:
+// Python strftime/strptime formats with Airbyte's epoch formats, ISO 8601
+// dates and durations, and Python's text forms of datetimes and timedeltas.
+package datetime
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ParseDatetime reads a date or date-time the way Airbyte does: ISO 8601 with
+// or without zone (UTC when absent), a date alone, or unix seconds.
+func ParseDatetime(s string) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return time.Time{}, fmt.Errorf("empty date")
+	}
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil && len(s) <= 10 && n >= 0 {
+		return time.Unix(n, 0).UTC(), nil
+	}
+	layouts := []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999Z0700", "2006-01-02T15:04:05.999999999",
+		"2006-01-02 15:04:05.999999999Z07:00", "2006-01-02 15:04:05.999999999Z0700", "2006-01-02 15:04:05.999999999",
+		"2006-01-02T15:04Z07:00", "2006-01-02T15:04", "2006-01-02", time.RFC1123Z, time.RFC1123}
+	for _, l := range layouts {
+		if t, err := time.Parse(l, s); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("%q is not a date", s)
+}
+
+// PythonString renders a time as Python's str(datetime) does.
+func PythonString(t time.Time) string {
+	s := t.Format("2006-01-02 15:04:05")
+	if us := t.Nanosecond() / 1000; us != 0 {
+		s += fmt.Sprintf(".%06d", us)
+	}
+	return s + t.Format("-07:00")
+}
+
+// PythonDuration renders a duration as Python's str(timedelta) does.
+func PythonDuration(d time.Duration) string {
+	neg := d < 0
+	if neg {
+		d = -d
+	}
+	days := int64(d / (24 * time.Hour))
+	d -= time.Duration(days) * 24 * time.Hour
+	h, m, s := int64(d/time.Hour), int64(d%time.Hour/time.Minute), int64(d%time.Minute/time.Second)
+	out := fmt.Sprintf("%d:%02d:%02d", h, m, s)
+	if us := int64(d%time.Second) / 1000; us != 0 {
+		out += fmt.Sprintf(".%06d", us)
+	}
+	if days > 0 {
+		unit := "days"
+		if days == 1 {
+			unit = "day"
+		}
+		out = fmt.Sprintf("%d %s, %s", days, unit, out)
+	}
+	if neg {
+		out = "-" + out
+	}
+	return out
+}
