@@ -13,6 +13,8 @@ type Stream struct {
 	PrimaryKey [][]string
 	Schema     map[string]any // nil: a permissive object schema
 	Retriever  *Retriever
+	// Incremental is the incremental_sync; nil for a full-refresh-only stream.
+	Incremental *Incremental
 }
 
 // Retriever is a SimpleRetriever.
@@ -20,12 +22,18 @@ type Retriever struct {
 	Requester *Requester
 	Selector  *Selector
 	Paginator *Paginator // nil: one request
+	// IgnoreSlicerOnPages leaves the slice's request options out of the
+	// requests after a slice's first page.
+	IgnoreSlicerOnPages bool
 }
 
 // Selector is a RecordSelector with a DpathExtractor.
 type Selector struct {
 	FieldPath []*interp.Template
 	Filter    *interp.Template
+	// TransformBeforeFiltering runs the transformations before the record
+	// filter; true by default for client-side incremental streams.
+	TransformBeforeFiltering bool
 }
 
 func (d *decoder) stream(v any, path string) *Stream {
@@ -38,7 +46,7 @@ func (d *decoder) stream(v any, path string) *Stream {
 	if st.Name == "" {
 		d.fail(path+".name", "is required")
 	}
-	for _, f := range []string{"incremental_sync", "transformations", "state_migrations", "file_uploader"} {
+	for _, f := range []string{"transformations", "state_migrations", "file_uploader"} {
 		if x, ok := m[f]; ok && x != nil && !isFalsy(x) {
 			d.unsupported(x, join(path, f))
 		}
@@ -63,6 +71,16 @@ func (d *decoder) stream(v any, path string) *Stream {
 		}
 	}
 	st.Retriever = d.retriever(m["retriever"], path+".retriever")
+	if inc, ok := m["incremental_sync"]; ok && inc != nil && !isFalsy(inc) {
+		st.Incremental = d.incremental(inc, path+".incremental_sync")
+	}
+	if st.Incremental.ClientSideIncremental() && st.Retriever != nil && st.Retriever.Selector != nil {
+		rs, _ := m["retriever"].(map[string]any)
+		sel, _ := rs["record_selector"].(map[string]any)
+		if _, explicit := sel["transform_before_filtering"]; !explicit {
+			st.Retriever.Selector.TransformBeforeFiltering = true
+		}
+	}
 	return st
 }
 
@@ -78,6 +96,7 @@ func (d *decoder) retriever(v any, path string) *Retriever {
 	if dec, ok := m["decoder"]; ok && dec != nil {
 		d.component(dec, path+".decoder", "JsonDecoder")
 	}
+	r.IgnoreSlicerOnPages, _ = m["ignore_stream_slicer_parameters_on_paginated_requests"].(bool)
 	r.Requester = d.requester(m["requester"], path+".requester", allAuth)
 	r.Selector = d.selector(m["record_selector"], path+".record_selector")
 	if p, ok := m["paginator"]; ok && p != nil {
@@ -95,6 +114,7 @@ func (d *decoder) selector(v any, path string) *Selector {
 		return nil
 	}
 	s := &Selector{}
+	s.TransformBeforeFiltering, _ = m["transform_before_filtering"].(bool)
 	if ex, _, ok := d.component(m["extractor"], path+".extractor", "DpathExtractor"); ok {
 		for i, seg := range ex["field_path"].([]any) {
 			s.FieldPath = append(s.FieldPath, d.value(seg, fmt.Sprintf("%s.extractor.field_path[%d]", path, i)))

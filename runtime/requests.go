@@ -9,6 +9,7 @@ import (
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/protocol"
 	"github.com/airbyte-go/source-declarative/runtime/auth"
+	"github.com/airbyte-go/source-declarative/runtime/incremental"
 	"github.com/airbyte-go/source-declarative/runtime/interp"
 	"github.com/airbyte-go/source-declarative/runtime/paginate"
 	"github.com/airbyte-go/source-declarative/runtime/request"
@@ -50,9 +51,10 @@ func joinURL(base, path string) string {
 	return strings.TrimRight(base, "/") + "/" + strings.TrimLeft(path, "/")
 }
 
-// build makes the parts of one request for a pagination token.
-func (b *builder) build(ctx context.Context, token paginate.Token, extra func(*request.Parts) error) (*request.Parts, error) {
-	vars := b.r.vars(b.req.Parameters)
+// build makes the parts of one request for a pagination token in a slice;
+// the slice's own request options go in when withSlice.
+func (b *builder) build(ctx context.Context, token paginate.Token, sl *incremental.Slice, withSlice bool) (*request.Parts, error) {
+	vars := b.r.vars(b.req.Parameters, sl)
 	vars["next_page_token"] = token.Vars()
 	full, base, err := b.baseURL(vars)
 	if err != nil {
@@ -113,9 +115,11 @@ func (b *builder) build(ctx context.Context, token paginate.Token, extra func(*r
 	if err := b.pag.Inject(p, token); err != nil {
 		return nil, err
 	}
-	if extra != nil {
-		if err := extra(p); err != nil {
-			return nil, err
+	if sl != nil && withSlice {
+		for _, o := range sl.Options {
+			if err := request.Inject(p, o.Where, o.Value, vars); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if b.auth != nil {

@@ -10,25 +10,29 @@ import (
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/protocol"
 	"github.com/airbyte-go/source-declarative/runtime/auth"
+	"github.com/airbyte-go/source-declarative/runtime/incremental"
 	"github.com/airbyte-go/source-declarative/runtime/interp"
 	"github.com/airbyte-go/source-declarative/runtime/paginate"
 	"github.com/airbyte-go/source-declarative/runtime/request"
 )
 
-// streamReader reads the pages of one stream.
+// streamReader reads the pages of one stream, slice by slice.
 type streamReader struct {
-	r    *Runner
-	st   *manifest.Stream
-	b    *builder
-	path []string // the record path, rendered
+	r      *Runner
+	st     *manifest.Stream
+	b      *builder
+	path   []string // the record path, rendered
+	cursor incremental.Cursor
+	field  string // the record key holding the cursor value ("": none)
+	warned bool   // whether a record without a readable cursor value was logged
 }
 
-func (r *Runner) streamReader(st *manifest.Stream) (*streamReader, error) {
+func (r *Runner) streamReader(st *manifest.Stream, cursor incremental.Cursor) (*streamReader, error) {
 	if st.Retriever == nil || st.Retriever.Requester == nil || st.Retriever.Selector == nil {
 		return nil, ConfigErr("%s: the stream has no usable retriever", st.Path)
 	}
 	req := st.Retriever.Requester
-	vars := r.vars(req.Parameters)
+	vars := r.vars(req.Parameters, nil)
 	pag, err := paginate.New(st.Retriever.Paginator, vars)
 	if err != nil {
 		return nil, &Error{Failure: protocol.ConfigError, Message: err.Error()}
@@ -37,7 +41,7 @@ func (r *Runner) streamReader(st *manifest.Stream) (*streamReader, error) {
 	if err != nil {
 		return nil, err
 	}
-	sr := &streamReader{r: r, st: st, b: &builder{r: r, req: req, auth: au, pag: pag}}
+	sr := &streamReader{r: r, st: st, b: &builder{r: r, req: req, auth: au, pag: pag}, cursor: cursor, field: cursor.Field()}
 	for _, seg := range st.Retriever.Selector.FieldPath {
 		s, err := seg.Render(vars)
 		if err != nil {
@@ -55,15 +59,17 @@ type pageResult struct {
 	resp    *request.Response
 }
 
-// read fetches pages until the paginator stops or maxPages pages were read
-// (0: no limit), handing each page's records to emit.
-func (s *streamReader) read(ctx context.Context, maxPages int, emit func([][]byte) error) error {
+// read fetches the pages of a slice, from the first, until the paginator
+// stops or maxPages pages were read (0: no limit), handing each page's
+// records to emit; the cursor then observes them.
+func (s *streamReader) read(ctx context.Context, sl *incremental.Slice, maxPages int, emit func([][]byte) error) error {
 	token := s.b.pag.First()
 	var previous string
 	for page := 1; ; page++ {
 		var raw [][]byte
 		var extractErr error
-		res, err := s.fetch(ctx, token, func(resp *request.Response) error {
+		withSlice := page == 1 || !s.st.Retriever.IgnoreSlicerOnPages
+		res, err := s.fetch(ctx, token, sl, withSlice, func(resp *request.Response) error {
 			raw, extractErr = extractRecords(resp.Body, s.path)
 			if extractErr == errNotJSON {
 				return extractErr // a truncated or garbled body is fetched again
@@ -88,9 +94,13 @@ func (s *streamReader) read(ctx context.Context, maxPages int, emit func([][]byt
 		if extractErr != nil {
 			return s.badResponse(res.resp, extractErr)
 		}
-		records, err := s.filter(raw, token)
+		records, err := s.filter(raw, token, sl)
 		if err != nil {
 			return err
+		}
+		inc := s.st.Incremental
+		if inc.ClientSideIncremental() {
+			records = s.inWindow(records)
 		}
 		var decoded []any
 		pg := paginate.Page{
@@ -108,6 +118,14 @@ func (s *streamReader) read(ctx context.Context, maxPages int, emit func([][]byt
 			},
 		}
 		next, more, err := s.b.pag.Next(token, pg)
+		if inc != nil && inc.Datetime != nil && inc.Datetime.DataFeed && len(records) > 0 {
+			// A data feed runs from the newest record back: a page ending
+			// before the sync's window is the last one needed.
+			if !s.cursor.Keep(incremental.FieldValue(records[len(records)-1], s.field)) {
+				more = false
+			}
+			records = s.inWindow(records)
+		}
 		if s.r.Observer != nil {
 			s.r.Observer.Page(s.st.Name, res.parts, res.resp, records, decision(next, more, err))
 		}
@@ -115,6 +133,7 @@ func (s *streamReader) read(ctx context.Context, maxPages int, emit func([][]byt
 			if err := emit(records); err != nil {
 				return err
 			}
+			s.observe(sl, records)
 		}
 		if err != nil {
 			return &Error{Failure: protocol.SystemError, Message: err.Error()}
@@ -136,13 +155,14 @@ func decision(next paginate.Token, more bool, err error) string {
 	return "next token: " + interp.String(next.Value)
 }
 
-// fetch sends one page request; a 401 with a token-based authenticator
-// refreshes the token once and tries again.
-func (s *streamReader) fetch(ctx context.Context, token paginate.Token, check func(*request.Response) error) (*pageResult, error) {
+// fetch sends one page request of a slice (with the slice's request options
+// when withSlice); a 401 with a token-based authenticator refreshes the token
+// once and tries again.
+func (s *streamReader) fetch(ctx context.Context, token paginate.Token, sl *incremental.Slice, withSlice bool, check func(*request.Response) error) (*pageResult, error) {
 	res := &pageResult{}
 	send := func() (*request.Response, error) {
 		return s.r.Client.SendChecked(ctx, func() (*http.Request, error) {
-			p, err := s.b.build(ctx, token, nil)
+			p, err := s.b.build(ctx, token, sl, withSlice)
 			if err != nil {
 				return nil, err
 			}
@@ -181,12 +201,12 @@ func (s *streamReader) badResponse(resp *request.Response, err error) error {
 }
 
 // filter keeps the records the record filter accepts.
-func (s *streamReader) filter(records [][]byte, token paginate.Token) ([][]byte, error) {
+func (s *streamReader) filter(records [][]byte, token paginate.Token, sl *incremental.Slice) ([][]byte, error) {
 	f := s.st.Retriever.Selector.Filter
 	if f == nil {
 		return records, nil
 	}
-	vars := s.r.vars(s.b.req.Parameters)
+	vars := s.r.vars(s.b.req.Parameters, sl)
 	vars["next_page_token"] = token.Vars()
 	kept := records[:0:0]
 	for _, rec := range records {
@@ -200,6 +220,33 @@ func (s *streamReader) filter(records [][]byte, token paginate.Token) ([][]byte,
 		}
 	}
 	return kept, nil
+}
+
+// inWindow keeps the records whose cursor value is inside the sync's window
+// (client-side incremental streams and data feeds); a record without a
+// readable cursor value is kept.
+func (s *streamReader) inWindow(records [][]byte) [][]byte {
+	kept := records[:0:0]
+	for _, rec := range records {
+		if s.cursor.Keep(incremental.FieldValue(rec, s.field)) {
+			kept = append(kept, rec)
+		}
+	}
+	return kept
+}
+
+// observe hands the cursor value of each emitted record to the cursor. A
+// record without a readable value is logged once per stream.
+func (s *streamReader) observe(sl *incremental.Slice, records [][]byte) {
+	if s.field == "" {
+		return
+	}
+	for _, rec := range records {
+		if err := s.cursor.Observe(sl, incremental.FieldValue(rec, s.field)); err != nil && !s.warned {
+			s.warned = true
+			s.r.log("WARN", err.Error())
+		}
+	}
 }
 
 // signature identifies a request: method, URL, headers and body.

@@ -21,7 +21,7 @@ var isoDuration = regexp.MustCompile(`^P(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)
 func ParseDuration(s string) (Duration, error) {
 	m := isoDuration.FindStringSubmatch(s)
 	if m == nil || s == "P" || s == "PT" || s[len(s)-1] == 'T' {
-		return Duration{}, fmt.Errorf("%q is not an ISO 8601 duration (such as PT1H, P1D or P1M)", s)
+		return Duration{}, fmt.Errorf("%q is not an ISO 8601 duration (such as PT1H or P1D)", s)
 	}
 	f := func(i int) float64 {
 		if m[i] == "" {
