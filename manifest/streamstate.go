@@ -30,4 +30,3 @@ func (d *decoder) refuseStreamState(v any, path string) {
 		}
 	}
 }
-
