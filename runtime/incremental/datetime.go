@@ -302,6 +302,10 @@ func (s *DatetimeSpec) concurrentState(state map[string]any) ([]interval, error)
 			*f.dst = us
 			iv.hasMax = iv.hasMax || f.key == "most_recent_cursor_value"
 		}
+		if !iv.hasMax {
+			// read completely up to its end
+			iv.max, iv.hasMax = iv.hi, true
+		}
 		out = append(out, iv)
 	}
 	return out, nil
@@ -488,17 +492,21 @@ func (c *DatetimeCursor) State() map[string]any {
 }
 
 func describe(v any) string {
-	switch v.(type) {
+	switch x := v.(type) {
 	case nil:
 		return "null"
 	case bool:
 		return "a boolean"
+	case string:
+		return fmt.Sprintf("the string %q", x)
+	case int64, float64:
+		return fmt.Sprintf("the number %v", x)
 	case []any:
 		return "a list"
 	case map[string]any:
 		return "an object"
 	}
-	return fmt.Sprintf("%v", v)
+	return fmt.Sprintf("%T", v)
 }
 
 func truncate(b []byte) string {
