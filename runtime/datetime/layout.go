@@ -118,6 +118,51 @@ func (l *Layout) compile(format string, depth int) error {
 // String is the format as written.
 func (l *Layout) String() string { return l.format }
 
+// Shape describes the text of a layout whose values sort as their dates do:
+// fixed-width fields from the year down (%Y %m %d %H %M %S, then %f or
+// %_ms) between literals, with no zone. Pattern holds 0 where a digit goes
+// and the literal byte elsewhere; ok is false for any other layout. Two texts
+// that fit the pattern compare as bytes as their dates compare.
+func (l *Layout) Shape() (pattern []byte, ok bool) {
+	if l.epoch != notEpoch {
+		return nil, false
+	}
+	order := "YmdHMS"
+	next := 0
+	for _, tk := range l.tokens {
+		width := 0
+		switch tk.dir {
+		case 0:
+			pattern = append(pattern, tk.lit...)
+			continue
+		case 'Y':
+			width = 4
+		case 'm', 'd', 'H', 'M', 'S':
+			width = 2
+		case 'f':
+			width = 6
+		case '_':
+			width = 3
+		default:
+			return nil, false
+		}
+		if tk.dir == 'f' || tk.dir == '_' {
+			if next != len(order) {
+				return nil, false
+			}
+			next++
+		} else if next >= len(order) || order[next] != tk.dir {
+			return nil, false
+		} else {
+			next++
+		}
+		for range width {
+			pattern = append(pattern, 0)
+		}
+	}
+	return pattern, next > 0
+}
+
 // Python's datetime covers years 1 to 9999.
 var (
 	minMicros = time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC).UnixMicro()
@@ -501,13 +546,20 @@ func daysFromCivil(y, m, d int) int64 {
 	return int64(era)*146097 + int64(doe) - 719468
 }
 
+var monthDays = [13]int{0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31}
+
+func isLeap(year int) bool { return year%4 == 0 && (year%100 != 0 || year%400 == 0) }
+
 // DaysIn is the number of days of a month.
 func DaysIn(year int, m time.Month) int {
-	return time.Date(year, m+1, 0, 0, 0, 0, 0, time.UTC).Day()
+	if m == time.February && isLeap(year) {
+		return 29
+	}
+	return monthDays[m]
 }
 
 func daysInYear(year int) int {
-	if DaysIn(year, time.February) == 29 {
+	if isLeap(year) {
 		return 366
 	}
 	return 365

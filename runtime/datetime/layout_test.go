@@ -159,3 +159,12 @@ func TestInferFormats(t *testing.T) {
 		}
 	}
 }
+
+func BenchmarkParseMicros(b *testing.B) {
+	l, _ := Compile("%Y-%m-%dT%H:%M:%SZ")
+	for i := 0; i < b.N; i++ {
+		if _, err := l.ParseMicros("2024-01-01T01:00:00Z"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package incremental
 
 import (
+	"bytes"
 	"fmt"
 	"iter"
 	"strings"
@@ -19,6 +20,7 @@ type DatetimeSpec struct {
 	field       string
 	out         *datetime.Layout   // datetime_format: slice bounds and state
 	inputs      []*datetime.Layout // cursor_datetime_formats, then datetime_format
+	shape       []byte             // the first input's shape when its texts sort as dates (see datetime.Layout.Shape)
 	start       int64
 	end         *int64 // nil: now, when slices are made or records checked
 	step        *datetime.Duration
@@ -39,6 +41,9 @@ type DatetimeSpec struct {
 func NewDatetimeSpec(stream string, m *manifest.DatetimeCursor, vars interp.Vars, now func() time.Time, catalogField []string) (*DatetimeSpec, error) {
 	s := &DatetimeSpec{stream: stream, out: m.DatetimeFormat, now: now, startOption: m.StartOption, endOption: m.EndOption, strict: m.CompareStrictly}
 	s.inputs = append(append([]*datetime.Layout{}, m.CursorDatetimeFormats...), m.DatetimeFormat)
+	if shape, ok := s.inputs[0].Shape(); ok {
+		s.shape = shape
+	}
 	var err error
 	if s.field, err = cursorField(m.Path, m.CursorField, vars, m.CatalogCursorField, catalogField); err != nil {
 		return nil, err
@@ -433,14 +438,47 @@ func (c *DatetimeCursor) emit(lo, hi int64, yield func(*Slice) bool) bool {
 	return yield(sl)
 }
 
-// Observe keeps the record's cursor value as the slice's highest.
+// Observe keeps the record's cursor value as the slice's highest. A text in
+// the first format's sortable shape is only compared as bytes; the highest
+// one is read when the slice closes.
 func (c *DatetimeCursor) Observe(sl *Slice, raw []byte) error {
+	if shape := c.spec.shape; shape != nil && len(raw) == len(shape)+2 && raw[0] == '"' && fits(raw[1:len(raw)-1], shape) {
+		text := raw[1 : len(raw)-1]
+		if sl.pending == nil || bytes.Compare(text, sl.pending) > 0 {
+			sl.pending = append(sl.pending[:0], text...)
+		}
+		return nil
+	}
 	us, err := c.value(raw)
 	if err != nil {
 		return err
 	}
 	sl.observe(us)
 	return nil
+}
+
+// fits tells whether text has the shape: digits where the pattern has 0,
+// the pattern's byte elsewhere.
+func fits(text, shape []byte) bool {
+	for i, p := range shape {
+		if c := text[i]; (p == 0 && (c < '0' || c > '9')) || (p != 0 && c != p) {
+			return false
+		}
+	}
+	return true
+}
+
+// settle reads the pending highest text of a slice. One that is no date
+// after all (a month 13) is left out: the state then stays lower, which
+// reads more next time but loses nothing.
+func (c *DatetimeCursor) settle(sl *Slice) {
+	if sl.pending == nil {
+		return
+	}
+	if us, err := c.spec.inputs[0].ParseMicros(string(sl.pending)); err == nil {
+		sl.observe(us)
+	}
+	sl.pending = nil
 }
 
 func (c *DatetimeCursor) value(raw []byte) (int64, error) {
@@ -473,6 +511,7 @@ func (c *DatetimeCursor) Keep(raw []byte) bool {
 // than its end: a record the API returned from after the slice cannot vouch
 // for the slices after it, which may not have been read.
 func (c *DatetimeCursor) Close(sl *Slice) {
+	c.settle(sl)
 	iv := interval{lo: sl.lower, hi: sl.upper}
 	if sl.seen {
 		iv.max, iv.hasMax = min(sl.max, sl.upper), true

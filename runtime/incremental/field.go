@@ -52,9 +52,20 @@ func skipSpace(b []byte, i int) int {
 }
 
 // skipString returns the index after the string starting at b[i] ('"').
+// Short strings are walked byte by byte; long ones are searched for quotes.
 func skipString(b []byte, i int) int {
 	i++
-	for {
+	for n := 0; n < 24 && i < len(b); n++ {
+		switch b[i] {
+		case '"':
+			return i + 1
+		case '\\':
+			i += 2
+		default:
+			i++
+		}
+	}
+	for i < len(b) {
 		j := bytes.IndexByte(b[i:], '"')
 		if j < 0 {
 			return -1
@@ -69,6 +80,7 @@ func skipString(b []byte, i int) int {
 		}
 		i = end + 1
 	}
+	return -1
 }
 
 // skipValue returns the index after the value starting at b[i].

@@ -48,9 +48,10 @@ type Slice struct {
 	// Options are the values the slice puts into each request.
 	Options []Option
 
-	lower, upper int64 // the interval read, in the cursor's unit
-	max          int64 // the highest cursor value observed
-	seen         bool  // whether max holds a value
+	lower, upper int64  // the interval read, in the cursor's unit
+	max          int64  // the highest cursor value observed
+	seen         bool   // whether max holds a value
+	pending      []byte // the highest text of a sortable format, not read yet
 	mapping      map[string]any
 }
 
