@@ -519,3 +519,69 @@ end_datetime: "2024-01-02T00:00:00Z"`
 	equalLists(t, "warnings", warns, []string{`stream items: a record's updated_at value "03/01/2024" matches none of the formats %Y-%m-%dT%H:%M:%S.%fZ, %Y-%m-%d %H:%M, %Y-%m-%dT%H:%M:%SZ; such records are emitted but do not move the state`})
 }
 
+func TestBuilderTestReadGroupsPagesBySlice(t *testing.T) {
+	a := datedAPI(t, "2024-01-01T10:00:00Z", "2024-01-02T11:00:00Z", "2024-01-03T11:30:00Z")
+	m, _ := yamlToMap(incrementalStream(a.URL, dailyCursor, ""))
+	c := newConnector(t, "", map[string]any{"__command": "test_read", "__injected_declarative_manifest": m,
+		"__test_read_config": map[string]any{"max_slices": 2}}, "items")
+	res := runCLI(t, "read", "--config", c.config, "--catalog", c.catalog)
+	recs := res.ofType("RECORD")
+	if res.code != 0 || len(recs) != 1 {
+		t.Fatalf("exit %d: %s", res.code, res.stdout)
+	}
+	data := recs[0]["record"].(map[string]any)["data"].(map[string]any)
+	var got []string
+	for _, sl := range data["slices"].([]any) {
+		s := sl.(map[string]any)
+		desc, _ := json.Marshal(s["slice_descriptor"])
+		state, _ := json.Marshal(s["state"])
+		line := string(desc) + " " + string(state)
+		for _, p := range s["pages"].([]any) {
+			pg := p.(map[string]any)
+			recs, _ := json.Marshal(pg["records"])
+			line += " " + pg["request"].(map[string]any)["url"].(string) + " " + string(recs)
+		}
+		got = append(got, line)
+	}
+	equalLists(t, "slices", got, []string{
+		`{"end_time":"2024-01-01T23:59:59Z","start_time":"2024-01-01T00:00:00Z"} [{"stream":{"stream_descriptor":{"name":"items"},"stream_state":{"updated_at":"2024-01-01T10:00:00Z"}},"type":"STREAM"}] ` +
+			a.URL + "/items?since=" + q("2024-01-01T00:00:00Z") + "&until=" + q("2024-01-01T23:59:59Z") + ` [{"id":1,"updated_at":"2024-01-01T10:00:00Z"}]`,
+		`{"end_time":"2024-01-02T23:59:59Z","start_time":"2024-01-02T00:00:00Z"} [{"stream":{"stream_descriptor":{"name":"items"},"stream_state":{"updated_at":"2024-01-02T11:00:00Z"}},"type":"STREAM"}] ` +
+			a.URL + "/items?since=" + q("2024-01-02T00:00:00Z") + "&until=" + q("2024-01-02T23:59:59Z") + ` [{"id":2,"updated_at":"2024-01-02T11:00:00Z"}]`,
+	})
+	if data["test_read_limit_reached"] != true {
+		t.Errorf("max_slices reached but not reported")
+	}
+	formats, _ := json.Marshal(data["inferred_datetime_formats"])
+	schema, _ := json.Marshal(data["inferred_schema"])
+	if string(formats) != `{"updated_at":"%Y-%m-%dT%H:%M:%SZ"}` || !strings.Contains(string(schema), `"required":["id","updated_at"]`) {
+		t.Errorf("inferred formats %s, schema %s", formats, schema)
+	}
+	if len(a.requests()) != 2 {
+		t.Errorf("%d requests, want 2 (max_slices)", len(a.requests()))
+	}
+
+	// The subcommand limits slices with --max-slices and shows them.
+	file := newConnector(t, incrementalStream(a.URL, dailyCursor, ""), nil)
+	var out, errb strings.Builder
+	code := Main([]string{"test-read", "--manifest", file.manifest, "--config", file.config, "--stream", "items", "--max-slices", "1", "--pretty"}, &out, &errb, nil, "test")
+	want := fmt.Sprintf(`slice 1: {"end_time":"2024-01-01T23:59:59Z","start_time":"2024-01-01T00:00:00Z"}
+page 1: GET %s/items?since=2024-01-01T00%%3A00%%3A00Z&until=2024-01-01T23%%3A59%%3A59Z -> 200, 1 records; stop: no next page
+state: {"updated_at":"2024-01-01T10:00:00Z"}
+test read limit reached
+items: 1 records
+`, a.URL)
+	if code != 0 || out.String() != want {
+		t.Errorf("exit %d\n got: %s\nwant: %s", code, out.String(), want)
+	}
+}
+
+func TestCheckReadsTheFirstSlice(t *testing.T) {
+	a := datedAPI(t, "2024-01-01T10:00:00Z")
+	res := incrementalConnector(t, incrementalStream(a.URL, dailyCursor, ""), nil, "items").check(t)
+	st := res.ofType("CONNECTION_STATUS")
+	if res.code != 0 || len(st) != 1 || st[0]["connectionStatus"].(map[string]any)["status"] != "SUCCEEDED" {
+		t.Fatalf("exit %d: %s", res.code, res.stdout)
+	}
+	equalLists(t, "requests", a.lines(), []string{"GET /items?since=" + q("2024-01-01T00:00:00Z") + "&until=" + q("2024-01-01T23:59:59Z")})
+}

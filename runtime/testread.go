@@ -51,7 +51,7 @@ type TestLog struct {
 type TestSlice struct {
 	Pages             []TestPage         `json:"pages"`
 	SliceDescriptor   any                `json:"slice_descriptor"`
-	State             []any              `json:"state"`
+	State             []*protocol.State  `json:"state"`
 	AuxiliaryRequests []AuxiliaryRequest `json:"auxiliary_requests"`
 }
 
@@ -115,7 +115,7 @@ func (t *testReader) slices(ctx context.Context, st *manifest.Stream, limits Tes
 			break
 		}
 		read++
-		t.current = &TestSlice{Pages: []TestPage{}, SliceDescriptor: sl.Descriptor(), State: []any{}, AuxiliaryRequests: []AuxiliaryRequest{}}
+		t.current = &TestSlice{Pages: []TestPage{}, SliceDescriptor: sl.Descriptor(), State: []*protocol.State{}, AuxiliaryRequests: []AuxiliaryRequest{}}
 		err := sr.read(ctx, sl, limits.MaxPagesPerSlice, func(records [][]byte) error {
 			total += len(records)
 			if total >= limits.MaxRecords {
@@ -131,7 +131,8 @@ func (t *testReader) slices(ctx context.Context, st *manifest.Stream, limits Tes
 		}
 		cur.Close(sl)
 		if cur.Field() != "" {
-			t.current.State = []any{stateJSON(st.Name, cur.State())}
+			t.current.State = []*protocol.State{{Type: "STREAM", Stream: &protocol.StreamState{
+				StreamDescriptor: protocol.StreamDescriptor{Name: st.Name}, StreamState: cur.State()}}}
 		}
 		t.read.Slices = append(t.read.Slices, *t.current)
 		t.current = nil
@@ -140,14 +141,6 @@ func (t *testReader) slices(ctx context.Context, st *manifest.Stream, limits Tes
 		t.read.TestReadLimitReached = true
 	}
 	return nil
-}
-
-// stateJSON is a stream's state message as a test read shows it.
-func stateJSON(stream string, state map[string]any) any {
-	b, _ := json.Marshal(protocol.State{Type: "STREAM", Stream: &protocol.StreamState{StreamDescriptor: protocol.StreamDescriptor{Name: stream}, StreamState: state}})
-	var v any
-	json.Unmarshal(b, &v)
-	return v
 }
 
 func (t *testReader) Page(_ string, req *request.Parts, resp *request.Response, records [][]byte, decision string) {
@@ -416,13 +409,21 @@ func (s *StreamRead) WritePretty(w io.Writer, stream string) {
 		}
 		fmt.Fprintf(w, "%s (%s): %s %s -> %d\n", a.Title, a.Description, a.Request.HTTPMethod, a.Request.URL, status)
 	}
-	for _, sl := range s.Slices {
+	for n, sl := range s.Slices {
+		if sl.SliceDescriptor != nil {
+			b, _ := json.Marshal(sl.SliceDescriptor)
+			fmt.Fprintf(w, "slice %d: %s\n", n+1, b)
+		}
 		for i, p := range sl.Pages {
 			status := 0
 			if p.Response != nil {
 				status = p.Response.Status
 			}
 			fmt.Fprintf(w, "page %d: %s %s -> %d, %d records; %s\n", i+1, p.Request.HTTPMethod, p.Request.URL, status, len(p.Records), p.Decision)
+		}
+		for _, st := range sl.State {
+			b, _ := json.Marshal(st.Stream.StreamState)
+			fmt.Fprintf(w, "state: %s\n", b)
 		}
 	}
 	for _, l := range s.Logs {
