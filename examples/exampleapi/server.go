@@ -29,8 +29,11 @@ var Base = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 // UpdateEvery is the time between the updated_at of two records.
 const UpdateEvery = 6 * time.Hour
 
-// UpdatedAt is when record i (from 1) was last updated.
-func UpdatedAt(i int) time.Time { return Base.Add(time.Duration(i) * UpdateEvery) }
+// UpdatedAt is when record i (from 1) was last updated (in seconds, so that
+// millions of records run past the 292 years a time.Duration holds).
+func UpdatedAt(i int) time.Time {
+	return time.Unix(Base.Unix()+int64(i)*int64(UpdateEvery/time.Second), 0).UTC()
+}
 
 // Server serves the example collections.
 type Server struct {
@@ -126,13 +129,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // two RFC 3339 times, both included (either may be empty).
 func (s *Server) updatedRange(since, until string) (int, int, error) {
 	from, to := 0, len(s.pages)
+	every := int64(UpdateEvery / time.Second)
 	if since != "" {
 		t, err := time.Parse(time.RFC3339, since)
 		if err != nil {
 			return 0, 0, fmt.Errorf("updated_since: %v", err)
 		}
 		// the first i with UpdatedAt(i) >= t, as an index (i-1)
-		from = max(0, min(len(s.pages), int((t.Sub(Base)+UpdateEvery-1)/UpdateEvery)-1))
+		from = max(0, min(len(s.pages), int(ceilDiv(t.Unix()-Base.Unix(), every))-1))
 	}
 	if until != "" {
 		t, err := time.Parse(time.RFC3339, until)
@@ -140,10 +144,20 @@ func (s *Server) updatedRange(since, until string) (int, int, error) {
 			return 0, 0, fmt.Errorf("updated_until: %v", err)
 		}
 		// the last i with UpdatedAt(i) <= t, as an end index (i)
-		to = max(0, min(len(s.pages), int(t.Sub(Base)/UpdateEvery)))
+		to = max(0, min(len(s.pages), int(floorDiv(t.Unix()-Base.Unix(), every))))
 	}
 	return from, max(from, to), nil
 }
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && a < 0 {
+		q--
+	}
+	return q
+}
+
+func ceilDiv(a, b int64) int64 { return -floorDiv(-a, b) }
 
 // write answers prefix + the records [from, from+size) as a JSON array + suffix.
 func (s *Server) write(w http.ResponseWriter, prefix string, from, size int, suffix string) {
