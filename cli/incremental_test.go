@@ -585,3 +585,70 @@ func TestCheckReadsTheFirstSlice(t *testing.T) {
 	}
 	equalLists(t, "requests", a.lines(), []string{"GET /items?since=" + q("2024-01-01T00:00:00Z") + "&until=" + q("2024-01-01T23:59:59Z")})
 }
+
+// Each epoch format, and %f and %z, from the request bounds to the state.
+func TestCursorFormatsFromRequestToState(t *testing.T) {
+	for _, tc := range []struct {
+		format, record, since, state string
+	}{
+		{"%s", `1704103200`, "1704067200", `"1704103200"`},
+		{"%ms", `1704103200123`, "1704067200000", `"1704103200123"`},
+		{"%s_as_float", `1704103200.5`, "1704067200.0", `"1704103200.5"`},
+		{"%epoch_microseconds", `"1704103200000001"`, "1704067200000000", `"1704103200000001"`},
+		{"%Y-%m-%dT%H:%M:%S.%f%z", `"2024-01-01T12:00:00.25+0200"`, "2024-01-01T00:00:00.000000+0000", `"2024-01-01T10:00:00.250000+0000"`},
+		{"%Y-%m-%dT%H:%M:%S.%_msZ", `"2024-01-01T10:00:00.125Z"`, "2024-01-01T00:00:00.000Z", `"2024-01-01T10:00:00.125Z"`},
+	} {
+		a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+			fmt.Fprintf(w, `{"data":[{"id":1,"ts":%s}]}`, tc.record)
+		})
+		cursor := fmt.Sprintf(`type: DatetimeBasedCursor
+cursor_field: ts
+datetime_format: %q
+start_datetime: {type: MinMaxDatetime, datetime: "2024-01-01T00:00:00Z", datetime_format: "%%Y-%%m-%%dT%%H:%%M:%%SZ"}
+end_datetime: {type: MinMaxDatetime, datetime: "2024-01-02T00:00:00Z", datetime_format: "%%Y-%%m-%%dT%%H:%%M:%%SZ"}
+start_time_option: {type: RequestOption, inject_into: request_parameter, field_name: since}`, tc.format)
+		res := incrementalConnector(t, incrementalStream(a.URL, cursor, ""), nil, "items").read(t)
+		if res.code != 0 {
+			t.Fatalf("%s: exit %d: %s", tc.format, res.code, res.stdout)
+		}
+		equalLists(t, tc.format+" request", a.lines(), []string{"GET /items?since=" + q(tc.since)})
+		equalLists(t, tc.format+" state", res.states(), []string{itemState(`{"ts":`+tc.state+`}`, 1)})
+	}
+}
+
+func TestSliceOptionsOnlyOnFirstPageWhenAsked(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		if r.URL.Query().Get("page") == "" {
+			fmt.Fprint(w, `{"data":[{"id":1,"updated_at":"2024-01-01T10:00:00Z"}],"next":"2"}`)
+			return
+		}
+		fmt.Fprint(w, `{"data":[{"id":2,"updated_at":"2024-01-01T11:00:00Z"}],"next":null}`)
+	})
+	cursor := strings.Replace(dailyCursor, `end_datetime: "2024-01-03T12:00:00Z"`, `end_datetime: "2024-01-01T23:00:00Z"`, 1)
+	paginator := `paginator:
+  type: DefaultPaginator
+  page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: page}
+  pagination_strategy: {type: CursorPagination, cursor_value: "{{ response.next }}", stop_condition: "{{ response.next is none }}"}
+ignore_stream_slicer_parameters_on_paginated_requests: true`
+	res := incrementalConnector(t, incrementalStream(a.URL, cursor, paginator), nil, "items").read(t)
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stdout)
+	}
+	equalLists(t, "requests", a.lines(), []string{"GET /items?since=" + q("2024-01-01T00:00:00Z") + "&until=" + q("2024-01-01T23:00:00Z"), "GET /items?page=2"})
+	equalLists(t, "states", res.states(), []string{itemState(`{"updated_at":"2024-01-01T11:00:00Z"}`, 2)})
+}
+
+func TestCatalogDefinedCursorField(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		fmt.Fprint(w, `{"data":[{"id":1,"updated_at":"2024-01-01T10:00:00Z","modified":"2024-01-01T12:00:00Z"}]}`)
+	})
+	cursor := strings.Replace(dailyCursor, `end_datetime: "2024-01-03T12:00:00Z"`, `end_datetime: "2024-01-01T23:00:00Z"`, 1) + "\nallow_catalog_defined_cursor_field: true"
+	c := incrementalConnector(t, incrementalStream(a.URL, cursor, ""), nil)
+	res := runCLI(t, "discover", "--manifest", c.manifest, "--config", c.config)
+	if !strings.Contains(res.stdout, `"supported_sync_modes":["full_refresh","incremental"],"source_defined_cursor":false,"default_cursor_field":["updated_at"]`) {
+		t.Errorf("discover: %s", res.stdout)
+	}
+	c.catalog = writeFile(t, c.dir, "catalog.json", `{"streams":[{"stream":{"name":"items","json_schema":{},"supported_sync_modes":["full_refresh","incremental"]},"sync_mode":"incremental","cursor_field":["modified"],"destination_sync_mode":"append"}]}`)
+	res = c.read(t)
+	equalLists(t, "states", res.states(), []string{itemState(`{"modified":"2024-01-01T12:00:00Z"}`, 1)})
+}
