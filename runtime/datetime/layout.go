@@ -46,21 +46,14 @@ var composite = map[byte]string{
 
 const directives = "aAwdbhBmyYHIpMSfzZjUWs%e"
 
+// epochFormats are the formats that stand for a whole epoch value.
+var epochFormats = map[string]epochKind{"%s": epochSeconds, "%s_as_float": epochFloat, "%ms": epochMillis, "%epoch_microseconds": epochMicros}
+
 // Compile reads a format. An unknown directive is an error.
 func Compile(format string) (*Layout, error) {
 	l := &Layout{format: format}
-	switch format {
-	case "%s":
-		l.epoch = epochSeconds
-		return l, nil
-	case "%s_as_float":
-		l.epoch = epochFloat
-		return l, nil
-	case "%ms":
-		l.epoch = epochMillis
-		return l, nil
-	case "%epoch_microseconds":
-		l.epoch = epochMicros
+	if kind, ok := epochFormats[format]; ok {
+		l.epoch = kind
 		return l, nil
 	}
 	if err := l.compile(format, 0); err != nil {
@@ -454,10 +447,7 @@ func (p *parser) zone() bool {
 	}
 	parts := []int{h}
 	for len(parts) < 3 {
-		rest := p.in
-		if strings.HasPrefix(rest, ":") {
-			rest = rest[1:]
-		}
+		rest := strings.TrimPrefix(p.in, ":")
 		if len(rest) < 2 || rest[0] < '0' || rest[0] > '9' || rest[1] < '0' || rest[1] > '9' {
 			break
 		}

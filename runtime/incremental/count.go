@@ -59,18 +59,13 @@ func (s *CountSpec) Field() string { return s.field }
 
 // newCursor makes a cursor starting from a flat state {cursor_field: n}.
 func (s *CountSpec) newCursor(state map[string]any) (*CountCursor, error) {
-	c := &CountCursor{spec: s, syncStart: s.start, legacy: map[string]any{}}
-	for k, v := range state {
-		if k != s.field {
-			c.legacy[k] = v
-			continue
-		}
-		if v == nil {
-			continue
-		}
-		n, ok := integer(v)
+	c := &CountCursor{spec: s, syncStart: s.start}
+	var value any
+	c.legacy, value = splitState(state, s.field)
+	if value != nil {
+		n, ok := integer(value)
 		if !ok {
-			return nil, fmt.Errorf("stream %s: the state's %s value %s is not an integer", s.stream, s.field, interp.String(v))
+			return nil, fmt.Errorf("stream %s: the state's %s value %s is not an integer", s.stream, s.field, interp.String(value))
 		}
 		c.syncStart = max(n, s.start)
 	}
@@ -133,10 +128,5 @@ func (c *CountCursor) Close(sl *Slice) {
 
 // State is {cursor_field: n}, with the other keys of the incoming state.
 func (c *CountCursor) State() map[string]any {
-	out := make(map[string]any, len(c.legacy)+1)
-	for k, v := range c.legacy {
-		out[k] = v
-	}
-	out[c.spec.field] = c.history.complete(c.spec.start)
-	return out
+	return flatState(c.legacy, c.spec.field, c.history.complete(c.spec.start))
 }

@@ -222,7 +222,7 @@ func (s *DatetimeSpec) endNow() int64 {
 // flat form {cursor_field: value, ...} or the concurrent form
 // {"state_type": "date-range", "slices": [...]}. nil or {} is no state.
 func (s *DatetimeSpec) newCursor(state map[string]any) (*DatetimeCursor, error) {
-	c := &DatetimeCursor{spec: s, legacy: map[string]any{}}
+	c := &DatetimeCursor{spec: s}
 	gap := s.granularity.Fixed.Microseconds()
 	if s.granularity.Years != 0 || s.granularity.Months != 0 || gap == 0 {
 		gap = 1000 // 1 ms, the CDK's default
@@ -237,15 +237,10 @@ func (s *DatetimeSpec) newCursor(state map[string]any) (*DatetimeCursor, error) 
 		return c, nil
 	}
 	c.syncStart = s.start
-	for k, v := range state {
-		if k != s.field {
-			c.legacy[k] = v
-			continue
-		}
-		if v == nil {
-			continue
-		}
-		us, err := s.stateValue(v)
+	var value any
+	c.legacy, value = splitState(state, s.field)
+	if value != nil {
+		us, err := s.stateValue(value)
 		if err != nil {
 			return nil, err
 		}
@@ -522,12 +517,7 @@ func (c *DatetimeCursor) Close(sl *Slice) {
 // State is {cursor_field: value} in datetime_format (in UTC), with the other
 // keys of the incoming state.
 func (c *DatetimeCursor) State() map[string]any {
-	out := make(map[string]any, len(c.legacy)+1)
-	for k, v := range c.legacy {
-		out[k] = v
-	}
-	out[c.spec.field] = c.spec.out.FormatMicros(c.history.complete(c.spec.start))
-	return out
+	return flatState(c.legacy, c.spec.field, c.spec.out.FormatMicros(c.history.complete(c.spec.start)))
 }
 
 func describe(v any) string {

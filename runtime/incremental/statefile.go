@@ -127,3 +127,27 @@ func (s States) set(name string, v any) error {
 	}
 	return nil
 }
+
+// splitState parts a flat state into the cursor's value (nil: none) and the
+// other keys, which are written back as they came.
+func splitState(state map[string]any, field string) (others map[string]any, value any) {
+	others = make(map[string]any, len(state))
+	for k, v := range state {
+		if k == field {
+			value = v
+		} else {
+			others[k] = v
+		}
+	}
+	return others, value
+}
+
+// flatState is the state {field: value} with the other keys of the incoming one.
+func flatState(others map[string]any, field string, value any) map[string]any {
+	out := make(map[string]any, len(others)+1)
+	for k, v := range others {
+		out[k] = v
+	}
+	out[field] = value
+	return out
+}
