@@ -149,18 +149,18 @@ func (e *setupError) Error() string { return e.message }
 
 // setup reads the config and the manifest, derives the spec, registers the
 // secrets and validates the config. validation is the config error, if any.
-func (a *app) setup() (r *runtime.Runner, validation error, err *setupError) {
+func (a *app) setup() (r *runtime.Runner, err *setupError, validation error) {
 	config, cerr := readJSONObject(a.configPath, "config")
 	if cerr != nil {
-		return nil, nil, &setupError{message: cerr.Error()}
+		return nil, &setupError{message: cerr.Error()}, nil
 	}
 	raw, merr := manifest.Find(a.manifestPath, config)
 	if merr != nil {
-		return nil, nil, &setupError{message: merr.Error(), manifest: true}
+		return nil, &setupError{message: merr.Error(), manifest: true}, nil
 	}
 	src, merr := manifest.Load(raw)
 	if merr != nil {
-		return nil, nil, &setupError{message: "invalid manifest: " + merr.Error(), manifest: true}
+		return nil, &setupError{message: "invalid manifest: " + merr.Error(), manifest: true}, nil
 	}
 	spec, warnings := manifest.Spec(src.Resolved)
 	connSpec, _ := spec["connectionSpecification"].(map[string]any)
@@ -173,14 +173,14 @@ func (a *app) setup() (r *runtime.Runner, validation error, err *setupError) {
 	if a.writeConfig {
 		r.SaveConfig = func(cfg map[string]any) error { return writeFileAtomic(a.configPath, cfg) }
 	}
-	return r, validation, nil
+	return r, nil, validation
 }
 
 // check prints exactly one CONNECTION_STATUS and exits 0 for anything the
 // user can fix in the config or the manifest (a TRACE config_error comes
 // first for the manifest); an unreadable config file is a TRACE and exit 1.
 func (a *app) check(cmd *cobra.Command, _ []string) error {
-	r, invalid, err := a.setup()
+	r, err, invalid := a.setup()
 	if err != nil {
 		if !err.manifest {
 			return a.fail(protocol.ConfigError, err.message)
@@ -195,7 +195,7 @@ func (a *app) check(cmd *cobra.Command, _ []string) error {
 }
 
 func (a *app) discover(cmd *cobra.Command, _ []string) error {
-	r, invalid, err := a.setup()
+	r, err, invalid := a.setup()
 	if err != nil {
 		return a.fail(protocol.ConfigError, err.message)
 	}
@@ -213,7 +213,7 @@ func (a *app) read(cmd *cobra.Command, _ []string) error {
 	if command, ok := config["__command"].(string); ok {
 		return a.builder(cmd.Context(), command, config)
 	}
-	r, invalid, serr := a.setup()
+	r, serr, invalid := a.setup()
 	if serr != nil {
 		return a.fail(protocol.ConfigError, serr.message)
 	}
@@ -356,7 +356,7 @@ func (a *app) testRead(cmd *cobra.Command, _ []string) error {
 // runTestRead prints the StreamRead of one stream; failures are part of it
 // (or one TRACE when the manifest cannot load), and the exit code is 0.
 func (a *app) runTestRead(ctx context.Context, pretty bool) error {
-	r, _, err := a.setup()
+	r, err, _ := a.setup()
 	if err != nil {
 		a.out.Error(protocol.ConfigError, err.message, "", "")
 		return nil

@@ -162,7 +162,7 @@ func TestManifestErrors(t *testing.T) {
 func TestRealManifests(t *testing.T) {
 	files, _ := filepath.Glob("../../shared/manifests/*.yaml")
 	if len(files) == 0 {
-		t.Skip("no ../shared/manifests beside the repository")
+		t.Skip("catalog manifests not found: expected at ../../shared/manifests/*.yaml (the shared folder beside the repository)")
 	}
 	loaded := 0
 	for _, f := range files {

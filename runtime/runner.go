@@ -7,8 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/rs/zerolog"
-
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/protocol"
 	"github.com/airbyte-go/source-declarative/runtime/auth"
@@ -33,7 +31,6 @@ type Runner struct {
 
 	authMu sync.Mutex
 	auths  map[string]auth.Authenticator
-	logger zerolog.Logger
 }
 
 // Observer is told of each data request and of each token or login request.
@@ -44,23 +41,14 @@ type Observer interface {
 
 // New prepares a runner. The writer's masker hides the spec's secrets.
 func New(src *manifest.Source, config map[string]any, out *protocol.Writer, masker *Masker) *Runner {
-	r := &Runner{Source: src, Config: config, Out: out, Masker: masker, Now: time.Now, auths: map[string]auth.Authenticator{},
-		logger: protocol.NewLogger(out)}
+	r := &Runner{Source: src, Config: config, Out: out, Masker: masker, Now: time.Now, auths: map[string]auth.Authenticator{}}
 	r.Client = request.NewClient(r.log)
 	return r
 }
 
+// log prints a LOG message straight through the protocol writer.
 func (r *Runner) log(level, msg string) {
-	switch level {
-	case "ERROR":
-		r.logger.Error().Msg(msg)
-	case "WARN":
-		r.logger.Warn().Msg(msg)
-	case "DEBUG":
-		r.logger.Debug().Msg(msg)
-	default:
-		r.logger.Info().Msg(msg)
-	}
+	r.Out.Log(level, msg)
 }
 
 // authenticator returns the authenticator of a requester, shared by every

@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/protocol"
 	"github.com/airbyte-go/source-declarative/runtime/auth"
+	"github.com/airbyte-go/source-declarative/runtime/failure"
 	"github.com/airbyte-go/source-declarative/runtime/interp"
 	"github.com/airbyte-go/source-declarative/runtime/paginate"
 	"github.com/airbyte-go/source-declarative/runtime/request"
@@ -50,9 +50,8 @@ func (r *Runner) streamReader(st *manifest.Stream) (*streamReader, error) {
 
 // pageResult is one page read.
 type pageResult struct {
-	records [][]byte
-	parts   *request.Parts
-	resp    *request.Response
+	parts *request.Parts
+	resp  *request.Response
 }
 
 // read fetches pages until the paginator stops or maxPages pages were read
@@ -164,13 +163,8 @@ func (s *streamReader) fetch(ctx context.Context, token paginate.Token, check fu
 }
 
 func (s *streamReader) requestError(err error) error {
-	var re *request.Error
-	if errors.As(err, &re) {
-		return &Error{Failure: re.Failure, Message: fmt.Sprintf("stream %s: %s", s.st.Name, re.Message)}
-	}
-	var e *Error
-	if errors.As(err, &e) {
-		return err
+	if f := failure.As(err); f != nil {
+		return &Error{Failure: f.Failure, Status: f.Status, Message: fmt.Sprintf("stream %s: %s", s.st.Name, f.Message)}
 	}
 	return &Error{Failure: protocol.ConfigError, Message: fmt.Sprintf("stream %s: %v", s.st.Name, err)}
 }

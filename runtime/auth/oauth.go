@@ -15,6 +15,7 @@ import (
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/protocol"
 	"github.com/airbyte-go/source-declarative/runtime/datetime"
+	"github.com/airbyte-go/source-declarative/runtime/failure"
 	"github.com/airbyte-go/source-declarative/runtime/interp"
 	"github.com/airbyte-go/source-declarative/runtime/request"
 )
@@ -64,7 +65,7 @@ func (o *oauth) seed() error {
 	if expiry != "" {
 		exp, err := datetime.ParseDatetime(expiry)
 		if err != nil {
-			return &request.Error{Failure: protocol.ConfigError, Message: fmt.Sprintf("%s: the token expiry date %q is not a date: %v", o.a.Path, expiry, err)}
+			return &failure.Error{Failure: protocol.ConfigError, Message: fmt.Sprintf("%s: the token expiry date %q is not a date: %v", o.a.Path, expiry, err)}
 		}
 		t.Expiry = exp
 	} else if o.o.Endpoint != nil {
@@ -136,7 +137,7 @@ func (o *oauth) tokenRequest() (*request.Parts, error) {
 		return nil, err
 	}
 	if endpoint == "" {
-		return nil, &request.Error{Failure: protocol.ConfigError, Message: o.a.Path + ".token_refresh_endpoint: renders empty"}
+		return nil, &failure.Error{Failure: protocol.ConfigError, Message: o.a.Path + ".token_refresh_endpoint: renders empty"}
 	}
 	p := request.New(http.MethodPost, endpoint)
 	headers := map[string]any{}
@@ -163,7 +164,7 @@ func (o *oauth) tokenRequest() (*request.Parts, error) {
 			return nil, err
 		}
 		if id == "" {
-			return nil, &request.Error{Failure: protocol.ConfigError, Message: o.a.Path + ".client_id: renders empty; check the config"}
+			return nil, &failure.Error{Failure: protocol.ConfigError, Message: o.a.Path + ".client_id: renders empty; check the config"}
 		}
 		body[o.o.ClientIDName] = id
 		body[o.o.ClientSecretName] = secret
@@ -174,7 +175,7 @@ func (o *oauth) tokenRequest() (*request.Parts, error) {
 			return nil, err
 		}
 		if rt == "" {
-			return nil, &request.Error{Failure: protocol.ConfigError, Message: o.a.Path + ": the refresh token is empty; check the config"}
+			return nil, &failure.Error{Failure: protocol.ConfigError, Message: o.a.Path + ": the refresh token is empty; check the config"}
 		}
 		o.env.secret(rt)
 		body[o.o.RefreshTokenName] = rt
@@ -233,11 +234,11 @@ func (o *oauth) refresh(ctx context.Context) (*oauth2.Token, error) {
 	d := json.NewDecoder(strings.NewReader(string(resp.Body)))
 	d.UseNumber()
 	if err := d.Decode(&body); err != nil {
-		return nil, &request.Error{Failure: protocol.SystemError, Message: fmt.Sprintf("token endpoint %s answered HTTP %d with a body that is not a JSON object: %s", resp.URL, resp.Status, request.BodyStart(resp.Body))}
+		return nil, &failure.Error{Failure: protocol.SystemError, Message: fmt.Sprintf("token endpoint %s answered HTTP %d with a body that is not a JSON object: %s", resp.URL, resp.Status, request.BodyStart(resp.Body))}
 	}
 	access := interp.String(find(body, o.o.AccessTokenName, 5))
 	if access == "" {
-		return nil, &request.Error{Failure: protocol.SystemError, Message: fmt.Sprintf("token endpoint response has no access token property %q", o.o.AccessTokenName)}
+		return nil, &failure.Error{Failure: protocol.SystemError, Message: fmt.Sprintf("token endpoint response has no access token property %q", o.o.AccessTokenName)}
 	}
 	o.env.secret(access)
 	t := &oauth2.Token{AccessToken: access, TokenType: "Bearer"}
@@ -263,13 +264,13 @@ func (o *oauth) expiry(v any) (time.Time, error) {
 	if o.o.ExpiryDateFormat == "" {
 		secs, err := strconv.ParseFloat(s, 64)
 		if err != nil {
-			return time.Time{}, &request.Error{Failure: protocol.SystemError, Message: fmt.Sprintf("token property %q is %q, not a number of seconds (set token_expiry_date_format if it is a date)", o.o.ExpiresInName, s)}
+			return time.Time{}, &failure.Error{Failure: protocol.SystemError, Message: fmt.Sprintf("token property %q is %q, not a number of seconds (set token_expiry_date_format if it is a date)", o.o.ExpiresInName, s)}
 		}
 		return o.env.Now().Add(time.Duration(secs) * time.Second), nil
 	}
 	t, err := datetime.Strptime(s, o.o.ExpiryDateFormat)
 	if err != nil {
-		return time.Time{}, &request.Error{Failure: protocol.SystemError, Message: fmt.Sprintf("token property %q: %v", o.o.ExpiresInName, err)}
+		return time.Time{}, &failure.Error{Failure: protocol.SystemError, Message: fmt.Sprintf("token property %q: %v", o.o.ExpiresInName, err)}
 	}
 	return t, nil
 }
@@ -291,7 +292,7 @@ func (o *oauth) rotate(body map[string]any, t *oauth2.Token) error {
 	o.env.ConfigMu.Unlock()
 	if o.env.ConfigUpdated != nil {
 		if err := o.env.ConfigUpdated(snapshot); err != nil {
-			return &request.Error{Failure: protocol.SystemError, Message: "cannot save the rotated refresh token: " + err.Error()}
+			return &failure.Error{Failure: protocol.SystemError, Message: "cannot save the rotated refresh token: " + err.Error()}
 		}
 	}
 	return nil
@@ -305,10 +306,10 @@ func (o *oauth) tokenError(resp *request.Response, err error) error {
 	json.Unmarshal(resp.Body, &body)
 	switch interp.String(body["error"]) {
 	case "invalid_grant", "invalid_permissions", "invalid_client", "unauthorized_client":
-		return &request.Error{Failure: protocol.ConfigError, Status: resp.Status,
+		return &failure.Error{Failure: protocol.ConfigError, Status: resp.Status,
 			Message: fmt.Sprintf("Refresh token is invalid or expired (token endpoint answered HTTP %d %s). Please re-authenticate and update the credentials in the source settings.", resp.Status, interp.String(body["error"]))}
 	}
-	return &request.Error{Failure: protocol.ConfigError, Status: resp.Status,
+	return &failure.Error{Failure: protocol.ConfigError, Status: resp.Status,
 		Message: fmt.Sprintf("token endpoint %s answered HTTP %d: %s", resp.URL, resp.Status, request.BodyStart(resp.Body))}
 }
 

@@ -26,8 +26,6 @@ type Parts struct {
 	BodyData url.Values
 	BodyRaw  *string // a body given as one string
 	BodyJSON map[string]any
-	// Credentials is false on a request to a host that may not see credentials.
-	NoCredentials bool
 }
 
 // New returns empty parts for method and URL.

@@ -14,17 +14,9 @@ import (
 
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/protocol"
+	"github.com/airbyte-go/source-declarative/runtime/failure"
 	"github.com/airbyte-go/source-declarative/runtime/interp"
 )
-
-// Error is a request that failed for good. Failure is the Airbyte failure type.
-type Error struct {
-	Failure string
-	Message string
-	Status  int
-}
-
-func (e *Error) Error() string { return e.Message }
 
 // Send sends the request build makes, retrying as the handler (or the
 // default policy) says. build is called again for each attempt.
@@ -43,14 +35,14 @@ func (c *Client) SendChecked(ctx context.Context, build func() (*http.Request, e
 	for attempt := 0; ; attempt++ {
 		req, err := build()
 		if err != nil {
-			var own *Error
+			var own *failure.Error
 			if errors.As(err, &own) {
 				return nil, own // a token or login request that failed keeps its failure type
 			}
-			return nil, &Error{Failure: protocol.ConfigError, Message: err.Error()}
+			return nil, &failure.Error{Failure: protocol.ConfigError, Message: err.Error()}
 		}
 		resp, netErr := c.do(req)
-		var final *Error
+		var final *failure.Error
 		if errors.As(netErr, &final) {
 			return nil, final
 		}
@@ -80,26 +72,26 @@ func (c *Client) SendChecked(ctx context.Context, build func() (*http.Request, e
 			if resp != nil {
 				status = resp.Status
 			}
-			return resp, &Error{Failure: act.failure, Message: act.message, Status: status}
+			return resp, &failure.Error{Failure: act.failure, Message: act.message, Status: status}
 		}
 		if attempt >= maxRetries {
 			status := 0
 			if resp != nil {
 				status = resp.Status
 			}
-			return resp, &Error{Failure: act.failure, Status: status,
+			return resp, &failure.Error{Failure: act.failure, Status: status,
 				Message: fmt.Sprintf("%s (gave up after %d attempts)", act.message, attempt+1)}
 		}
 		wait := c.backoff(h, resp, attempt)
 		if act.waitErr != "" {
-			return resp, &Error{Failure: protocol.TransientError, Message: act.waitErr}
+			return resp, &failure.Error{Failure: protocol.TransientError, Message: act.waitErr}
 		}
 		if c.Now().Add(wait).Sub(start) > c.MaxElapsed {
-			return resp, &Error{Failure: protocol.TransientError, Message: fmt.Sprintf("%s (gave up: retrying would exceed %s)", act.message, c.MaxElapsed)}
+			return resp, &failure.Error{Failure: protocol.TransientError, Message: fmt.Sprintf("%s (gave up: retrying would exceed %s)", act.message, c.MaxElapsed)}
 		}
 		c.log("WARN", fmt.Sprintf("%s; retrying in %s (attempt %d of %d)", act.message, wait.Round(time.Millisecond), attempt+2, maxRetries+1))
 		if err := c.wait(ctx, wait); err != nil {
-			return nil, &Error{Failure: protocol.TransientError, Message: err.Error()}
+			return nil, &failure.Error{Failure: protocol.TransientError, Message: err.Error()}
 		}
 	}
 }
@@ -126,8 +118,6 @@ func decide(h *manifest.ErrorHandler, r *Response) action {
 		return action{kind: "RETRY", failure: protocol.TransientError}
 	case r.Status >= 500:
 		return action{kind: "RETRY", failure: protocol.TransientError}
-	case r.Status == 401 || r.Status == 403:
-		return action{kind: "FAIL", failure: protocol.ConfigError}
 	}
 	return action{kind: "FAIL", failure: protocol.ConfigError}
 }
@@ -294,7 +284,7 @@ func retryAfter(v string, now time.Time) (time.Duration, bool) {
 
 // IsStatus tells whether err is a request error with that HTTP status.
 func IsStatus(err error, status int) bool {
-	var e *Error
+	var e *failure.Error
 	return errors.As(err, &e) && e.Status == status
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/airbyte-go/source-declarative/manifest"
+	"github.com/airbyte-go/source-declarative/runtime/failure"
 	"github.com/airbyte-go/source-declarative/runtime/interp"
 )
 
@@ -70,7 +71,7 @@ func TestGivesUpAfterMaxRetriesAsTransient(t *testing.T) {
 	c.MaxRetries = 3
 	srv, n := script(t, []int{500, 502, 503, 500, 500}, nil)
 	_, err := c.Send(context.Background(), get(srv.URL), nil)
-	e, ok := err.(*Error)
+	e, ok := err.(*failure.Error)
 	if !ok || e.Failure != "transient_error" || *n != 4 || !strings.Contains(e.Message, "gave up after 4 attempts") || len(*waits) != 3 {
 		t.Fatalf("err %v, %d requests, waits %v", err, *n, *waits)
 	}
@@ -105,7 +106,7 @@ func TestManifestErrorHandler(t *testing.T) {
 	}))
 	defer quota.Close()
 	_, err = c.Send(context.Background(), get(quota.URL), h)
-	if e, ok := err.(*Error); !ok || e.Message != "Quota exhausted: daily quota reached" || e.Failure != "config_error" {
+	if e, ok := err.(*failure.Error); !ok || e.Message != "Quota exhausted: daily quota reached" || e.Failure != "config_error" {
 		t.Errorf("FAIL with message: %v", err)
 	}
 	c, waits, _ := testClient()

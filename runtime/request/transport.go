@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/airbyte-go/source-declarative/protocol"
+	"github.com/airbyte-go/source-declarative/runtime/failure"
 )
 
 // Response is a whole HTTP response.
@@ -112,7 +113,7 @@ func (c *Client) do(req *http.Request) (*Response, error) {
 	}
 	if int64(len(body)) > limit {
 		return &Response{Status: resp.StatusCode, Header: resp.Header, URL: req.URL.Redacted()},
-			&Error{Failure: protocol.SystemError, Message: fmt.Sprintf("response of %s %s is larger than %d bytes", req.Method, req.URL.Redacted(), limit)}
+			&failure.Error{Failure: protocol.SystemError, Message: fmt.Sprintf("response of %s %s is larger than %d bytes", req.Method, req.URL.Redacted(), limit)}
 	}
 	return &Response{Status: resp.StatusCode, Header: resp.Header, Body: body, URL: req.URL.Redacted()}, nil
 }
