@@ -39,6 +39,7 @@ type app struct {
 	stream       string
 	limits       runtime.TestLimits
 	pretty       bool
+	debug        bool
 	stdout       io.Writer
 }
 
@@ -56,6 +57,7 @@ func Main(args []string, stdout, stderr io.Writer, genericSpec []byte, version s
 		a.out.Flush()
 	}()
 	root := a.commands(version)
+	root.PersistentPreRun = func(*cobra.Command, []string) { a.out.SetDebug(a.debug) }
 	root.SetArgs(args)
 	root.SetOut(stderr)
 	root.SetErr(stderr)
@@ -83,7 +85,7 @@ func (a *app) commands(version string) *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.PersistentFlags().StringVar(&a.manifestPath, "manifest", "", "path of the manifest (YAML or JSON)")
-	root.PersistentFlags().Bool("debug", false, "accepted for compatibility")
+	root.PersistentFlags().BoolVar(&a.debug, "debug", false, "print DEBUG LOG messages: a summary of every request and response, secrets masked")
 	spec := &cobra.Command{Use: "spec", Short: "Print the connector specification", Args: cobra.NoArgs, RunE: a.spec}
 	check := &cobra.Command{Use: "check", Short: "Check the config connects", Args: cobra.NoArgs, RunE: a.check}
 	discover := &cobra.Command{Use: "discover", Short: "Print the catalog of streams", Args: cobra.NoArgs, RunE: a.discover}
@@ -127,15 +129,23 @@ func (a *app) spec(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return a.fail(protocol.ConfigError, "invalid manifest: "+err.Error())
 	}
-	spec, warnings := manifest.Spec(resolved)
-	for _, w := range warnings {
-		a.out.Log("WARN", w)
+	if src, err := manifest.Load(raw); err == nil {
+		a.warn(src.Warnings)
 	}
+	spec, warnings := manifest.Spec(resolved)
+	a.warn(warnings)
 	b, err := json.Marshal(spec)
 	if err != nil {
 		return a.fail(protocol.SystemError, err.Error())
 	}
 	return a.out.Write(&protocol.Message{Type: protocol.TypeSpec, Spec: b})
+}
+
+// warn prints each warning about the manifest as a LOG WARN.
+func (a *app) warn(warnings []string) {
+	for _, w := range warnings {
+		a.out.Log(protocol.LevelWarn, w)
+	}
 }
 
 // setupError is a failure to start: unreadable config, or a manifest that
@@ -165,9 +175,8 @@ func (a *app) setup() (r *runtime.Runner, err *setupError, validation error) {
 	spec, warnings := manifest.Spec(src.Resolved)
 	connSpec, _ := spec["connectionSpecification"].(map[string]any)
 	a.masker.AddSpecSecrets(connSpec, config)
-	for _, w := range warnings {
-		a.out.Log("WARN", w)
-	}
+	a.warn(src.Warnings)
+	a.warn(warnings)
 	validation = manifest.ValidateConfig(connSpec, config)
 	r = runtime.New(src, config, a.out, a.masker)
 	if a.writeConfig {

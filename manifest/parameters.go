@@ -20,6 +20,7 @@ var defaultTypes = map[string]string{
 	"OAuthAuthenticator.refresh_token_updater":  "RefreshTokenUpdater",
 	"DefaultErrorHandler.response_filters":      "HttpResponseFilter",
 	"CompositeErrorHandler.error_handlers":      "DefaultErrorHandler",
+	"QueryProperties.property_chunking":         "PropertyChunking",
 }
 
 // noParameters are components that take no $parameters as fields: a

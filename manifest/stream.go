@@ -20,6 +20,9 @@ type Retriever struct {
 	Requester *Requester
 	Selector  *Selector
 	Paginator *Paginator // nil: one request
+	// IgnoreSlicerOnPages leaves the partition and cursor request options off
+	// the requests after a slice's first page.
+	IgnoreSlicerOnPages bool
 }
 
 // Selector is a RecordSelector with a DpathExtractor.
@@ -72,9 +75,12 @@ func (d *decoder) retriever(v any, path string) *Retriever {
 		return nil
 	}
 	r := &Retriever{}
-	if pr, ok := m["partition_router"]; ok && pr != nil && !isFalsy(pr) {
-		d.unsupported(pr, path+".partition_router")
+	for _, f := range []string{"partition_router", "pagination_reset"} {
+		if x, ok := m[f]; ok && x != nil && !isFalsy(x) {
+			d.unsupported(x, join(path, f))
+		}
 	}
+	r.IgnoreSlicerOnPages, _ = m["ignore_stream_slicer_parameters_on_paginated_requests"].(bool)
 	if dec, ok := m["decoder"]; ok && dec != nil {
 		d.component(dec, path+".decoder", "JsonDecoder")
 	}
@@ -95,7 +101,13 @@ func (d *decoder) selector(v any, path string) *Selector {
 		return nil
 	}
 	s := &Selector{}
+	if sn, ok := m["schema_normalization"]; ok && sn != nil && sn != "None" {
+		d.fail(path+".schema_normalization", "%s is not supported yet (None is)", describeComponent(sn))
+	}
 	if ex, _, ok := d.component(m["extractor"], path+".extractor", "DpathExtractor"); ok {
+		if x, ok := ex["record_expander"]; ok && x != nil {
+			d.unsupported(x, path+".extractor.record_expander")
+		}
 		for i, seg := range ex["field_path"].([]any) {
 			s.FieldPath = append(s.FieldPath, d.value(seg, fmt.Sprintf("%s.extractor.field_path[%d]", path, i)))
 		}

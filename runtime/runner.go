@@ -43,6 +43,7 @@ type Observer interface {
 func New(src *manifest.Source, config map[string]any, out *protocol.Writer, masker *Masker) *Runner {
 	r := &Runner{Source: src, Config: config, Out: out, Masker: masker, Now: time.Now, auths: map[string]auth.Authenticator{}}
 	r.Client = request.NewClient(r.log)
+	r.Client.Debug = out.Debugging
 	return r
 }
 
@@ -111,11 +112,10 @@ func authKey(a *manifest.Auth) string {
 
 // login sends a session-token login request.
 func (r *Runner) login(ctx context.Context, req *manifest.Requester) (*request.Response, error) {
-	au, err := r.authenticator(req.Auth)
+	b, err := r.newBuilder(req, nil)
 	if err != nil {
 		return nil, err
 	}
-	b := &builder{r: r, req: req, auth: au}
 	var parts *request.Parts
 	resp, err := r.Client.Send(ctx, func() (*http.Request, error) {
 		p, err := b.build(ctx, paginate.Token{}, nil)
@@ -124,7 +124,7 @@ func (r *Runner) login(ctx context.Context, req *manifest.Requester) (*request.R
 		}
 		parts = p
 		return p.HTTP(ctx)
-	}, req.ErrorHandler)
+	}, b.policy)
 	if r.Observer != nil && parts != nil {
 		r.Observer.Auxiliary("Login request", "Obtains session token", parts, resp)
 	}

@@ -6,6 +6,7 @@ package request
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -216,4 +217,20 @@ func (p *Parts) HTTP(ctx context.Context) (*http.Request, error) {
 		req.Header.Set("User-Agent", "airbyte-source-declarative-go")
 	}
 	return req, nil
+}
+
+// Fingerprint identifies what the request asks for: method, URL with query,
+// headers and body, hashed.
+func (p *Parts) Fingerprint() [sha256.Size]byte {
+	h := sha256.New()
+	full, _ := p.FullURL()
+	body, _, _ := p.Body()
+	fmt.Fprintf(h, "%s %s\n", p.Method, full)
+	for _, k := range interp.SortedKeys(p.Headers) {
+		fmt.Fprintf(h, "%s: %q\n", k, p.Headers[k])
+	}
+	h.Write(body)
+	var sum [sha256.Size]byte
+	h.Sum(sum[:0])
+	return sum
 }

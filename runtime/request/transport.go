@@ -35,6 +35,8 @@ type Client struct {
 	Sleep          func(ctx context.Context, d time.Duration) error
 	HeartbeatEvery time.Duration
 	Now            func() time.Time
+	// Debug, when set and true, logs a DEBUG summary of every request and response.
+	Debug func() bool
 }
 
 // NewClient returns a client with production defaults.
