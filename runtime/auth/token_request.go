@@ -211,9 +211,19 @@ func (e *endpointSource) refusedJSON(resp *request.Response) bool {
 	case http.StatusUnsupportedMediaType:
 		return true
 	case http.StatusBadRequest, http.StatusUnauthorized:
-		return errorCode(resp, "error") != "invalid_grant" && !e.invalidRefreshToken(resp)
+		return errorCode(resp, "error") != "invalid_grant" && !e.configuredRefreshError(resp)
 	}
 	return false
+}
+
+// configuredRefreshError tells whether a response matches the manifest's
+// refresh_token_error_status_codes, _key and _values, when it sets them.
+func (e *endpointSource) configuredRefreshError(resp *request.Response) bool {
+	re := e.o.RefreshErrors
+	if len(re.StatusCodes) == 0 && re.Key == "" && len(re.Values) == 0 {
+		return false
+	}
+	return slices.Contains(re.StatusCodes, resp.Status) && slices.Contains(re.Values, errorCode(resp, re.Key))
 }
 
 // invalidRefreshToken tells whether a token response says the credentials
@@ -222,7 +232,7 @@ func (e *endpointSource) refusedJSON(resp *request.Response) bool {
 func (e *endpointSource) invalidRefreshToken(resp *request.Response) bool {
 	re := e.o.RefreshErrors
 	if len(re.StatusCodes) > 0 || re.Key != "" || len(re.Values) > 0 {
-		return slices.Contains(re.StatusCodes, resp.Status) && slices.Contains(re.Values, errorCode(resp, re.Key))
+		return e.configuredRefreshError(resp)
 	}
 	switch errorCode(resp, "error") {
 	case "invalid_grant", "invalid_permissions", "invalid_client", "unauthorized_client":
@@ -244,12 +254,12 @@ func (e *endpointSource) tokenError(resp *request.Response, err error) error {
 	if resp == nil || resp.Status < 400 || resp.Status >= 500 {
 		return err
 	}
+	// No HTTP status on these failures: a 401 of the token endpoint is not a
+	// data request's 401, which a new token would cure.
 	if e.invalidRefreshToken(resp) {
-		return &failure.Error{Failure: protocol.ConfigError, Status: resp.Status,
-			Message: fmt.Sprintf("Refresh token is invalid or expired (token endpoint answered HTTP %d %s). Please re-authenticate and update the credentials in the source settings.", resp.Status, errorCode(resp, "error"))}
+		return failure.Config("Refresh token is invalid or expired (token endpoint answered HTTP %d %s). Please re-authenticate and update the credentials in the source settings.", resp.Status, errorCode(resp, "error"))
 	}
-	return &failure.Error{Failure: protocol.ConfigError, Status: resp.Status,
-		Message: fmt.Sprintf("token endpoint %s answered HTTP %d: %s", resp.URL, resp.Status, request.BodyStart(resp.Body))}
+	return failure.Config("token endpoint %s answered HTTP %d: %s", resp.URL, resp.Status, request.BodyStart(resp.Body))
 }
 
 // parse reads the access token, its expiry and, under rotation, the new
