@@ -3,7 +3,6 @@ package manifest
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/airbyte-go/source-declarative/runtime/interp"
@@ -264,20 +263,6 @@ func describeComponent(v any) string {
 func pathOr(v any, def ...string) []string {
 	if l := strList(v); len(l) > 0 {
 		return l
-	}
-	return def
-}
-
-func num(v any, def float64) float64 {
-	switch x := v.(type) {
-	case int64:
-		return float64(x)
-	case float64:
-		return x
-	case string:
-		if f, err := strconv.ParseFloat(x, 64); err == nil {
-			return f
-		}
 	}
 	return def
 }

@@ -68,7 +68,7 @@ func TestIntegralFloatsWhereIntegersAreExpected(t *testing.T) {
 		t.Errorf("error handler %+v", eh)
 	}
 	for from, to := range map[string]string{
-		"max_retries: 2.5": "streams[0].retriever.requester.error_handler.max_retries: must be a whole number, got 2.5",
+		"max_retries: 2.5":    "streams[0].retriever.requester.error_handler.max_retries: must be a whole number, got 2.5",
 		"http_codes: [500.5]": "streams[0].retriever.requester.error_handler.response_filters[0].http_codes[0]: must be a whole number, got 500.5",
 	} {
 		_, err := loadWith(t, "http_method: GET}", "http_method: GET, error_handler: {type: DefaultErrorHandler, "+from+", response_filters: [{type: HttpResponseFilter, action: RETRY, http_codes: [500]}]}}")
@@ -152,7 +152,7 @@ func TestQueryProperties(t *testing.T) {
 		t.Errorf("one chunk = %v", v)
 	}
 	for to, want := range map[string]string{
-		`{type: QueryProperties, property_list: {type: PropertiesFromEndpoint, property_field_path: [name], retriever: {}}}`: "streams[0].retriever.requester.request_parameters.fields.property_list: PropertiesFromEndpoint is not supported yet: it needs a request of its own per partition; list the properties instead",
+		`{type: QueryProperties, property_list: {type: PropertiesFromEndpoint, property_field_path: [name], retriever: {}}}`:                                  "streams[0].retriever.requester.request_parameters.fields.property_list: PropertiesFromEndpoint is not supported yet: it needs a request of its own per partition; list the properties instead",
 		`{type: QueryProperties, property_list: [a, b], property_chunking: {type: PropertyChunking, property_limit_type: property_count, property_limit: 1}}`: "streams[0].retriever.requester.request_parameters.fields.property_chunking.property_limit: is not supported yet: chunks need one request each and records merged by key",
 	} {
 		_, err := loadWith(t, "http_method: GET}", "http_method: GET, request_parameters: {fields: "+to+"}}")

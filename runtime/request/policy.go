@@ -143,4 +143,3 @@ func (b backoff) tooLong(wait float64) error {
 	return failure.Transient("the API asks to wait %s s before retrying, more than %s.max_waiting_time_in_seconds (%s s); stopping the stream",
 		interp.FormatFloat(wait), b.path, interp.FormatFloat(*b.maxWait))
 }
-
