@@ -172,3 +172,22 @@ func TestOptionalAsInTheReference(t *testing.T) {
 		t.Error("no page size expected")
 	}
 }
+
+// $parameters whose values are components are handed down as copies: two
+// such parameters must not come to hold each other (found by FuzzManifest).
+func TestComponentParametersDoNotShareOrCycle(t *testing.T) {
+	m := parse(t, `
+streams:
+  - type: DeclarativeStream
+    $parameters:
+      a: {type: NoAuth}
+      b: {type: BearerAuthenticator, api_token: x}
+    retriever: {type: SimpleRetriever, requester: {type: HttpRequester, url_base: "https://a"}, record_selector: {extractor: {field_path: []}}}
+`)
+	Propagate(m)
+	req := m["streams"].([]any)[0].(map[string]any)["retriever"].(map[string]any)["requester"].(map[string]any)
+	b := req["b"].(map[string]any)
+	if _, cycle := b["a"].(map[string]any)["b"]; cycle {
+		t.Fatal("parameter b holds a, which holds b")
+	}
+}

@@ -59,7 +59,7 @@ func propagate(v any, parentType string, params map[string]any) {
 		if typ != "" && !noParameters[typ] {
 			for k, e := range current {
 				if f, ok := x[k]; !ok || isFalsy(f) {
-					x[k] = e
+					x[k] = DeepCopy(e) // a copy: a parameter that is a component must not be shared, or it could come to hold itself
 				}
 			}
 			if len(current) > 0 {
