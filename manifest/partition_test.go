@@ -2,7 +2,6 @@ package manifest
 
 import (
 	"encoding/json"
-	"slices"
 	"strings"
 	"testing"
 
@@ -177,7 +176,6 @@ partition_router:
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			r, errs := decodeField(t, tc.yaml, "partition_router", (*decoder).partitionRouter)
-			errs = slices.DeleteFunc(errs, func(e string) bool { return strings.HasSuffix(e, "the read loop does not run them") })
 			if len(errs) > 0 {
 				t.Fatalf("errors: %q", errs)
 			}
@@ -231,19 +229,5 @@ func TestPartitionRouterErrors(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("%s\n got: %s\nwant: %s", tc.router, got, tc.want)
 		}
-	}
-}
-
-// Until the read loop runs partitions, a stream with a router is refused at
-// load, after its router was decoded (so the router's own mistakes show).
-func TestPartitionRouterRefusedUntilRun(t *testing.T) {
-	src := strings.Replace(good, "field_path: [data]}}", "field_path: [data]}}\n      partition_router: {type: ListPartitionRouter, cursor_field: id, values: [a]}", 1)
-	_, err := Load(parse(t, src))
-	if err == nil || err.Error() != "streams[0].retriever.partition_router: partition routers are not supported yet: the read loop does not run them" {
-		t.Errorf("got %v", err)
-	}
-	src = strings.Replace(good, "field_path: [data]}}", "field_path: [data]}}\n      partition_router: {type: ListPartitionRouter, cursor_field: id}", 1)
-	if _, err := Load(parse(t, src)); err == nil || err.Error() != "streams[0].retriever.partition_router.values: is required" {
-		t.Errorf("got %v", err)
 	}
 }

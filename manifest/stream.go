@@ -76,9 +76,6 @@ func (d *decoder) retriever(v any, path string) *Retriever {
 	r := &Retriever{}
 	if pr, ok := m["partition_router"]; ok && pr != nil && !isFalsy(pr) {
 		r.PartitionRouter = d.partitionRouter(pr, path+".partition_router")
-		if r.PartitionRouter != nil {
-			d.fail(path+".partition_router", "partition routers are not supported yet: the read loop does not run them")
-		}
 	}
 	if dec, ok := m["decoder"]; ok && dec != nil {
 		d.component(dec, path+".decoder", "JsonDecoder")
