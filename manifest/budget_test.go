@@ -56,13 +56,7 @@ api_budget: {type: HTTPAPIBudget, policies: [{type: FixedWindowCallRatePolicy, p
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			b, errs := decodeField(t, tc.yaml, "api_budget", (*decoder).apiBudget)
-			if len(errs) > 0 {
-				t.Fatalf("errors: %q", errs)
-			}
-			if got := jsonOf(t, describeBudget(b)); got != tc.want {
-				t.Errorf("got  %s\nwant %s", got, tc.want)
-			}
+			decodesTo(t, tc.yaml, "api_budget", (*decoder).apiBudget, describeBudget, tc.want)
 		})
 	}
 }

@@ -99,6 +99,19 @@ func srcLists(l [][]*interp.Template) []any {
 	return out
 }
 
+// decodesTo decodes field of y with decode and compares its description, as
+// JSON, with want.
+func decodesTo[T any](t *testing.T, y, field string, decode func(*decoder, any, string) T, describe func(T) any, want string) {
+	t.Helper()
+	v, errs := decodeField(t, y, field, decode)
+	if len(errs) > 0 {
+		t.Fatalf("errors: %q", errs)
+	}
+	if got := jsonOf(t, describe(v)); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
 func jsonOf(t *testing.T, v any) string {
 	t.Helper()
 	b, err := json.Marshal(v)
@@ -175,13 +188,7 @@ partition_router:
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			r, errs := decodeField(t, tc.yaml, "partition_router", (*decoder).partitionRouter)
-			if len(errs) > 0 {
-				t.Fatalf("errors: %q", errs)
-			}
-			if got := jsonOf(t, describeRouter(r)); got != tc.want {
-				t.Errorf("got  %s\nwant %s", got, tc.want)
-			}
+			decodesTo(t, tc.yaml, "partition_router", (*decoder).partitionRouter, describeRouter, tc.want)
 		})
 	}
 }
