@@ -53,6 +53,8 @@ func listValues(v any, path, src string) ([]any, error) {
 	switch x := v.(type) {
 	case []any:
 		return x, nil
+	case interp.List:
+		return x, nil
 	case string:
 		s := strings.TrimSpace(x)
 		if strings.HasPrefix(s, "[") {

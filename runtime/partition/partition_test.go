@@ -76,7 +76,7 @@ func (l *logs) log(level, msg string) {
 }
 
 // newRouter loads the child manifest with routerYAML and makes its router.
-func newRouter(t *testing.T, routerYAML string, config map[string]any, read ParentReader, l *logs) (Router, error) {
+func newRouter(t testing.TB, routerYAML string, config map[string]any, read ParentReader, l *logs) (Router, error) {
 	t.Helper()
 	raw, err := manifest.Parse([]byte(fmt.Sprintf(childManifest, routerYAML)))
 	if err != nil {
@@ -96,7 +96,7 @@ func newRouter(t *testing.T, routerYAML string, config map[string]any, read Pare
 	return New(st.Retriever.PartitionRouter, Env{Stream: st.Name, Vars: interp.Vars{"config": config, "parameters": map[string]any{}}, ReadParent: read, Log: l.log})
 }
 
-func mustRouter(t *testing.T, routerYAML string, config map[string]any, read ParentReader, l *logs) Router {
+func mustRouter(t testing.TB, routerYAML string, config map[string]any, read ParentReader, l *logs) Router {
 	t.Helper()
 	r, err := newRouter(t, routerYAML, config, read, l)
 	if err != nil {

@@ -241,14 +241,12 @@ func (p *policy) reserve(now time.Time, weight int) (time.Time, error) {
 	if p.spec.Type == manifest.FixedWindowPolicy {
 		return p.reserveFixed(now, weight), nil
 	}
-	longest := time.Duration(0)
 	for _, l := range p.limits {
 		if weight > l.n {
 			return time.Time{}, &Error{Failure: protocol.ConfigError, Message: fmt.Sprintf("%s: a request of weight %d can never fit a limit of %d calls", p.spec.Path, weight, l.n)}
 		}
-		longest = max(longest, l.interval)
 	}
-	p.prune(now, longest)
+	p.prune(now)
 	at := now
 	if n := len(p.calls); n > 0 && p.calls[n-1].After(at) {
 		at = p.calls[n-1]
@@ -270,9 +268,14 @@ func (p *policy) reserve(now time.Time, weight int) (time.Time, error) {
 	return at, nil
 }
 
-// prune forgets the calls no window can hold any more.
-func (p *policy) prune(now time.Time, longest time.Duration) {
-	i := 0
+// prune forgets the calls that no longer count: those out of every window,
+// and those before the most recent ones of the largest limit.
+func (p *policy) prune(now time.Time) {
+	longest, most := time.Duration(0), 0
+	for _, l := range p.limits {
+		longest, most = max(longest, l.interval), max(most, l.n)
+	}
+	i := max(len(p.calls)-most, 0)
 	for i < len(p.calls) && !p.calls[i].After(now.Add(-longest)) {
 		i++
 	}

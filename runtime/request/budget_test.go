@@ -56,7 +56,7 @@ var t0 = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // newBudget decodes an api_budget through a whole manifest and gives it a
 // fake clock.
-func newBudget(t *testing.T, budgetYAML string, config map[string]any) (*Budget, *fakeClock, *[]string) {
+func newBudget(t testing.TB, budgetYAML string, config map[string]any) (*Budget, *fakeClock, *[]string) {
 	t.Helper()
 	raw, err := manifest.Parse([]byte(`version: 6.0.0
 check: {stream_names: [s]}
@@ -82,7 +82,7 @@ api_budget:
 	return b, clk, &logs
 }
 
-func request(t *testing.T, method, url string, header ...string) *http.Request {
+func request(t testing.TB, method, url string, header ...string) *http.Request {
 	t.Helper()
 	req, err := http.NewRequest(method, url, nil)
 	if err != nil {
