@@ -21,6 +21,11 @@ var defaultTypes = map[string]string{
 	"DefaultErrorHandler.response_filters":      "HttpResponseFilter",
 	"CompositeErrorHandler.error_handlers":      "DefaultErrorHandler",
 	"QueryProperties.property_chunking":         "PropertyChunking",
+
+	"ListPartitionRouter.request_option":             "RequestOption",
+	"SubstreamPartitionRouter.parent_stream_configs": "ParentStreamConfig",
+	"ParentStreamConfig.request_option":              "RequestOption",
+	"ParentStreamConfig.stream":                      "DeclarativeStream",
 }
 
 // noParameters are components that take no $parameters as fields: a

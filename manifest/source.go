@@ -9,6 +9,7 @@ type Source struct {
 	CheckStreams     []string
 	Spec             map[string]any // the manifest's spec block, nil when absent
 	ConcurrencyLevel int
+	APIBudget        *APIBudget     // nil: requests are not rate limited
 	Resolved         map[string]any // the manifest after $ref and $parameters resolution
 	// Warnings name what the manifest says that is ignored (fields Airbyte's
 	// schema allows but no component here reads), one line each with its path.
@@ -37,11 +38,6 @@ func (d *decoder) source(m map[string]any) *Source {
 	src.Version, _ = m["version"].(string)
 	if _, ok := m["dynamic_streams"]; ok {
 		d.fail("dynamic_streams", "DynamicDeclarativeStream is not supported")
-	}
-	for _, f := range []string{"api_budget"} {
-		if x, ok := m[f]; ok && x != nil {
-			d.unsupported(x, f)
-		}
 	}
 	names := map[string]string{}
 	streams, _ := m["streams"].([]any)
@@ -82,6 +78,9 @@ func (d *decoder) source(m map[string]any) *Source {
 				src.ConcurrencyLevel = int(n)
 			}
 		}
+	}
+	if b, ok := m["api_budget"]; ok && b != nil {
+		src.APIBudget = d.apiBudget(b, "api_budget")
 	}
 	return src
 }

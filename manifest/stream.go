@@ -20,6 +20,8 @@ type Retriever struct {
 	Requester *Requester
 	Selector  *Selector
 	Paginator *Paginator // nil: one request
+	// PartitionRouter is nil for a stream read as one partition.
+	PartitionRouter *PartitionRouter
 	// IgnoreSlicerOnPages leaves the partition and cursor request options off
 	// the requests after a slice's first page.
 	IgnoreSlicerOnPages bool
@@ -75,10 +77,11 @@ func (d *decoder) retriever(v any, path string) *Retriever {
 		return nil
 	}
 	r := &Retriever{}
-	for _, f := range []string{"partition_router", "pagination_reset"} {
-		if x, ok := m[f]; ok && x != nil && !isFalsy(x) {
-			d.unsupported(x, join(path, f))
-		}
+	if pr, ok := m["partition_router"]; ok && pr != nil && !isFalsy(pr) {
+		r.PartitionRouter = d.partitionRouter(pr, path+".partition_router")
+	}
+	if x, ok := m["pagination_reset"]; ok && x != nil && !isFalsy(x) {
+		d.unsupported(x, path+".pagination_reset")
 	}
 	r.IgnoreSlicerOnPages, _ = m["ignore_stream_slicer_parameters_on_paginated_requests"].(bool)
 	if dec, ok := m["decoder"]; ok && dec != nil {

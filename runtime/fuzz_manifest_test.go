@@ -71,7 +71,7 @@ streams:
 
 // Values and names the mutations draw from.
 var (
-	fuzzValues = []any{nil, true, false, int64(0), int64(-1), int64(1 << 40), 500.0, 50.5, -0.0, "", "x", "{{", "{{ response.next }}",
+	fuzzValues = []any{nil, true, false, int64(0), int64(-1), int64(1 << 40), 500.0, 50.5, 1e300, "", "x", "{{", "{{ response.next }}",
 		"{{ config['missing']['deeper'] }}", "{{ headers['link']['next']['url'] }}", "(?P<n>\\d+)", "(", "#/definitions/base", "#/nowhere",
 		"http://[::1", "P1D", "%Y-%m-%d", []any{}, []any{"a", 1.5}, map[string]any{},
 		map[string]any{"type": "RequestOption", "inject_into": "header", "field_name": "X"},
