@@ -3,6 +3,7 @@ module github.com/airbyte-go/source-declarative
 go 1.26.8
 
 require (
+	github.com/dlclark/regexp2 v1.12.0
 	github.com/nikolalohinski/gonja/v2 v2.9.1
 	github.com/santhosh-tekuri/jsonschema/v5 v5.3.1
 	github.com/spf13/cobra v1.10.2
@@ -11,7 +12,6 @@ require (
 )
 
 require (
-	github.com/dlclark/regexp2 v1.12.0 // indirect
 	github.com/dustin/go-humanize v1.0.1 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/json-iterator/go v1.1.12 // indirect

@@ -225,9 +225,16 @@ func (p *Parts) Fingerprint() [sha256.Size]byte {
 	h := sha256.New()
 	full, _ := p.FullURL()
 	body, _, _ := p.Body()
-	fmt.Fprintf(h, "%s %s\n", p.Method, full)
+	for _, s := range []string{p.Method, " ", full, "\n"} {
+		io.WriteString(h, s)
+	}
 	for _, k := range interp.SortedKeys(p.Headers) {
-		fmt.Fprintf(h, "%s: %q\n", k, p.Headers[k])
+		io.WriteString(h, k)
+		for _, v := range p.Headers[k] {
+			io.WriteString(h, "\x00")
+			io.WriteString(h, v)
+		}
+		io.WriteString(h, "\n")
 	}
 	h.Write(body)
 	var sum [sha256.Size]byte
