@@ -57,7 +57,6 @@ func Main(args []string, stdout, stderr io.Writer, genericSpec []byte, version s
 		a.out.Flush()
 	}()
 	root := a.commands(version)
-	root.PersistentPreRun = func(*cobra.Command, []string) { a.out.SetDebug(a.debug) }
 	root.SetArgs(args)
 	root.SetOut(stderr)
 	root.SetErr(stderr)
@@ -86,6 +85,7 @@ func (a *app) commands(version string) *cobra.Command {
 	}
 	root.PersistentFlags().StringVar(&a.manifestPath, "manifest", "", "path of the manifest (YAML or JSON)")
 	root.PersistentFlags().BoolVar(&a.debug, "debug", false, "print DEBUG LOG messages: a summary of every request and response, secrets masked")
+	root.PersistentPreRun = func(*cobra.Command, []string) { a.out.SetDebug(a.debug) }
 	spec := &cobra.Command{Use: "spec", Short: "Print the connector specification", Args: cobra.NoArgs, RunE: a.spec}
 	check := &cobra.Command{Use: "check", Short: "Check the config connects", Args: cobra.NoArgs, RunE: a.check}
 	discover := &cobra.Command{Use: "discover", Short: "Print the catalog of streams", Args: cobra.NoArgs, RunE: a.discover}
