@@ -98,7 +98,7 @@ func BenchmarkBuildRequest(b *testing.B) {
 	}
 	token := sr.b.pag.First()
 	for i := 0; i < b.N; i++ {
-		p, err := sr.b.build(context.Background(), token, nil, false)
+		p, err := sr.b.build(context.Background(), pageRequest{token: token})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"strings"
@@ -17,10 +18,28 @@ import (
 
 // builder builds the requests of one requester.
 type builder struct {
-	r    *Runner
-	req  *manifest.Requester
-	auth auth.Authenticator
-	pag  *paginate.Paginator
+	r      *Runner
+	req    *manifest.Requester
+	auth   auth.Authenticator
+	pag    *paginate.Paginator
+	policy *request.Policy // the requester's error handler, evaluated
+}
+
+// newBuilder prepares the requests of a requester: its authenticator and its
+// error handler, evaluated against the config before any request is sent.
+func (r *Runner) newBuilder(req *manifest.Requester, pag *paginate.Paginator) (*builder, error) {
+	au, err := r.authenticator(req.Auth)
+	if err != nil {
+		return nil, err
+	}
+	policy, err := request.NewPolicy(req.ErrorHandler, r.Config)
+	if err != nil {
+		return nil, err
+	}
+	if refresher, ok := au.(auth.Refresher); ok && policy != nil {
+		policy.Refresh = refresher.Invalidate
+	}
+	return &builder{r: r, req: req, auth: au, pag: pag, policy: policy}, nil
 }
 
 // baseURL joins url_base and path (or url and path) as the reference does.
@@ -51,10 +70,20 @@ func joinURL(base, path string) string {
 	return strings.TrimRight(base, "/") + "/" + strings.TrimLeft(path, "/")
 }
 
-// build makes the parts of one request for a pagination token in a slice;
-// the slice's own request options go in when withSlice.
-func (b *builder) build(ctx context.Context, token paginate.Token, sl *incremental.Slice, withSlice bool) (*request.Parts, error) {
-	vars := b.r.vars(b.req.Parameters, sl)
+// pageRequest is what one request is built for: a pagination token in a
+// slice, with the slice's own request options when withSlice, and a check of
+// the request before credentials go in (nil: none).
+type pageRequest struct {
+	token     paginate.Token
+	slice     *incremental.Slice
+	withSlice bool
+	check     func(*request.Parts) error
+}
+
+// build makes the parts of one request.
+func (b *builder) build(ctx context.Context, pr pageRequest) (*request.Parts, error) {
+	token := pr.token
+	vars := b.r.vars(b.req.Parameters, pr.slice)
 	vars["next_page_token"] = token.Vars()
 	full, base, err := b.baseURL(vars)
 	if err != nil {
@@ -97,6 +126,11 @@ func (b *builder) build(ctx context.Context, token paginate.Token, sl *increment
 			p.BodyRaw = &s
 		}
 	}
+	if b.req.BodyText != nil {
+		if err := b.plainText(p, vars); err != nil {
+			return nil, err
+		}
+	}
 	if b.req.BodyJSON != nil {
 		v, err := renderNested(b.req.BodyJSON, vars)
 		if err != nil {
@@ -115,11 +149,16 @@ func (b *builder) build(ctx context.Context, token paginate.Token, sl *increment
 	if err := b.pag.Inject(p, token); err != nil {
 		return nil, err
 	}
-	if sl != nil && withSlice {
-		for _, o := range sl.Options {
+	if pr.slice != nil && pr.withSlice {
+		for _, o := range pr.slice.Options {
 			if err := request.Inject(p, o.Where, o.Value, vars); err != nil {
 				return nil, err
 			}
+		}
+	}
+	if pr.check != nil {
+		if err := pr.check(p); err != nil {
+			return nil, err
 		}
 	}
 	if b.auth != nil {
@@ -128,6 +167,29 @@ func (b *builder) build(ctx context.Context, token paginate.Token, sl *increment
 		}
 	}
 	return p, nil
+}
+
+// plainText sets a RequestBodyPlainText body, sent as written: as JSON when
+// it is a JSON object (the reference sends it as a JSON body then), else as
+// text/plain, unless request_headers name a Content-Type.
+func (b *builder) plainText(p *request.Parts, vars interp.Vars) error {
+	text, err := b.req.BodyText.Render(vars)
+	if err != nil {
+		return err
+	}
+	if text == "" {
+		return nil
+	}
+	p.BodyRaw = &text
+	if p.Headers.Get("Content-Type") == "" {
+		var obj map[string]any
+		if json.Unmarshal([]byte(text), &obj) == nil {
+			p.Headers.Set("Content-Type", "application/json")
+		} else {
+			p.Headers.Set("Content-Type", "text/plain; charset=utf-8")
+		}
+	}
+	return nil
 }
 
 // checkHost refuses to send credentials to a next-page URL on another host
