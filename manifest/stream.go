@@ -20,6 +20,7 @@ type Retriever struct {
 	Requester *Requester
 	Selector  *Selector
 	Paginator *Paginator // nil: one request
+	Decoder   *Decoder   // nil: JsonDecoder
 }
 
 // Selector is a RecordSelector with a DpathExtractor.
@@ -75,9 +76,7 @@ func (d *decoder) retriever(v any, path string) *Retriever {
 	if pr, ok := m["partition_router"]; ok && pr != nil && !isFalsy(pr) {
 		d.unsupported(pr, path+".partition_router")
 	}
-	if dec, ok := m["decoder"]; ok && dec != nil {
-		d.component(dec, path+".decoder", "JsonDecoder")
-	}
+	r.Decoder = d.responseDecoder(m["decoder"], path+".decoder", retrieverDecoders)
 	r.Requester = d.requester(m["requester"], path+".requester", allAuth)
 	r.Selector = d.selector(m["record_selector"], path+".record_selector")
 	if p, ok := m["paginator"]; ok && p != nil {
@@ -85,6 +84,9 @@ func (d *decoder) retriever(v any, path string) *Retriever {
 	}
 	if r.Paginator != nil && r.Requester != nil {
 		d.checkCollisions(r.Requester, r.Paginator)
+	}
+	if r.Paginator != nil && !r.Decoder.Paginates() {
+		d.fail(path+".decoder", "%s cannot read pages of a DefaultPaginator (with pagination: JsonDecoder, XmlDecoder or GzipDecoder of JsonDecoder, as in Airbyte's runtime)", r.Decoder.Name())
 	}
 	return r
 }
