@@ -4,10 +4,12 @@ import (
 	"archive/zip"
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 )
 
 // decoderStream is a one-stream manifest (stream d, GET /d) whose retriever
@@ -309,4 +311,64 @@ request_authentication: {type: ApiKey, inject_into: {type: RequestOption, inject
 	}
 	equalLists(t, "requests", a.lines(), []string{"POST /login", "GET /d"})
 	equalLists(t, "records", rawRecords(res, "d"), []string{`{"id":1,"token":"s-42"}`})
+}
+
+// A builder test read shows a streaming decoder's body and records like
+// any page's: the body is read whole there, as Airbyte's builder does.
+func TestBuilderTestReadOfACsvStream(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		w.Header().Set("Content-Type", "text/csv")
+		fmt.Fprint(w, "id,name\n1,a\n2,b\n")
+	})
+	m, err := yamlToMap(decoderStream(a.URL, "{type: CsvDecoder}", "[]", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newConnector(t, "", map[string]any{"__command": "test_read", "__injected_declarative_manifest": m}, "d")
+	res := runCLI(t, "read", "--config", c.config, "--catalog", c.catalog)
+	recs := res.ofType("RECORD")
+	if res.code != 0 || len(recs) != 1 {
+		t.Fatalf("exit %d: %s", res.code, res.stdout)
+	}
+	var read struct {
+		Slices []struct {
+			Pages []struct {
+				Records  []map[string]any
+				Response struct{ Body string }
+			}
+		}
+	}
+	b, _ := json.Marshal(recs[0]["record"].(map[string]any)["data"])
+	json.Unmarshal(b, &read)
+	if len(read.Slices) != 1 || len(read.Slices[0].Pages) != 1 {
+		t.Fatalf("StreamRead %s", b)
+	}
+	page := read.Slices[0].Pages[0]
+	got, _ := json.Marshal(page.Records)
+	if string(got) != `[{"id":"1","name":"a"},{"id":"2","name":"b"}]` || page.Response.Body != "id,name\n1,a\n2,b\n" {
+		t.Errorf("page %s", b)
+	}
+}
+
+// A check stops reading a streamed body at its first records.
+func TestCheckReadsTheFirstRecordsOfAStreamedBody(t *testing.T) {
+	left := make(chan bool, 1)
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		fmt.Fprint(w, "id\n1\n2\n")
+		w.(http.Flusher).Flush()
+		select { // the rest of a long export, never sent
+		case <-r.Context().Done():
+			left <- true
+		case <-time.After(5 * time.Second):
+			left <- false
+		}
+	})
+	res := newConnector(t, decoderStream(a.URL, "{type: CsvDecoder}", "[]", ""), nil, "d").check(t)
+	st := res.ofType("CONNECTION_STATUS")
+	if len(st) != 1 || st[0]["connectionStatus"].(map[string]any)["status"] != "SUCCEEDED" {
+		t.Fatalf("check: %s", res.stdout)
+	}
+	if !<-left {
+		t.Error("the check read the whole body")
+	}
 }

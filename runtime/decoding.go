@@ -104,7 +104,9 @@ const (
 // rather than emit records twice or skip some, since a new response need
 // not hold the same records in the same order. A body the decoder cannot
 // read fails the stream (system_error), as in the reference.
-func (s *streamReader) readStreamed(ctx context.Context, token paginate.Token, emit func([][]byte) error) error {
+//
+// With firstOnly (a check), reading stops at the first records.
+func (s *streamReader) readStreamed(ctx context.Context, token paginate.Token, firstOnly bool, emit func([][]byte) error) error {
 	emitted := 0
 	var batch recordBatch
 	flush := func() error {
@@ -122,19 +124,30 @@ func (s *streamReader) readStreamed(ctx context.Context, token paginate.Token, e
 		err := s.dec.Decode(src, func(doc decode.Doc) error {
 			records, err := s.extract(doc)
 			batch.add(records)
-			if err == nil && (batch.size >= batchBytes && emitted > 0 || batch.size >= firstBatch) {
+			switch {
+			case err != nil:
+			case firstOnly && len(batch.records) > 0:
+				if err = flush(); err == nil {
+					err = errEnough
+				}
+			case batch.size >= batchBytes && emitted > 0, batch.size >= firstBatch:
 				err = flush()
 			}
 			return err
 		})
 		if err == nil {
 			err = flush()
+		} else if err == errEnough {
+			err = nil
 		}
 		return s.streamError(resp, src, emitted, err)
 	}
 	_, err := s.fetch(request.WithBodyReader(ctx, s.b.req.ErrorHandler, read), token, nil)
 	return err
 }
+
+// errEnough stops reading a body.
+var errEnough = errors.New("enough records read")
 
 // streamError says whether a streamed body that failed is fetched again.
 func (s *streamReader) streamError(resp *request.Response, src *trackedReader, emitted int, err error) error {

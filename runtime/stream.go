@@ -65,7 +65,7 @@ type pageResult struct {
 func (s *streamReader) read(ctx context.Context, maxPages int, emit func([][]byte) error) error {
 	token := s.b.pag.First()
 	if s.streams() {
-		return s.readStreamed(ctx, token, emit)
+		return s.readStreamed(ctx, token, maxPages > 0, emit)
 	}
 	var previous string
 	for page := 1; ; page++ {

@@ -19,7 +19,8 @@ func (d *Decoder) csv(r io.Reader, emit func(Doc) error) error {
 	if err != nil {
 		return err
 	}
-	cr := csv.NewReader(&universalNewlines{r: text})
+	row := &rowLimit{r: &universalNewlines{r: text}, max: d.max}
+	cr := csv.NewReader(row)
 	cr.Comma = d.m.Delimiter
 	cr.LazyQuotes = true
 	cr.FieldsPerRecord = -1
@@ -39,16 +40,17 @@ func (d *Decoder) csv(r io.Reader, emit func(Doc) error) error {
 	width := len(header)
 	var buf []byte
 	for {
-		row, err := cr.Read()
+		row.n = 0
+		cells, err := cr.Read()
 		if err == io.EOF {
 			return nil
 		}
 		if err != nil {
 			return csvError(err)
 		}
-		if len(row) > width {
+		if len(cells) > width {
 			line, _ := cr.FieldPos(0)
-			return fmt.Errorf("the row on line %d has %d cells, the header has %d", line, len(row), width)
+			return fmt.Errorf("the row on line %d has %d cells, the header has %d", line, len(cells), width)
 		}
 		buf = append(buf[:0], '{')
 		for i, c := range cols {
@@ -56,10 +58,10 @@ func (d *Decoder) csv(r io.Reader, emit func(Doc) error) error {
 				buf = append(buf, ',')
 			}
 			buf = append(buf, c.key...)
-			if c.index >= len(row) || nulls[row[c.index]] {
+			if c.index >= len(cells) || nulls[cells[c.index]] {
 				buf = append(buf, "null"...)
 			} else {
-				buf = appendString(buf, row[c.index])
+				buf = appendString(buf, cells[c.index])
 			}
 		}
 		buf = append(buf, '}')
@@ -124,4 +126,21 @@ func (u *universalNewlines) Read(p []byte) (int, error) {
 		out++
 	}
 	return out, err
+}
+
+// rowLimit fails a row (counted from n = 0) longer than max bytes, such as
+// a quote that never closes.
+type rowLimit struct {
+	r   io.Reader
+	n   int64
+	max int64
+}
+
+func (l *rowLimit) Read(p []byte) (int, error) {
+	if l.n > l.max {
+		return 0, fmt.Errorf("a row is longer than %d bytes", l.max)
+	}
+	n, err := l.r.Read(p)
+	l.n += int64(n)
+	return n, err
 }

@@ -69,6 +69,18 @@ func TestCSVRowsAreObjectsOfText(t *testing.T) {
 	}
 }
 
+func TestRowsAndLinesAreBounded(t *testing.T) {
+	long := "a\n\"" + strings.Repeat("x", 100_000) + "\n"
+	err := New(csvDecoder(',', "utf-8"), 1000).Decode(strings.NewReader(long), func(Doc) error { return nil })
+	if err == nil || err.Error() != "CsvDecoder: a row is longer than 1000 bytes" {
+		t.Errorf("csv: %v", err)
+	}
+	err = New(&manifest.Decoder{Type: manifest.JSONLinesDecoder}, 1000).Decode(strings.NewReader("{}\n"+strings.Repeat("x", 100_000)), func(Doc) error { return nil })
+	if err == nil || err.Error() != "JsonlDecoder: line 2 is longer than 1000 bytes" {
+		t.Errorf("jsonl: %v", err)
+	}
+}
+
 func TestXMLIsOneObjectAsXmltodictMakesIt(t *testing.T) {
 	xmlDec := &manifest.Decoder{Type: manifest.XMLDecoder}
 	cases := []struct{ body, want string }{
