@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"compress/gzip"
+	"compress/zlib"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -149,6 +150,13 @@ func TestContentEncodingGzipIsDecompressedForEveryDecoder(t *testing.T) {
 		switch r.URL.Path {
 		case "/json":
 			w.Write(gzipBytes(`{"data":[{"id":1}]}`))
+		case "/deflate":
+			w.Header().Set("Content-Encoding", "deflate")
+			var b bytes.Buffer
+			z := zlib.NewWriter(&b)
+			z.Write([]byte(`{"data":[{"id":2}]}`))
+			z.Close()
+			w.Write(b.Bytes())
 		case "/csv": // a .csv.gz file, compressed again on the way
 			w.Write(gzipBytes(string(gzipBytes(csvFile))))
 		}
@@ -158,6 +166,8 @@ func TestContentEncodingGzipIsDecompressedForEveryDecoder(t *testing.T) {
 	}
 	res := newConnector(t, m("/json", "{type: JsonDecoder}", "[data]"), nil, "d").read(t)
 	equalLists(t, "json records", rawRecords(res, "d"), []string{`{"id":1}`})
+	res = newConnector(t, m("/deflate", "{type: JsonDecoder}", "[data]"), nil, "d").read(t)
+	equalLists(t, "deflate records", rawRecords(res, "d"), []string{`{"id":2}`})
 	res = newConnector(t, m("/csv", "{type: GzipDecoder, decoder: {type: CsvDecoder}}", "[]"), nil, "d").read(t)
 	equalLists(t, "csv records", rawRecords(res, "d"), []string{`{"id":"1","name":"a"}`, `{"id":"2","name":"b"}`})
 	for _, r := range a.requests() {

@@ -106,6 +106,10 @@ func TestXMLIsOneObjectAsXmltodictMakesIt(t *testing.T) {
 			t.Errorf("%q:\n got %s (%v)\nwant %s", c.body, got, err, c.want)
 		}
 	}
+	deep := strings.Repeat("<a>", 1001) + strings.Repeat("</a>", 1001)
+	if _, err := docs(t, xmlDec, []byte(deep)); err == nil || err.Error() != "XmlDecoder: the body is nested deeper than 1000 elements" {
+		t.Errorf("deep: %v", err)
+	}
 	for _, body := range []string{`<a><b></a>`, `<a/><b/>`, `{"json":1}`, `<a>`, `<a>&nope;</a>`} {
 		if _, err := docs(t, xmlDec, []byte(body)); err == nil || !strings.HasPrefix(err.Error(), "XmlDecoder: the body is not valid XML") {
 			t.Errorf("%q: got %v", body, err)

@@ -41,6 +41,9 @@ func (d *Decoder) xml(r io.Reader, emit func(Doc) error) error {
 			if root != nil && len(stack) == 0 {
 				return fmt.Errorf("the body is not valid XML: a second root element <%s>", xmlName(t.Name))
 			}
+			if len(stack) == maxXMLDepth {
+				return fmt.Errorf("the body is nested deeper than %d elements", maxXMLDepth)
+			}
 			e := &xmlElement{name: xmlName(t.Name)}
 			for _, a := range t.Attr {
 				e.add("@"+xmlName(a.Name), a.Value)
@@ -71,6 +74,8 @@ func (d *Decoder) xml(r io.Reader, emit func(Doc) error) error {
 	}
 	return emit(Doc{JSON: root.appendJSON(nil)})
 }
+
+const maxXMLDepth = 1000
 
 func xmlName(n xml.Name) string {
 	if n.Space != "" {
