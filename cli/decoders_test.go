@@ -32,18 +32,6 @@ func rawRecords(res result, stream string) []string {
 	return out
 }
 
-// logs lists the LOG messages of a level.
-func (r result) logs(level string) []string {
-	var out []string
-	for _, m := range r.ofType("LOG") {
-		l := m["log"].(map[string]any)
-		if l["level"] == level {
-			out = append(out, l["message"].(string))
-		}
-	}
-	return out
-}
-
 func gzipBytes(s string) []byte {
 	var b bytes.Buffer
 	w := gzip.NewWriter(&b)

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/airbyte-go/source-declarative/protocol"
 	"github.com/airbyte-go/source-declarative/runtime/decode"
+	"github.com/airbyte-go/source-declarative/runtime/failure"
 	"github.com/airbyte-go/source-declarative/runtime/interp"
 	"github.com/airbyte-go/source-declarative/runtime/paginate"
 	"github.com/airbyte-go/source-declarative/runtime/request"
@@ -86,7 +86,7 @@ func isBadBody(err error) bool {
 // a streaming decoder (these never paginate), outside a test read (which
 // shows bodies), with an error handler that does not read bodies.
 func (s *streamReader) streams() bool {
-	return s.dec.Streams() && s.r.Observer == nil && !request.ReadsBody(s.b.req.ErrorHandler)
+	return s.dec.Streams() && s.r.Observer == nil && !s.b.policy.ReadsBody()
 }
 
 // Batches of streamed records: the first is emitted once it holds
@@ -142,7 +142,7 @@ func (s *streamReader) readStreamed(ctx context.Context, token paginate.Token, f
 		}
 		return s.streamError(resp, src, emitted, err)
 	}
-	_, err := s.fetch(request.WithBodyReader(ctx, s.b.req.ErrorHandler, read), token, nil)
+	_, err := s.fetch(request.WithBodyReader(ctx, s.b.policy, read), token, nil, nil)
 	return err
 }
 
@@ -159,13 +159,12 @@ func (s *streamReader) streamError(resp *request.Response, src *trackedReader, e
 	case src.err != nil && emitted == 0:
 		return fmt.Errorf("reading the body: %v", src.err) // fetched again
 	case src.err != nil:
-		return &request.Error{Failure: protocol.TransientError, Message: fmt.Sprintf(
-			"the response body from %s broke off after %d records were emitted (%v); not reading it again, which would emit them twice",
-			resp.URL, emitted, src.err)}
+		return failure.Transient("the response body from %s broke off after %d records were emitted (%v); not reading it again, which would emit them twice",
+			resp.URL, emitted, src.err)
 	case errors.As(err, &de), errors.As(err, &bb):
-		return &request.Error{Failure: protocol.SystemError, Message: fmt.Sprintf("%v (HTTP %d from %s)", err, resp.Status, resp.URL)}
+		return failure.System("%v (HTTP %d from %s)", err, resp.Status, resp.URL)
 	}
-	return &request.Error{Failure: FailureType(err), Message: fmt.Sprintf("%v (HTTP %d from %s)", err, resp.Status, resp.URL)}
+	return &failure.Error{Failure: FailureType(err), Message: fmt.Sprintf("%v (HTTP %d from %s)", err, resp.Status, resp.URL)}
 }
 
 // trackedReader remembers the error of the body it reads, telling a

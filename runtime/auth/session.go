@@ -10,6 +10,7 @@ import (
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/protocol"
 	"github.com/airbyte-go/source-declarative/runtime/decode"
+	"github.com/airbyte-go/source-declarative/runtime/failure"
 	"github.com/airbyte-go/source-declarative/runtime/interp"
 	"github.com/airbyte-go/source-declarative/runtime/request"
 )
@@ -69,7 +70,7 @@ func (s *session) sessionToken(ctx context.Context) (string, error) {
 	}
 	body, err := decode.Value(s.s.Decoder, resp.Body, s.env.Client.MaxBody)
 	if err != nil {
-		return "", &request.Error{Failure: protocol.SystemError, Message: fmt.Sprintf("session token login %s answered HTTP %d: %v: %s", resp.URL, resp.Status, err, request.BodyStart(resp.Body))}
+		return "", &failure.Error{Failure: protocol.SystemError, Message: fmt.Sprintf("session token login %s answered HTTP %d: %v: %s", resp.URL, resp.Status, err, request.BodyStart(resp.Body))}
 	}
 	v := body
 	for _, k := range s.s.TokenPath {
@@ -82,7 +83,7 @@ func (s *session) sessionToken(ctx context.Context) (string, error) {
 	}
 	token := interp.String(v)
 	if token == "" {
-		return "", &request.Error{Failure: protocol.SystemError, Message: fmt.Sprintf("%s.session_token_path: no token at [%s] in the login response", s.a.Path, strings.Join(s.s.TokenPath, ", "))}
+		return "", &failure.Error{Failure: protocol.SystemError, Message: fmt.Sprintf("%s.session_token_path: no token at [%s] in the login response", s.a.Path, strings.Join(s.s.TokenPath, ", "))}
 	}
 	s.env.secret(token)
 	s.token = token

@@ -16,7 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/airbyte-go/source-declarative/manifest"
-	"github.com/airbyte-go/source-declarative/protocol"
+	"github.com/airbyte-go/source-declarative/runtime/failure"
 )
 
 // Response is an HTTP response, its body read whole (unless a body reader
@@ -42,6 +42,9 @@ type Client struct {
 	Sleep          func(ctx context.Context, d time.Duration) error
 	HeartbeatEvery time.Duration
 	Now            func() time.Time
+	Budget         *Budget // the manifest's api_budget; nil: no rate limit
+	// Debug, when set and true, logs a DEBUG summary of every request and response.
+	Debug func() bool
 }
 
 // NewClient returns a client with production defaults.
@@ -105,17 +108,21 @@ func (c *Client) wait(ctx context.Context, d time.Duration) error {
 }
 
 func (c *Client) do(req *http.Request) (*Response, error) {
+	if err := c.Budget.Acquire(req.Context(), req); err != nil {
+		return nil, err
+	}
 	resp, err := c.HTTP.Do(req)
 	if err != nil {
 		return nil, err
 	}
 	defer resp.Body.Close()
+	c.Budget.Observe(req, resp.StatusCode, resp.Header)
 	r := &Response{Status: resp.StatusCode, Header: resp.Header, URL: req.URL.Redacted()}
 	body, err := decompressed(resp)
 	if err != nil {
 		return nil, fmt.Errorf("reading the response body: %v", err)
 	}
-	if br, ok := req.Context().Value(bodyReaderKey{}).(*bodyReader); ok && decide(br.handler, r).kind == "SUCCESS" {
+	if br, ok := req.Context().Value(bodyReaderKey{}).(*bodyReader); ok && decide(br.policy, r).kind == manifest.ActionSuccess {
 		return r, br.read(r, body)
 	}
 	limit := c.MaxBody
@@ -128,7 +135,7 @@ func (c *Client) do(req *http.Request) (*Response, error) {
 	}
 	if int64(len(r.Body)) > limit {
 		r.Body = nil
-		return r, &Error{Failure: protocol.SystemError, Message: fmt.Sprintf("response of %s %s is larger than %d bytes", req.Method, req.URL.Redacted(), limit)}
+		return r, failure.System("response of %s %s is larger than %d bytes", req.Method, req.URL.Redacted(), limit)
 	}
 	return r, nil
 }
@@ -175,36 +182,37 @@ func decompressed(resp *http.Response) (io.Reader, error) {
 
 // bodyReader reads the body of a successful response as it arrives.
 type bodyReader struct {
-	handler *manifest.ErrorHandler
-	read    func(*Response, io.Reader) error
+	policy *Policy
+	read   func(*Response, io.Reader) error
 }
 
 type bodyReaderKey struct{}
 
 // WithBodyReader makes the requests sent with ctx hand the body of a
-// response that the error handler h deems a success to read, as it
-// arrives, instead of reading it whole (a streaming decoder's records are
-// emitted before the body ends; Response.Body stays nil). An error of read
-// retries the request like a broken connection, unless it is an *Error,
-// which is final. h must not read bodies (see ReadsBody): success is
+// response that the policy p deems a success to read, as it arrives,
+// instead of reading it whole (a streaming decoder's records are emitted
+// before the body ends; Response.Body stays nil). An error of read retries
+// the request like a broken connection, unless it is a *failure.Error,
+// which is final. p must not read bodies (see ReadsBody): success is
 // decided on the status and headers.
-func WithBodyReader(ctx context.Context, h *manifest.ErrorHandler, read func(resp *Response, body io.Reader) error) context.Context {
-	return context.WithValue(ctx, bodyReaderKey{}, &bodyReader{handler: h, read: read})
+func WithBodyReader(ctx context.Context, p *Policy, read func(resp *Response, body io.Reader) error) context.Context {
+	return context.WithValue(ctx, bodyReaderKey{}, &bodyReader{policy: p, read: read})
 }
 
-// ReadsBody tells whether an error handler looks into response bodies
+// ReadsBody tells whether a policy looks into response bodies
 // (error_message_contains, predicate), so that it needs bodies read whole.
-func ReadsBody(h *manifest.ErrorHandler) bool {
-	if h == nil {
-		return false
-	}
+func (p *Policy) ReadsBody() bool {
+	return p != nil && handlerReadsBody(p.handler)
+}
+
+func handlerReadsBody(h *manifest.ErrorHandler) bool {
 	for _, f := range h.Filters {
 		if f.MessageContains != "" || f.Predicate != nil {
 			return true
 		}
 	}
 	for _, sub := range h.Handlers {
-		if ReadsBody(sub) {
+		if handlerReadsBody(sub) {
 			return true
 		}
 	}
