@@ -370,3 +370,10 @@ func TestCheckReadsTheFirstRecordsOfAStreamedBody(t *testing.T) {
 		t.Error("the check read the whole body")
 	}
 }
+
+func TestMisspelledDecoderFieldIsWarnedAbout(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) { fmt.Fprint(w, "id;v\n1;a\n") })
+	res := newConnector(t, decoderStream(a.URL, `{type: CsvDecoder, delimeter: ";"}`, "[]", ""), nil, "d").read(t)
+	equalLists(t, "warnings", res.logs("WARN"), []string{`streams[0].retriever.decoder.delimeter: CsvDecoder has no field "delimeter" (did you mean delimiter?); it is ignored`})
+	equalLists(t, "records", rawRecords(res, "d"), []string{`{"id;v":"1;a"}`})
+}
