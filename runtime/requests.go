@@ -172,7 +172,7 @@ func (b *builder) mapping(m *manifest.Mapping, vars interp.Vars, path string, se
 		return nil
 	}
 	for _, k := range m.Keys {
-		v, err := m.Values[k].Eval(vars)
+		v, err := m.Values[k].Param(vars)
 		if err != nil {
 			return err
 		}

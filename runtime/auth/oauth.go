@@ -142,7 +142,7 @@ func (o *oauth) tokenRequest() (*request.Parts, error) {
 	headers := map[string]any{}
 	if o.o.Headers != nil {
 		for _, k := range o.o.Headers.Keys {
-			v, err := o.o.Headers.Values[k].Eval(o.vars)
+			v, err := o.o.Headers.Values[k].Param(o.vars)
 			if err != nil {
 				return nil, err
 			}
