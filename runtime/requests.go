@@ -195,7 +195,7 @@ func dropEmpty(v any) any {
 func renderNested(v any, vars interp.Vars) (any, error) {
 	switch x := v.(type) {
 	case *interp.Template:
-		return x.Eval(vars)
+		return x.EvalOrNil(vars)
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {

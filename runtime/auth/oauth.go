@@ -191,7 +191,7 @@ func (o *oauth) tokenRequest() (*request.Parts, error) {
 			if _, standard := body[k]; standard {
 				continue
 			}
-			v, err := o.o.ExtraBody.Values[k].Eval(o.vars)
+			v, err := o.o.ExtraBody.Values[k].EvalOrNil(o.vars)
 			if err != nil {
 				return nil, err
 			}

@@ -175,7 +175,7 @@ func fRegexSearch(s *state, in any, a *args) (any, error) {
 	if err := s.charge(len(text)); err != nil {
 		return nil, err
 	}
-	m, err := re.search(text)
+	m, err := re.search(text, s)
 	if err != nil {
 		return nil, err
 	}

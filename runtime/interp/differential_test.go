@@ -18,7 +18,8 @@ import (
 // reference's interpolation test vectors and our own edge cases with this
 // engine and with real Jinja2 set up as the CDK sets it up
 // (testdata/cdk_jinja.py), in one fixed context, and compares each result:
-// Eval's typed value, Render's text, Param's value and Bool's answer. A
+// Eval's and EvalOrNil's typed values, Render's text, Param's value and
+// Bool's answer. A
 // difference fails unless testdata/allowed.yaml lists it with its reason.
 func TestDifferential(t *testing.T) {
 	python := "/usr/bin/python3"
@@ -55,7 +56,7 @@ func TestDifferential(t *testing.T) {
 	differences := 0
 	for i, src := range cases {
 		got := evalModes(t, src, ctxJSON)
-		for _, mode := range []string{"eval", "render", "param", "bool"} {
+		for _, mode := range modes {
 			g, w := got[mode], normalizeResult(want[i][mode])
 			if g == w {
 				continue
@@ -73,7 +74,7 @@ func TestDifferential(t *testing.T) {
 			t.Errorf("testdata/allowed.yaml lists %q, which no longer differs: remove it", a.Expr)
 		}
 	}
-	t.Logf("compared %d expressions in 4 modes with Jinja2; %d allowed differences (%d entries)", len(cases), differences, len(allowed))
+	t.Logf("compared %d expressions in %d modes with Jinja2; %d allowed differences (%d entries)", len(cases), len(modes), differences, len(allowed))
 }
 
 // loadCases gathers the templates: the catalog manifests' (when ../shared is
@@ -178,11 +179,15 @@ func (l allowList) find(src, mode string) int {
 	return -1
 }
 
+// modes are the ways a template is evaluated: Eval, EvalOrNil, Render,
+// Param and Bool.
+var modes = []string{"eval", "body", "render", "param", "bool"}
+
 // evalModes evaluates src in every mode, each on a fresh copy of the context.
 func evalModes(t *testing.T, src string, ctxJSON []byte) map[string]string {
 	out := map[string]string{}
 	tpl, err := Compile(src, "case")
-	for _, mode := range []string{"eval", "render", "param", "bool"} {
+	for _, mode := range modes {
 		if err != nil {
 			out[mode] = `{"err":true}`
 			continue
@@ -198,6 +203,8 @@ func evalModes(t *testing.T, src string, ctxJSON []byte) map[string]string {
 		switch mode {
 		case "eval":
 			v, e = tpl.Eval(vars)
+		case "body":
+			v, e = tpl.EvalOrNil(vars)
 		case "render":
 			v, e = tpl.Render(vars)
 		case "param":

@@ -39,6 +39,25 @@ func (s *state) step(n int) error {
 // charge counts the work of processing n bytes or items.
 func (s *state) charge(n int) error { return s.step(1 + n/64) }
 
+// sizeOf is how many items or bytes an operation on v may go through.
+func sizeOf(v any) int {
+	switch x := v.(type) {
+	case string:
+		return len(x)
+	case []any:
+		return len(x)
+	case tuple:
+		return len(x)
+	case map[string]any:
+		return len(x)
+	case *view:
+		return len(x.items)
+	case List:
+		return len(x)
+	}
+	return 0
+}
+
 func checkLen(n int) error {
 	if n > MaxOutput {
 		return valueErr("a string longer than %d bytes", MaxOutput)
@@ -330,7 +349,7 @@ func (sl *sliceExpr) eval(s *state) (any, error) {
 			return nil, err
 		}
 	}
-	if err := s.step(1); err != nil {
+	if err := s.charge(sizeOf(v)); err != nil {
 		return nil, err
 	}
 	return slice(v, bounds[0], bounds[1], bounds[2])
@@ -348,6 +367,9 @@ func (c *callExpr) eval(s *state) (any, error) {
 		if m := findMethod(recv, a.name); m != nil {
 			args, err := c.args.eval(s)
 			if err != nil {
+				return nil, err
+			}
+			if err := s.charge(sizeOf(recv)); err != nil {
 				return nil, err
 			}
 			return m(s, recv, args)
@@ -394,7 +416,7 @@ func (f *filterExpr) eval(s *state) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := s.step(1); err != nil {
+	if err := s.charge(sizeOf(in)); err != nil {
 		return nil, err
 	}
 	return f.f(s, in, args)
@@ -407,6 +429,13 @@ func (t *testExpr) eval(s *state) (any, error) {
 	}
 	args, err := t.args.eval(s)
 	if err != nil {
+		return nil, err
+	}
+	size := sizeOf(in)
+	if len(args.pos) > 0 {
+		size += sizeOf(args.pos[0])
+	}
+	if err := s.charge(size); err != nil {
 		return nil, err
 	}
 	return t.t(s, in, args)
@@ -477,6 +506,9 @@ func (c *compareExpr) eval(s *state) (any, error) {
 	for _, op := range c.ops {
 		r, err := op.x.eval(s)
 		if err != nil {
+			return nil, err
+		}
+		if err := s.charge(sizeOf(l) + sizeOf(r)); err != nil {
 			return nil, err
 		}
 		ok, err := compareOp(op.op, l, r)

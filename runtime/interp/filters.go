@@ -612,6 +612,9 @@ func fUnique(s *state, in any, a *args) (any, error) {
 			return nil, err
 		}
 		k = sortKey(k, Truthy(cs))
+		if err := s.charge(len(seen)); err != nil {
+			return nil, err
+		}
 		if !containsItem(seen, k) {
 			seen = append(seen, k)
 			out = append(out, it)

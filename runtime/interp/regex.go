@@ -197,14 +197,15 @@ func regexErr(err error) error {
 	return valueErr("%s", err.Error())
 }
 
-// search is re.search(pattern, s).group(n): nil without a match or when
-// the group took no part.
-func (r *pyRegex) search(s string) (*regexp2.Match, error) {
-	m, err := r.re.FindStringMatch(s)
+// search is re.search(pattern, text); the time it takes counts as work (a
+// microsecond a step), so that loops of slow matches stay bounded.
+func (r *pyRegex) search(text string, st *state) (*regexp2.Match, error) {
+	start := time.Now()
+	m, err := r.re.FindStringMatch(text)
 	if err != nil {
 		return nil, regexErr(err)
 	}
-	return m, nil
+	return m, st.step(int(time.Since(start) / time.Microsecond))
 }
 
 func groupText(m *regexp2.Match, n int) any {
@@ -224,11 +225,13 @@ func (r *pyRegex) sub(s, repl string, st *state) (string, error) {
 	runes := []rune(s)
 	var b strings.Builder
 	last := 0
+	start := time.Now()
 	m, err := r.re.FindStringMatch(s)
 	for m != nil && err == nil {
-		if err := st.step(1); err != nil {
+		if err := st.step(1 + int(time.Since(start)/time.Microsecond)); err != nil {
 			return "", err
 		}
+		start = time.Now()
 		b.WriteString(string(runes[last:m.Index]))
 		for _, p := range parts {
 			if p.group < 0 {

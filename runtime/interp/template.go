@@ -159,36 +159,66 @@ func (t *Template) run(vars Vars) (r result, typeErr bool, err error) {
 	return result{text: b.String()}, false, nil
 }
 
-// Eval gives the template's typed value as the reference types it: a
-// template that is one expression gives that expression's value; the text
-// of any other template (and a string value) becomes the Python literal it
-// spells when it spells one ('5' becomes 5, "[1, 2]" a list, "True" true),
-// and stays text otherwise. Nothing at all gives nil. The result is nil,
-// bool, int64, float64, string, json.Number, []any or map[string]any.
-// An undefined value used further than rendering gives an UndefinedError.
+// Eval gives the template's typed value as the reference types results
+// (InterpolatedString): a template that is one expression gives that
+// expression's value; the text of any other template (and a string value)
+// becomes the Python literal it spells when it spells one ('5' becomes 5,
+// "[1, 2]" a list, "True" true), and stays text otherwise. A template that
+// renders nothing gives "". The result is nil, bool, int64, float64,
+// string, json.Number, []any or map[string]any. An undefined value used
+// further than rendering gives an UndefinedError.
 func (t *Template) Eval(vars Vars) (any, error) {
+	v, empty, err := t.eval(vars)
+	if empty {
+		return "", err
+	}
+	return v, err
+}
+
+// EvalOrNil is Eval for a field of a JSON body or of a token request body,
+// as the reference's mappings evaluate them: nil when the template renders
+// nothing or uses an undefined value further than rendering it (the field
+// is then left out).
+func (t *Template) EvalOrNil(vars Vars) (any, error) {
+	v, _, err := t.eval(vars)
+	if err != nil && IsUndefined(err) {
+		return nil, nil
+	}
+	return v, err
+}
+
+// eval is Eval with nil for an empty rendering, which empty tells.
+func (t *Template) eval(vars Vars) (v any, empty bool, err error) {
 	switch {
 	case t == nil:
-		return nil, nil
+		return nil, false, nil
 	case t.isConst:
-		return t.value, nil
+		return t.value, false, nil
 	case t.static:
-		return typedText(t.text), nil
+		return typedText(t.text), t.text == "", nil
 	}
 	r, typeErr, err := t.run(vars)
 	if typeErr {
-		return typedText(t.Source), nil
+		return typedText(t.Source), false, nil
 	}
 	if err != nil {
-		return nil, t.fail(err)
+		return nil, false, t.fail(err)
 	}
 	if !r.isValue {
-		return typedText(r.text), nil
+		return typedText(r.text), r.text == "", nil
 	}
 	if r.jsonText {
-		return r.value, nil
+		return r.value, false, nil
 	}
-	return typedValue(r.value), nil
+	switch x := r.value.(type) {
+	case *undefined:
+		return nil, true, nil
+	case string:
+		if x == "" {
+			return nil, true, nil
+		}
+	}
+	return typedValue(r.value), false, nil
 }
 
 // typedText is the reference's literal_eval of a rendered text.

@@ -55,7 +55,7 @@ func TestEval(t *testing.T) {
 		{`{{ '01' }}`, "01"},
 		{`{{ config.flag }}`, true},
 		{`{{ config.nothing }}`, nil},
-		{`{{ config.missing }}`, nil},
+		{`{{ config.missing }}`, ""},
 		{`{{ config.list }}`, []any{int64(1), int64(2)}},
 		{`{{ config.obj }}`, map[string]any{"a": int64(1)}},
 		{`{{ 6 / 2 }}`, 3.0},
@@ -72,7 +72,7 @@ func TestEval(t *testing.T) {
 		{`{{ timestamp(100.9) }}`, int64(100)},
 		{`{{ duration('P6DT23H') }}`, "6 days, 23:00:00"},
 		{`{{ config.n | string }}`, "5"},
-		{`{{ 'x' | regex_search('\$skiptoken=([^&]+)') }}`, nil},
+		{`{{ 'x' | regex_search('\$skiptoken=([^&]+)') }}`, ""},
 		{`{{ 'a?$skiptoken=s1&b' | regex_search('\$skiptoken=([^&]+)') }}`, "s1"},
 		{`100`, int64(100)},
 		{`plain text`, "plain text"},
@@ -88,6 +88,25 @@ func TestEval(t *testing.T) {
 		}
 		if asJSON(got) != asJSON(c.want) || (got != nil && c.want != nil && typeName(got) != typeName(c.want)) {
 			t.Errorf("%s = %s (%T), want %s (%T)", c.src, asJSON(got), got, asJSON(c.want), c.want)
+		}
+	}
+}
+
+// TestEvalOrNil: a body field is left out (nil) when its template renders
+// nothing or reaches an undefined value.
+func TestEvalOrNil(t *testing.T) {
+	vars := testVars()
+	for src, want := range map[string]any{
+		`{{ config.missing }}`:      nil,
+		`{{ config.missing.deep }}`: nil,
+		`{{ config.nothing }}`:      nil,
+		``:                          nil,
+		`{{ config.n }}`:            int64(5),
+		`{{ '' }}`:                  nil,
+	} {
+		got, err := MustCompile(src).EvalOrNil(vars)
+		if err != nil || asJSON(got) != asJSON(want) {
+			t.Errorf("%s: got %s, %v; want %s", src, asJSON(got), err, asJSON(want))
 		}
 	}
 }
@@ -227,7 +246,8 @@ func TestRefusedAtLoad(t *testing.T) {
 func TestLimits(t *testing.T) {
 	before := runtime.NumGoroutine()
 	big := make([]any, 2000)
-	vars := Vars{"x": big, "config": map[string]any{}}
+	huge := make([]any, 100000)
+	vars := Vars{"x": big, "y": huge, "config": map[string]any{}}
 	for src, want := range map[string]string{
 		`{% for a in x %}{% for b in x %}{{ 1 }}{% endfor %}{% endfor %}`:                               "steps",
 		`{% for a in x %}{% for b in x %}{{ 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxx' }}{% endfor %}{% endfor %}`: "larger than",
@@ -238,6 +258,9 @@ func TestLimits(t *testing.T) {
 		`{{ 'x'.center(99999999) }}`:              "longer than",
 		`{{ 2 ** 100 }}`:                          "overflow",
 		`{{ 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!' | regex_search('^(a+)+$') }}`: "took longer",
+		`{% for i in x %}{{ 'aaaaaaaaaaaaaaaaaa!' | regex_search('^(a+)+$') }}{% endfor %}`:                 "steps",
+		`{% for a in y %}{% if a in y %}{% endif %}{% endfor %}`:                                                  "steps",
+		`{% for a in y %}{{ y | unique | length }}{% endfor %}`:                                                   "steps",
 	} {
 		start := time.Now()
 		_, err := MustCompile(src).Render(vars)

@@ -5,7 +5,7 @@ reference's behaviour, with the clock frozen.
 
 Reads {"now": ISO datetime, "context": {...}, "cases": [template, ...]} on
 stdin and writes one result per case on stdout: for each of the modes eval,
-render, param and bool either {"t": type, "v": value} or {"err": class, "msg": text}.
+body, render, param and bool either {"t": type, "v": value} or {"err": class, "msg": text}.
 """
 
 import ast
@@ -254,10 +254,16 @@ def cdk_eval(s, context, default=None):
 
 
 def mode_eval(s, context):
-    """InterpolatedString.eval, except that an empty rendering is None."""
+    """InterpolatedString.eval: its default, the template itself, renders
+    the same empty text again or raises the same UndefinedError."""
     check_stream_state(s)
     result = render(ENV, s, context)
-    return literal_eval(result) if result else None
+    return literal_eval(result)
+
+
+def mode_body(s, context):
+    """A JSON body field: InterpolatedNestedMapping's JinjaInterpolation.eval, default None."""
+    return cdk_eval(s, context)
 
 
 def mode_render(s, context):
@@ -315,7 +321,8 @@ def main():
     out = []
     for s in data["cases"]:
         res = {}
-        for name, mode in (("eval", mode_eval), ("render", mode_render), ("param", mode_param), ("bool", mode_bool)):
+        for name, mode in (("eval", mode_eval), ("body", mode_body), ("render", mode_render), ("param", mode_param),
+                           ("bool", mode_bool)):
             ctx = json.loads(json.dumps(context))  # templates may change what they are given
             try:
                 res[name] = encode(mode(s, ctx))
