@@ -11,6 +11,9 @@ type Source struct {
 	ConcurrencyLevel int
 	APIBudget        *APIBudget     // nil: requests are not rate limited
 	Resolved         map[string]any // the manifest after $ref and $parameters resolution
+	// Warnings name what the manifest says that is ignored (fields Airbyte's
+	// schema allows but no component here reads), one line each with its path.
+	Warnings []string
 }
 
 // Stream returns the stream named name, or nil.
@@ -37,7 +40,8 @@ func (d *decoder) source(m map[string]any) *Source {
 		d.fail("dynamic_streams", "DynamicDeclarativeStream is not supported")
 	}
 	names := map[string]string{}
-	for i, s := range m["streams"].([]any) {
+	streams, _ := m["streams"].([]any)
+	for i, s := range streams {
 		path := index("streams", i)
 		st := d.stream(s, path)
 		if st == nil {
@@ -50,6 +54,9 @@ func (d *decoder) source(m map[string]any) *Source {
 		src.Streams = append(src.Streams, st)
 	}
 	if check, _, ok := d.component(m["check"], "check", "CheckStream"); ok {
+		if x, ok := check["dynamic_streams_check_configs"]; ok && !isFalsy(x) {
+			d.unsupported(x, "check.dynamic_streams_check_configs")
+		}
 		src.CheckStreams = strList(check["stream_names"])
 		for i, n := range src.CheckStreams {
 			if _, ok := names[n]; !ok && len(names) > 0 {
@@ -60,6 +67,9 @@ func (d *decoder) source(m map[string]any) *Source {
 	if spec, ok := m["spec"]; ok {
 		if sm, _, ok := d.component(spec, "spec", "Spec"); ok {
 			src.Spec = sm
+			if x, ok := sm["config_normalization_rules"]; ok && x != nil {
+				d.fail("spec.config_normalization_rules", "config migrations, transformations and validations are not supported yet")
+			}
 		}
 	}
 	if cl, ok := m["concurrency_level"]; ok {

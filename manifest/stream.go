@@ -22,6 +22,9 @@ type Retriever struct {
 	Paginator *Paginator // nil: one request
 	// PartitionRouter is nil for a stream read as one partition.
 	PartitionRouter *PartitionRouter
+	// IgnoreSlicerOnPages leaves the partition and cursor request options off
+	// the requests after a slice's first page.
+	IgnoreSlicerOnPages bool
 }
 
 // Selector is a RecordSelector with a DpathExtractor.
@@ -77,6 +80,10 @@ func (d *decoder) retriever(v any, path string) *Retriever {
 	if pr, ok := m["partition_router"]; ok && pr != nil && !isFalsy(pr) {
 		r.PartitionRouter = d.partitionRouter(pr, path+".partition_router")
 	}
+	if x, ok := m["pagination_reset"]; ok && x != nil && !isFalsy(x) {
+		d.unsupported(x, path+".pagination_reset")
+	}
+	r.IgnoreSlicerOnPages, _ = m["ignore_stream_slicer_parameters_on_paginated_requests"].(bool)
 	if dec, ok := m["decoder"]; ok && dec != nil {
 		d.component(dec, path+".decoder", "JsonDecoder")
 	}
@@ -97,7 +104,13 @@ func (d *decoder) selector(v any, path string) *Selector {
 		return nil
 	}
 	s := &Selector{}
+	if sn, ok := m["schema_normalization"]; ok && sn != nil && sn != "None" {
+		d.fail(path+".schema_normalization", "%s is not supported yet (None is)", describeComponent(sn))
+	}
 	if ex, _, ok := d.component(m["extractor"], path+".extractor", "DpathExtractor"); ok {
+		if x, ok := ex["record_expander"]; ok && x != nil {
+			d.unsupported(x, path+".extractor.record_expander")
+		}
 		for i, seg := range ex["field_path"].([]any) {
 			s.FieldPath = append(s.FieldPath, d.value(seg, fmt.Sprintf("%s.extractor.field_path[%d]", path, i)))
 		}

@@ -258,7 +258,7 @@ func TestLimits(t *testing.T) {
 		`{{ 'x'.center(99999999) }}`:              "longer than",
 		`{{ 2 ** 100 }}`:                          "overflow",
 		`{{ 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!' | regex_search('^(a+)+$') }}`: "took longer",
-		`{% for i in x %}{{ 'aaaaaaaaaaaaaaaaaa!' | regex_search('^(a+)+$') }}{% endfor %}`:                 "steps",
+		`{% for i in x %}{{ 'aaaaaaaaaaaaaaaaaa!' | regex_search('^(a+)+$') }}{% endfor %}`:                       "steps",
 		`{% for a in y %}{% if a in y %}{% endif %}{% endfor %}`:                                                  "steps",
 		`{% for a in y %}{{ y | unique | length }}{% endfor %}`:                                                   "steps",
 	} {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/airbyte-go/source-declarative/protocol"
+	"github.com/airbyte-go/source-declarative/runtime/failure"
 )
 
 // Response is a whole HTTP response.
@@ -35,6 +36,8 @@ type Client struct {
 	HeartbeatEvery time.Duration
 	Now            func() time.Time
 	Budget         *Budget // the manifest's api_budget; nil: no rate limit
+	// Debug, when set and true, logs a DEBUG summary of every request and response.
+	Debug func() bool
 }
 
 // NewClient returns a client with production defaults.
@@ -117,7 +120,7 @@ func (c *Client) do(req *http.Request) (*Response, error) {
 	}
 	if int64(len(body)) > limit {
 		return &Response{Status: resp.StatusCode, Header: resp.Header, URL: req.URL.Redacted()},
-			&Error{Failure: protocol.SystemError, Message: fmt.Sprintf("response of %s %s is larger than %d bytes", req.Method, req.URL.Redacted(), limit)}
+			&failure.Error{Failure: protocol.SystemError, Message: fmt.Sprintf("response of %s %s is larger than %d bytes", req.Method, req.URL.Redacted(), limit)}
 	}
 	return &Response{Status: resp.StatusCode, Header: resp.Header, Body: body, URL: req.URL.Redacted()}, nil
 }
