@@ -8,6 +8,7 @@ import (
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/protocol"
 	"github.com/airbyte-go/source-declarative/runtime/auth"
+	"github.com/airbyte-go/source-declarative/runtime/decode"
 	"github.com/airbyte-go/source-declarative/runtime/failure"
 	"github.com/airbyte-go/source-declarative/runtime/interp"
 	"github.com/airbyte-go/source-declarative/runtime/paginate"
@@ -19,7 +20,8 @@ type streamReader struct {
 	r    *Runner
 	st   *manifest.Stream
 	b    *builder
-	path []string // the record path, rendered
+	path []string        // the record path, rendered
+	dec  *decode.Decoder // the retriever's decoder
 }
 
 func (r *Runner) streamReader(st *manifest.Stream) (*streamReader, error) {
@@ -39,13 +41,16 @@ func (r *Runner) streamReader(st *manifest.Stream) (*streamReader, error) {
 	if err != nil {
 		return nil, err
 	}
-	sr := &streamReader{r: r, st: st, b: b}
+	sr := &streamReader{r: r, st: st, b: b, dec: decode.New(st.Retriever.Decoder, r.Client.MaxBody)}
 	for _, seg := range st.Retriever.Selector.FieldPath {
 		s, err := seg.Render(vars)
 		if err != nil {
 			return nil, &Error{Failure: protocol.ConfigError, Message: err.Error()}
 		}
 		sr.path = append(sr.path, s)
+	}
+	if err := checkRecordPath(sr.path, st.Path+".retriever.record_selector.extractor.field_path"); err != nil {
+		return nil, err
 	}
 	return sr, nil
 }
@@ -60,14 +65,17 @@ type pageResult struct {
 // (0: no limit), handing each page's records to emit.
 func (s *streamReader) read(ctx context.Context, maxPages int, emit func([][]byte) error) error {
 	token := s.b.pag.First()
+	if s.streams() {
+		return s.readStreamed(ctx, token, maxPages > 0, emit)
+	}
 	sent := paginate.NewRequestLog()
 	for page := 1; ; page++ {
-		var raw [][]byte
+		var body decodedPage
 		var extractErr error
 		repeated := func(p *request.Parts) error { return sent.Check(page, token, p) }
 		res, err := s.fetch(ctx, token, repeated, func(resp *request.Response) error {
-			raw, extractErr = extractRecords(resp.Body, s.path)
-			if extractErr == errNotJSON {
+			body, extractErr = s.decodePage(resp)
+			if isBadBody(extractErr) {
 				return extractErr // a truncated or garbled body is fetched again
 			}
 			return nil
@@ -81,15 +89,15 @@ func (s *streamReader) read(ctx context.Context, maxPages int, emit func([][]byt
 		if extractErr != nil {
 			return s.badResponse(res.resp, extractErr)
 		}
-		records, err := s.filter(raw, token)
+		records, err := s.filter(body.records, token)
 		if err != nil {
 			return err
 		}
 		var decoded []any
 		pg := paginate.Page{
-			Count:    len(raw),
+			Count:    len(body.records),
 			Header:   res.resp.Header,
-			Response: func(u interp.Usage) any { return decodeJSONKeys(res.resp.Body, u) },
+			Response: body.responseValue,
 			LastRecords: func() []any {
 				if decoded == nil {
 					decoded = make([]any, len(records))
