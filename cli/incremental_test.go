@@ -372,7 +372,7 @@ func TestStreamStateIsRefusedAtLoad(t *testing.T) {
 	res := incrementalConnector(t, m, nil, "items").read(t)
 	errs := res.errors()
 	if res.code != 1 || len(errs) != 1 || !strings.Contains(errs[0]["message"].(string),
-		"streams[0].retriever.requester.request_parameters.since: stream_state is not available in templates (the reference CDK removed it): use stream_interval.start_time") {
+		"streams[0].retriever.requester.request_parameters.since: `stream_state` is no longer supported in templates (Airbyte's runtime refuses it too); use stream_interval.start_time") {
 		t.Errorf("exit %d: %v", res.code, errs)
 	}
 }

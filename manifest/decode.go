@@ -23,7 +23,6 @@ func Load(raw map[string]any) (*Source, error) {
 	}
 	Propagate(resolved)
 	d := &decoder{}
-	d.refuseStreamState(resolved["streams"], "streams")
 	src := d.source(resolved)
 	if len(d.errs) > 0 {
 		return nil, errors.New(strings.Join(d.errs, "; "))

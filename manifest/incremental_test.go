@@ -78,7 +78,7 @@ func TestStreamStateIsRefused(t *testing.T) {
 	m := incrementalManifest("type: DatetimeBasedCursor\ncursor_field: u\ndatetime_format: \"%Y\"\nstart_datetime: \"2020\"")
 	m = strings.Replace(m, `url_base: "https://x"}`, `url_base: "https://x", path: "/x/{{ stream_state['u'] }}", request_headers: {A: "{{ stream_interval.start_time }}", B: "stream_state"}}`, 1)
 	_, err := Load(parse(t, m))
-	if err == nil || err.Error() != "streams[0].retriever.requester.path: stream_state is not available in templates (the reference CDK removed it): use stream_interval.start_time and stream_interval.end_time, the bounds of the slice being read" {
+	if err == nil || err.Error() != "streams[0].retriever.requester.path: `stream_state` is no longer supported in templates (Airbyte's runtime refuses it too); use stream_interval.start_time and stream_interval.end_time, the bounds of the slice being read" {
 		t.Errorf("got %v", err)
 	}
 }

@@ -27,6 +27,7 @@ type Retriever struct {
 	// IgnoreSlicerOnPages leaves the partition and cursor request options off
 	// the requests after a slice's first page.
 	IgnoreSlicerOnPages bool
+	Decoder             *Decoder // nil: JsonDecoder
 }
 
 // Selector is a RecordSelector with a DpathExtractor.
@@ -99,9 +100,7 @@ func (d *decoder) retriever(v any, path string) *Retriever {
 		d.unsupported(x, path+".pagination_reset")
 	}
 	r.IgnoreSlicerOnPages, _ = m["ignore_stream_slicer_parameters_on_paginated_requests"].(bool)
-	if dec, ok := m["decoder"]; ok && dec != nil {
-		d.component(dec, path+".decoder", "JsonDecoder")
-	}
+	r.Decoder = d.responseDecoder(m["decoder"], path+".decoder", retrieverDecoders)
 	r.Requester = d.requester(m["requester"], path+".requester", allAuth)
 	r.Selector = d.selector(m["record_selector"], path+".record_selector")
 	if p, ok := m["paginator"]; ok && p != nil {
@@ -109,6 +108,9 @@ func (d *decoder) retriever(v any, path string) *Retriever {
 	}
 	if r.Paginator != nil && r.Requester != nil {
 		d.checkCollisions(r.Requester, r.Paginator)
+	}
+	if r.Paginator != nil && !r.Decoder.Paginates() {
+		d.fail(path+".decoder", "%s cannot read pages of a DefaultPaginator (with pagination: JsonDecoder, XmlDecoder or GzipDecoder of JsonDecoder, as in Airbyte's runtime)", r.Decoder.Name())
 	}
 	return r
 }

@@ -238,7 +238,7 @@ func (b *builder) mapping(m *manifest.Mapping, vars interp.Vars, path string, se
 		return nil
 	}
 	for _, k := range m.Keys {
-		v, err := m.Values[k].Eval(vars)
+		v, err := m.Values[k].Param(vars)
 		if err != nil {
 			return err
 		}
@@ -261,7 +261,7 @@ func dropEmpty(v any) any {
 func renderNested(v any, vars interp.Vars) (any, error) {
 	switch x := v.(type) {
 	case *interp.Template:
-		return x.Eval(vars)
+		return x.EvalOrNil(vars)
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {

@@ -8,6 +8,7 @@ import (
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/protocol"
 	"github.com/airbyte-go/source-declarative/runtime/auth"
+	"github.com/airbyte-go/source-declarative/runtime/decode"
 	"github.com/airbyte-go/source-declarative/runtime/failure"
 	"github.com/airbyte-go/source-declarative/runtime/incremental"
 	"github.com/airbyte-go/source-declarative/runtime/interp"
@@ -20,7 +21,8 @@ type streamReader struct {
 	r      *Runner
 	st     *manifest.Stream
 	b      *builder
-	path   []string // the record path, rendered
+	path   []string        // the record path, rendered
+	dec    *decode.Decoder // the retriever's decoder
 	cursor incremental.Cursor
 	field  string // the record key holding the cursor value ("": none)
 	warned bool   // whether a record without a readable cursor value was logged
@@ -43,13 +45,16 @@ func (r *Runner) streamReader(st *manifest.Stream, cursor incremental.Cursor) (*
 	if err != nil {
 		return nil, err
 	}
-	sr := &streamReader{r: r, st: st, b: b, cursor: cursor, field: cursor.Field()}
+	sr := &streamReader{r: r, st: st, b: b, dec: decode.New(st.Retriever.Decoder, r.Client.MaxBody), cursor: cursor, field: cursor.Field()}
 	for _, seg := range st.Retriever.Selector.FieldPath {
 		s, err := seg.Render(vars)
 		if err != nil {
 			return nil, &Error{Failure: protocol.ConfigError, Message: err.Error()}
 		}
 		sr.path = append(sr.path, s)
+	}
+	if err := checkRecordPath(sr.path, st.Path+".retriever.record_selector.extractor.field_path"); err != nil {
+		return nil, err
 	}
 	return sr, nil
 }
@@ -65,15 +70,18 @@ type pageResult struct {
 // records to emit; the cursor then observes them.
 func (s *streamReader) read(ctx context.Context, sl *incremental.Slice, maxPages int, emit func([][]byte) error) error {
 	token := s.b.pag.First()
+	if s.streams() {
+		return s.readStreamed(ctx, token, sl, maxPages > 0, emit)
+	}
 	sent := paginate.NewRequestLog()
 	for page := 1; ; page++ {
-		var raw [][]byte
+		var body decodedPage
 		var extractErr error
 		pr := pageRequest{token: token, slice: sl, withSlice: page == 1 || !s.st.Retriever.IgnoreSlicerOnPages,
 			check: func(p *request.Parts) error { return sent.Check(page, token, p) }}
 		res, err := s.fetch(ctx, pr, func(resp *request.Response) error {
-			raw, extractErr = extractRecords(resp.Body, s.path)
-			if extractErr == errNotJSON {
+			body, extractErr = s.decodePage(resp)
+			if isBadBody(extractErr) {
 				return extractErr // a truncated or garbled body is fetched again
 			}
 			return nil
@@ -87,7 +95,7 @@ func (s *streamReader) read(ctx context.Context, sl *incremental.Slice, maxPages
 		if extractErr != nil {
 			return s.badResponse(res.resp, extractErr)
 		}
-		records, err := s.filter(raw, token, sl)
+		records, err := s.filter(body.records, token, sl)
 		if err != nil {
 			return err
 		}
@@ -97,9 +105,9 @@ func (s *streamReader) read(ctx context.Context, sl *incremental.Slice, maxPages
 		}
 		var decoded []any
 		pg := paginate.Page{
-			Count:    len(raw),
+			Count:    len(body.records),
 			Header:   res.resp.Header,
-			Response: func(u interp.Usage) any { return decodeJSONKeys(res.resp.Body, u) },
+			Response: body.responseValue,
 			LastRecords: func() []any {
 				if decoded == nil {
 					decoded = make([]any, len(records))

@@ -20,7 +20,7 @@ var isoDuration = regexp.MustCompile(`^P(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)
 // PT0.001S. Years and months must be whole numbers.
 func ParseDuration(s string) (Duration, error) {
 	m := isoDuration.FindStringSubmatch(s)
-	if m == nil || s == "P" || s == "PT" || s[len(s)-1] == 'T' {
+	if m == nil || s == "P" || s == "PT" {
 		return Duration{}, fmt.Errorf("%q is not an ISO 8601 duration (such as PT1H or P1D)", s)
 	}
 	f := func(i int) float64 {

@@ -40,28 +40,26 @@ func PythonString(t time.Time) string {
 	return s + t.Format("-07:00")
 }
 
-// PythonDuration renders a duration as Python's str(timedelta) does.
+// PythonDuration renders a duration as Python's str(timedelta) does: whole
+// days (negative for a negative duration), then a positive time of day.
 func PythonDuration(d time.Duration) string {
-	neg := d < 0
-	if neg {
-		d = -d
+	const day = int64(24 * time.Hour / time.Microsecond)
+	us := int64(d / time.Microsecond)
+	days, rem := us/day, us%day
+	if rem < 0 {
+		rem += day
+		days--
 	}
-	days := int64(d / (24 * time.Hour))
-	d -= time.Duration(days) * 24 * time.Hour
-	h, m, s := int64(d/time.Hour), int64(d%time.Hour/time.Minute), int64(d%time.Minute/time.Second)
-	out := fmt.Sprintf("%d:%02d:%02d", h, m, s)
-	if us := int64(d%time.Second) / 1000; us != 0 {
-		out += fmt.Sprintf(".%06d", us)
+	out := fmt.Sprintf("%d:%02d:%02d", rem/3600e6, rem/60e6%60, rem/1e6%60)
+	if frac := rem % 1e6; frac != 0 {
+		out += fmt.Sprintf(".%06d", frac)
 	}
-	if days > 0 {
+	if days != 0 {
 		unit := "days"
-		if days == 1 {
+		if days == 1 || days == -1 {
 			unit = "day"
 		}
 		out = fmt.Sprintf("%d %s, %s", days, unit, out)
-	}
-	if neg {
-		out = "-" + out
 	}
 	return out
 }
