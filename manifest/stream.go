@@ -13,6 +13,8 @@ type Stream struct {
 	PrimaryKey [][]string
 	Schema     map[string]any // nil: a permissive object schema
 	Retriever  *Retriever
+	// Incremental is the incremental_sync; nil for a full-refresh-only stream.
+	Incremental *Incremental
 }
 
 // Retriever is a SimpleRetriever.
@@ -32,6 +34,9 @@ type Retriever struct {
 type Selector struct {
 	FieldPath []*interp.Template
 	Filter    *interp.Template
+	// TransformBeforeFiltering runs the transformations before the record
+	// filter; true by default for client-side incremental streams.
+	TransformBeforeFiltering bool
 }
 
 func (d *decoder) stream(v any, path string) *Stream {
@@ -44,7 +49,7 @@ func (d *decoder) stream(v any, path string) *Stream {
 	if st.Name == "" {
 		d.fail(path+".name", "is required")
 	}
-	for _, f := range []string{"incremental_sync", "transformations", "state_migrations", "file_uploader"} {
+	for _, f := range []string{"transformations", "state_migrations", "file_uploader"} {
 		if x, ok := m[f]; ok && x != nil && !isFalsy(x) {
 			d.unsupported(x, join(path, f))
 		}
@@ -69,6 +74,16 @@ func (d *decoder) stream(v any, path string) *Stream {
 		}
 	}
 	st.Retriever = d.retriever(m["retriever"], path+".retriever")
+	if inc, ok := m["incremental_sync"]; ok && inc != nil && !isFalsy(inc) {
+		st.Incremental = d.incremental(inc, path+".incremental_sync")
+	}
+	if st.Incremental.ClientSideIncremental() && st.Retriever != nil && st.Retriever.Selector != nil {
+		rs, _ := m["retriever"].(map[string]any)
+		sel, _ := rs["record_selector"].(map[string]any)
+		if _, explicit := sel["transform_before_filtering"]; !explicit {
+			st.Retriever.Selector.TransformBeforeFiltering = true
+		}
+	}
 	return st
 }
 
@@ -106,6 +121,7 @@ func (d *decoder) selector(v any, path string) *Selector {
 		return nil
 	}
 	s := &Selector{}
+	s.TransformBeforeFiltering, _ = m["transform_before_filtering"].(bool)
 	if sn, ok := m["schema_normalization"]; ok && sn != nil && sn != "None" {
 		d.fail(path+".schema_normalization", "%s is not supported yet (None is)", describeComponent(sn))
 	}

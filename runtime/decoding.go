@@ -8,6 +8,7 @@ import (
 
 	"github.com/airbyte-go/source-declarative/runtime/decode"
 	"github.com/airbyte-go/source-declarative/runtime/failure"
+	"github.com/airbyte-go/source-declarative/runtime/incremental"
 	"github.com/airbyte-go/source-declarative/runtime/interp"
 	"github.com/airbyte-go/source-declarative/runtime/paginate"
 	"github.com/airbyte-go/source-declarative/runtime/request"
@@ -106,13 +107,18 @@ const (
 // read fails the stream (system_error), as in the reference.
 //
 // With firstOnly (a check), reading stops at the first records.
-func (s *streamReader) readStreamed(ctx context.Context, token paginate.Token, firstOnly bool, emit func([][]byte) error) error {
+func (s *streamReader) readStreamed(ctx context.Context, token paginate.Token, sl *incremental.Slice, firstOnly bool, emit func([][]byte) error) error {
 	emitted := 0
 	var batch recordBatch
 	flush := func() error {
-		records, err := s.filter(batch.records, token)
+		records, err := s.filter(batch.records, token, sl)
+		if err == nil && s.st.Incremental.ClientSideIncremental() {
+			records = s.inWindow(records)
+		}
 		if err == nil && len(records) > 0 {
-			err = emit(records)
+			if err = emit(records); err == nil {
+				s.observe(sl, records)
+			}
 			emitted += len(records)
 		}
 		batch.reset()
@@ -142,7 +148,7 @@ func (s *streamReader) readStreamed(ctx context.Context, token paginate.Token, f
 		}
 		return s.streamError(resp, src, emitted, err)
 	}
-	_, err := s.fetch(request.WithBodyReader(ctx, s.b.policy, read), token, nil, nil)
+	_, err := s.fetch(request.WithBodyReader(ctx, s.b.policy, read), pageRequest{token: token, slice: sl, withSlice: true}, nil)
 	return err
 }
 

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"regexp"
 	"strings"
 )
 
@@ -38,20 +39,23 @@ func Constant(v any, path string) *Template {
 	return &Template{Source: String(v), Path: path, isConst: true, static: true, value: v}
 }
 
+// streamStateVar finds the stream_state variable in a template.
+var streamStateVar = regexp.MustCompile(`\bstream_state\b`)
+
 // Compile parses src once. path names its place in the manifest for errors.
 // A template that mentions stream_state is refused, as the reference refuses
 // it; so are include, import, extends, from, macro and call, unknown filters
 // and tests, and literal regular expressions that do not compile.
 func Compile(src, path string) (*Template, error) {
-	if strings.Contains(src, "stream_state") {
-		return nil, fmt.Errorf("%s: `stream_state` is no longer supported in templates (Airbyte's runtime refuses it too); use stream_interval instead", path)
-	}
 	t := &Template{Source: src, Path: path}
 	norm := normalizeSource(src)
 	if !strings.Contains(src, "{{") && !strings.Contains(src, "{%") && !strings.Contains(src, "{#") {
 		t.static = true
 		t.text = norm
 		return t, nil
+	}
+	if streamStateVar.MatchString(src) {
+		return nil, fmt.Errorf("%s: `stream_state` is no longer supported in templates (Airbyte's runtime refuses it too); use stream_interval.start_time and stream_interval.end_time, the bounds of the slice being read", path)
 	}
 	body, undeclared, err := parseTemplate(norm)
 	if err != nil {
