@@ -431,3 +431,41 @@ parent_stream_configs:
 		t.Errorf("auxiliary requests %+v, limit reached %v", d.Aux, d.Limit)
 	}
 }
+
+func TestLazyReadPointerIsRefusedWithItsPath(t *testing.T) {
+	a := echoAPI(t)
+	router := `type: SubstreamPartitionRouter
+parent_stream_configs:
+  - type: ParentStreamConfig
+    parent_key: id
+    partition_field: pid
+    lazy_read_pointer: [items]
+    stream:
+` + indent(projectsParent(a.URL, ""), 6)
+	res := newConnector(t, routed(a.URL, "/p", router, "", "", 1), nil, "items").read(t)
+	errs := res.errors()
+	if res.code == 0 || len(a.requests()) != 0 || len(errs) == 0 ||
+		errs[0]["message"] != "streams[0].retriever.partition_router.parent_stream_configs[0].lazy_read_pointer: lazy_read_pointer is not supported yet: remove it to request each child's first page" {
+		t.Errorf("exit %d, %d requests, errors %v", res.code, len(a.requests()), errs)
+	}
+}
+
+func TestCheckReadsTheFirstPartitionOnly(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		if r.URL.Path == "/projects" {
+			fmt.Fprint(w, `{"data":[{"id":1},{"id":2}]}`)
+			return
+		}
+		fmt.Fprint(w, `{"data":[]}`)
+	})
+	router := `type: SubstreamPartitionRouter
+parent_stream_configs:
+  - {type: ParentStreamConfig, parent_key: id, partition_field: pid, stream: {$ref: "#/definitions/projects"}}`
+	m := routed(a.URL, "/p/{{ stream_partition.pid }}", router, "", "", 1) + "definitions:\n  projects:\n" + indent(projectsParent(a.URL, ""), 4) + "\n"
+	res := newConnector(t, m, nil).check(t)
+	st := res.ofType("CONNECTION_STATUS")
+	if res.code != 0 || len(st) != 1 || st[0]["connectionStatus"].(map[string]any)["status"] != "SUCCEEDED" {
+		t.Fatalf("exit %d: %s", res.code, res.stdout)
+	}
+	equalLists(t, "requests", a.lines(), []string{"GET /projects", "GET /p/1"})
+}

@@ -122,6 +122,9 @@ func (run *streamRun) prepare() error {
 	if pr == nil {
 		return nil
 	}
+	if path := lazyPointer(pr); path != "" {
+		return ConfigErr("%s: lazy_read_pointer is not supported yet: remove it to request each child's first page", path)
+	}
 	env := partition.Env{Stream: run.st.Name, Vars: run.r.vars(run.st.Retriever.Requester.Parameters, nil), ReadParent: run.readParent, Log: run.r.log}
 	run.router, err = partition.New(pr, env)
 	if err != nil {
@@ -376,3 +379,31 @@ func (run *streamRun) readParent(ctx context.Context, pc *manifest.ParentStreamC
 // errSlicesRead stops a read that has read the slices it wanted (check,
 // test reads).
 var errSlicesRead = errors.New("enough slices read")
+
+// lazyPointer is the manifest path of a lazy_read_pointer among a router's
+// parent configs ("": none).
+func lazyPointer(pr *manifest.PartitionRouter) string {
+	if pr == nil {
+		return ""
+	}
+	var inner []*manifest.PartitionRouter
+	switch {
+	case pr.Substream != nil:
+		for _, pc := range pr.Substream.Parents {
+			if len(pc.LazyReadPointer) > 0 {
+				return pc.Path + ".lazy_read_pointer"
+			}
+		}
+	case pr.Grouping != nil:
+		inner = append(inner, pr.Grouping.Underlying)
+	case pr.Union != nil:
+		inner = pr.Union.Routers
+	}
+	inner = append(inner, pr.Product...)
+	for _, r := range inner {
+		if p := lazyPointer(r); p != "" {
+			return p
+		}
+	}
+	return ""
+}
