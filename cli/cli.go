@@ -162,6 +162,7 @@ func (a *app) setup() (r *runtime.Runner, validation error, err *setupError) {
 	if merr != nil {
 		return nil, nil, &setupError{message: "invalid manifest: " + merr.Error(), manifest: true}
 	}
+	src.Folder = manifest.Folder(a.manifestPath)
 	spec, warnings := manifest.Spec(src.Resolved)
 	connSpec, _ := spec["connectionSpecification"].(map[string]any)
 	a.masker.AddSpecSecrets(connSpec, config)
@@ -202,7 +203,10 @@ func (a *app) discover(cmd *cobra.Command, _ []string) error {
 	if invalid != nil {
 		return a.fail(protocol.ConfigError, "Config validation error: "+invalid.Error())
 	}
-	return r.Discover()
+	if err := r.Discover(cmd.Context()); err != nil {
+		return a.fail(runtime.FailureType(err), runtime.OneLine(err))
+	}
+	return nil
 }
 
 func (a *app) read(cmd *cobra.Command, _ []string) error {

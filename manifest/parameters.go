@@ -7,7 +7,7 @@ var defaultTypes = map[string]string{
 	"DeclarativeSource.spec":                    "Spec",
 	"DeclarativeSource.streams":                 "DeclarativeStream",
 	"DeclarativeStream.retriever":               "SimpleRetriever",
-	"DeclarativeStream.schema_loader":           "InlineSchemaLoader",
+	"DeclarativeStream.schema_loader":           "JsonFileSchemaLoader", // InlineSchemaLoader when it holds a schema
 	"SimpleRetriever.requester":                 "HttpRequester",
 	"SimpleRetriever.record_selector":           "RecordSelector",
 	"SimpleRetriever.paginator":                 "NoPagination",
@@ -20,6 +20,20 @@ var defaultTypes = map[string]string{
 	"OAuthAuthenticator.refresh_token_updater":  "RefreshTokenUpdater",
 	"DefaultErrorHandler.response_filters":      "HttpResponseFilter",
 	"CompositeErrorHandler.error_handlers":      "DefaultErrorHandler",
+	// records lane: transformations, schema loaders, dynamic streams
+	"AddFields.fields":                                  "AddedFieldDefinition",
+	"DpathFlattenFields.key_transformation":             "KeyTransformation",
+	"DynamicSchemaLoader.retriever":                     "SimpleRetriever",
+	"DynamicSchemaLoader.schema_filter":                 "RecordFilter",
+	"DynamicSchemaLoader.schema_type_identifier":        "SchemaTypeIdentifier",
+	"DynamicDeclarativeStream.stream_template":          "DeclarativeStream",
+	"DynamicDeclarativeStream.components_resolver":      "ConfigComponentsResolver",
+	"HttpComponentsResolver.retriever":                  "SimpleRetriever",
+	"HttpComponentsResolver.components_mapping":         "ComponentMappingDefinition",
+	"ConfigComponentsResolver.stream_config":            "StreamConfig",
+	"ConfigComponentsResolver.components_mapping":       "ComponentMappingDefinition",
+	"ParametrizedComponentsResolver.stream_parameters":  "StreamParametersDefinition",
+	"ParametrizedComponentsResolver.components_mapping": "ComponentMappingDefinition",
 }
 
 // noParameters are components that take no $parameters as fields: a
@@ -94,17 +108,22 @@ func fillDefaultType(child any, key string) {
 	if !ok {
 		return
 	}
+	fill := func(m map[string]any) {
+		if _, has := m["type"]; has {
+			return
+		}
+		m["type"] = def
+		if _, inline := m["schema"]; inline && key == "DeclarativeStream.schema_loader" {
+			m["type"] = "InlineSchemaLoader"
+		}
+	}
 	switch c := child.(type) {
 	case map[string]any:
-		if _, has := c["type"]; !has {
-			c["type"] = def
-		}
+		fill(c)
 	case []any:
 		for _, e := range c {
 			if m, ok := e.(map[string]any); ok {
-				if _, has := m["type"]; !has {
-					m["type"] = def
-				}
+				fill(m)
 			}
 		}
 	}

@@ -10,6 +10,9 @@ type Source struct {
 	Spec             map[string]any // the manifest's spec block, nil when absent
 	ConcurrencyLevel int
 	Resolved         map[string]any // the manifest after $ref and $parameters resolution
+	// Folder is where the manifest file is (see Folder), for the schema files
+	// it names; set by the caller of Load.
+	Folder string
 }
 
 // Stream returns the stream named name, or nil.

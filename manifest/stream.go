@@ -11,8 +11,11 @@ type Stream struct {
 	Name       string
 	Path       string // manifest path, e.g. streams[0]
 	PrimaryKey [][]string
-	Schema     map[string]any // nil: a permissive object schema
-	Retriever  *Retriever
+	// SchemaLoaders give the stream's schema, merged when there are several;
+	// none: the JSON file named after the stream, if there is one.
+	SchemaLoaders   []*SchemaLoader
+	Retriever       *Retriever
+	Transformations []*Transformation // in manifest order
 }
 
 // Retriever is a SimpleRetriever.
@@ -24,8 +27,16 @@ type Retriever struct {
 
 // Selector is a RecordSelector with a DpathExtractor.
 type Selector struct {
-	FieldPath []*interp.Template
-	Filter    *interp.Template
+	FieldPath    []*interp.Template
+	Filter       *interp.Template
+	FilterParams map[string]any // the record filter's $parameters
+	// Normalize casts record values to the stream schema's types
+	// (schema_normalization: Default).
+	Normalize bool
+	// TransformBeforeFilter is transform_before_filtering; nil when the
+	// manifest leaves it to the default (false, but true for client-side
+	// incremental streams).
+	TransformBeforeFilter *bool
 }
 
 func (d *decoder) stream(v any, path string) *Stream {
@@ -38,7 +49,7 @@ func (d *decoder) stream(v any, path string) *Stream {
 	if st.Name == "" {
 		d.fail(path+".name", "is required")
 	}
-	for _, f := range []string{"incremental_sync", "transformations", "state_migrations", "file_uploader"} {
+	for _, f := range []string{"incremental_sync", "state_migrations", "file_uploader"} {
 		if x, ok := m[f]; ok && x != nil && !isFalsy(x) {
 			d.unsupported(x, join(path, f))
 		}
@@ -57,11 +68,8 @@ func (d *decoder) stream(v any, path string) *Stream {
 			}
 		}
 	}
-	if sl, ok := m["schema_loader"]; ok && sl != nil {
-		if slm, _, ok := d.component(sl, path+".schema_loader", "InlineSchemaLoader"); ok {
-			st.Schema, _ = slm["schema"].(map[string]any)
-		}
-	}
+	st.SchemaLoaders = d.schemaLoaders(m["schema_loader"], path+".schema_loader")
+	st.Transformations = d.transformations(m["transformations"], path+".transformations")
 	st.Retriever = d.retriever(m["retriever"], path+".retriever")
 	return st
 }
@@ -106,7 +114,12 @@ func (d *decoder) selector(v any, path string) *Selector {
 			if s.Filter == nil {
 				s.Filter = interp.Constant(false, path+".record_filter.condition")
 			}
+			s.FilterParams, _ = fm["$parameters"].(map[string]any)
 		}
+	}
+	s.Normalize = m["schema_normalization"] == "Default"
+	if b, ok := m["transform_before_filtering"].(bool); ok {
+		s.TransformBeforeFilter = &b
 	}
 	return s
 }

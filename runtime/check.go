@@ -31,13 +31,14 @@ func (r *Runner) Check(ctx context.Context) error {
 	return r.Out.ConnectionStatus(true, "")
 }
 
-// Discover prints exactly one CATALOG.
-func (r *Runner) Discover() error {
+// Discover prints exactly one CATALOG, each stream's schema from its schema
+// loaders.
+func (r *Runner) Discover(ctx context.Context) error {
 	cat := &protocol.Catalog{Streams: []protocol.Stream{}}
 	for _, st := range r.Source.Streams {
-		schema := any(st.Schema)
-		if st.Schema == nil {
-			schema = map[string]any{"$schema": "http://json-schema.org/draft-07/schema#", "type": "object", "additionalProperties": true, "properties": map[string]any{}}
+		schema, err := r.streamSchema(ctx, st)
+		if err != nil {
+			return err
 		}
 		cat.Streams = append(cat.Streams, protocol.Stream{
 			Name:                    st.Name,

@@ -31,9 +31,10 @@ type Runner struct {
 	// Observer, when set, sees every exchange (for test reads).
 	Observer Observer
 
-	authMu sync.Mutex
-	auths  map[string]auth.Authenticator
-	logger zerolog.Logger
+	authMu  sync.Mutex
+	auths   map[string]auth.Authenticator
+	logger  zerolog.Logger
+	schemas sync.Map // *manifest.Stream -> its JSON schema (schema.go)
 }
 
 // Observer is told of each data request and of each token or login request.

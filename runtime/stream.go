@@ -58,6 +58,10 @@ type pageResult struct {
 // read fetches pages until the paginator stops or maxPages pages were read
 // (0: no limit), handing each page's records to emit.
 func (s *streamReader) read(ctx context.Context, maxPages int, emit func([][]byte) error) error {
+	pipe, err := s.r.newPipeline(ctx, s.st)
+	if err != nil {
+		return err
+	}
 	token := s.b.pag.First()
 	var previous string
 	for page := 1; ; page++ {
@@ -88,7 +92,11 @@ func (s *streamReader) read(ctx context.Context, maxPages int, emit func([][]byt
 		if extractErr != nil {
 			return s.badResponse(res.resp, extractErr)
 		}
-		records, err := s.filter(raw, token)
+		// The record filter, transformations and normalization (pipeline.go)
+		// see the variables of the request that fetched the page.
+		vars := s.r.vars(s.b.req.Parameters)
+		vars["next_page_token"] = token.Vars()
+		records, err := pipe.run(raw, vars)
 		if err != nil {
 			return err
 		}
@@ -178,28 +186,6 @@ func (s *streamReader) requestError(err error) error {
 func (s *streamReader) badResponse(resp *request.Response, err error) error {
 	return &Error{Failure: protocol.SystemError, Message: fmt.Sprintf("stream %s: %v (HTTP %d from %s): %s",
 		s.st.Name, err, resp.Status, resp.URL, request.BodyStart(resp.Body))}
-}
-
-// filter keeps the records the record filter accepts.
-func (s *streamReader) filter(records [][]byte, token paginate.Token) ([][]byte, error) {
-	f := s.st.Retriever.Selector.Filter
-	if f == nil {
-		return records, nil
-	}
-	vars := s.r.vars(s.b.req.Parameters)
-	vars["next_page_token"] = token.Vars()
-	kept := records[:0:0]
-	for _, rec := range records {
-		vars["record"] = decodeJSON(rec)
-		ok, err := f.Bool(vars)
-		if err != nil {
-			return nil, &Error{Failure: protocol.ConfigError, Message: err.Error()}
-		}
-		if ok {
-			kept = append(kept, rec)
-		}
-	}
-	return kept, nil
 }
 
 // signature identifies a request: method, URL, headers and body.
