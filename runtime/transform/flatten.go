@@ -30,7 +30,7 @@ type flatItem struct {
 
 func (f flattenFields) Apply(rec *Object, _ interp.Vars) error {
 	out := &Object{}
-	at := map[string]int{}         // name -> index in out
+	at := map[string]int{}          // name -> index in out
 	prefixOf := map[string]string{} // name -> the prefixed name of what is written there
 	add := func(name, prefix string, v any) {
 		at[name] = len(out.Fields)

@@ -43,7 +43,7 @@ func TestDecodeEncodeKeepsOrderAndNumbers(t *testing.T) {
 	for in, want := range map[string]string{
 		`{"b":1,"a":{"z":1.50,"y":[1e3,-0,12345678901234567890]},"c":"x\"\\\n\u00e9\u0001"}`: `{"b":1,"a":{"z":1.50,"y":[1e3,-0,12345678901234567890]},"c":"x\"\\\né\u0001"}`,
 		` { "a" : null , "a" : true } `: `{"a":true}`,
-		`{"k":"\ud83d\ude00 ok"}`:           `{"k":"😀 ok"}`,
+		`{"k":"\ud83d\ude00 ok"}`:       `{"k":"😀 ok"}`,
 	} {
 		if got := encode(decode(t, in)); got != want {
 			t.Errorf("%s:\n got %s\nwant %s", in, got, want)
@@ -168,10 +168,10 @@ func TestKeysTransformations(t *testing.T) {
 func TestFlattenFields(t *testing.T) {
 	flat := &manifest.Transformation{Type: manifest.FlattenFieldsType, FlattenFields: &manifest.FlattenFields{FlattenLists: true}}
 	for in, want := range map[string]string{
-		`{"id":1,"profile":{"first":"A"}}`:              `{"first":"A","id":1}`,
-		`{"lines":[{"sku":"a"},{"sku":"b"}]}`:           `{"lines.1.sku":"b","lines.0.sku":"a"}`,
-		`{"info":{"name":"in"},"name":"out"}`:           `{"name":"out","info.name":"in"}`,
-		`{"name":"out","info":{"name":"in"}}`:           `{"name":"out","info.name":"in"}`, // the reference loses "in"
+		`{"id":1,"profile":{"first":"A"}}`:             `{"first":"A","id":1}`,
+		`{"lines":[{"sku":"a"},{"sku":"b"}]}`:          `{"lines.1.sku":"b","lines.0.sku":"a"}`,
+		`{"info":{"name":"in"},"name":"out"}`:          `{"name":"out","info.name":"in"}`,
+		`{"name":"out","info":{"name":"in"}}`:          `{"name":"out","info.name":"in"}`, // the reference loses "in"
 		`{"a":{"b":{"c":1}},"d":[1,2],"e":{"f":null}}`: `{"f":null,"d.1":2,"d.0":1,"a.b.c":1}`,
 	} {
 		if got := apply(t, flat, in); got != want {
