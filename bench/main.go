@@ -35,7 +35,7 @@ func main() {
 	records := flag.Int("records", 1000000, "records in the data set")
 	size := flag.Int("record-size", 200, "approximate bytes per record")
 	pageSize := flag.Int("page-size", 1000, "records per page")
-	mode := flag.String("mode", "offset", "pagination of our manifest: offset, page or cursor")
+	mode := flag.String("mode", "offset", "our manifest: offset, page or cursor pagination, or transform (offset with AddFields and RemoveFields)")
 	auth := flag.String("auth", "apikey", "authentication: apikey or none")
 	runs := flag.Int("runs", 5, "pairs of runs")
 	flag.Parse()
@@ -118,7 +118,7 @@ func benchManifest(mode string, pageSize int, auth string) string {
 	if auth == "none" {
 		authenticator = ""
 	}
-	var path, field, paginator string
+	var path, field, paginator, transformations string
 	switch mode {
 	case "page":
 		path, field = "/v1/orders", "orders"
@@ -126,6 +126,17 @@ func benchManifest(mode string, pageSize int, auth string) string {
 	case "cursor":
 		path, field = "/v1/events", "events"
 		paginator = fmt.Sprintf(`{type: DefaultPaginator, page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: cursor}, page_size_option: {type: RequestOption, inject_into: request_parameter, field_name: page_size}, pagination_strategy: {type: CursorPagination, page_size: %d, cursor_value: "{{ response.next_cursor }}", stop_condition: "{{ response.next_cursor is none }}"}}`, pageSize)
+	case "transform":
+		// Every record is decoded once, changed and encoded once.
+		transformations = `
+    transformations:
+      - type: AddFields
+        fields:
+          - {path: [source], value: "example"}
+          - {path: [user_key], value: "{{ record['id'] }}-{{ record['name'] }}"}
+      - type: RemoveFields
+        field_pointers: [[email]]`
+		fallthrough
 	default:
 		path, field = "/v1/users", "data"
 		paginator = fmt.Sprintf(`{type: DefaultPaginator, page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: offset}, page_size_option: {type: RequestOption, inject_into: request_parameter, field_name: limit}, pagination_strategy: {type: OffsetIncrement, page_size: %d}}`, pageSize)
@@ -140,11 +151,11 @@ streams:
       type: SimpleRetriever
       requester: {type: HttpRequester, url_base: "{{ config['base_url'] }}", path: %s, %s}
       record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [%s]}}
-      paginator: %s
+      paginator: %s%s
 spec:
   type: Spec
   connection_specification: {type: object, properties: {base_url: {type: string}, api_key: {type: string, airbyte_secret: true}}}
-`, path, authenticator, field, paginator)
+`, path, authenticator, field, paginator, transformations)
 }
 
 // watchPeakRSS reads the process's VmHWM (its own peak resident set, which
