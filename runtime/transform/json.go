@@ -4,13 +4,15 @@ import (
 	"encoding/json"
 	"errors"
 	"unicode/utf8"
+	"unsafe"
 )
 
 var errJSON = errors.New("the record is not valid JSON")
 
 const maxDepth = 1000
 
-// Decode parses one record: a JSON object.
+// Decode parses one record: a JSON object. Its text values share b's
+// memory, which must not change while the record is used.
 func Decode(b []byte) (*Object, error) {
 	p := &parser{b: b}
 	v, err := p.value(0)
@@ -185,7 +187,12 @@ func (p *parser) str() (string, error) {
 			p.i++
 			raw := p.b[start:p.i]
 			if !escaped && utf8.Valid(raw) {
-				return string(raw[1 : len(raw)-1]), nil
+				if len(raw) == 2 {
+					return "", nil
+				}
+				// The text is shared with the page, not copied: a record
+				// lives no longer than its page, and pages are not changed.
+				return unsafe.String(&raw[1], len(raw)-2), nil
 			}
 			var s string
 			if err := json.Unmarshal(raw, &s); err != nil {
