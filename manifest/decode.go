@@ -24,6 +24,7 @@ func Load(raw map[string]any) (*Source, error) {
 	}
 	Propagate(resolved)
 	d := &decoder{}
+	d.refuseCustom(resolved, "")
 	src := d.source(resolved)
 	if len(d.errs) > 0 {
 		return nil, errors.New(strings.Join(d.errs, "; "))
@@ -48,7 +49,13 @@ type decoder struct {
 }
 
 func (d *decoder) fail(path, format string, args ...any) {
-	d.errs = append(d.errs, path+": "+fmt.Sprintf(format, args...))
+	msg := path + ": " + fmt.Sprintf(format, args...)
+	for _, e := range d.errs {
+		if e == msg {
+			return
+		}
+	}
+	d.errs = append(d.errs, msg)
 }
 
 // component checks that v is a mapping whose type is one of allowed and that
@@ -70,10 +77,12 @@ func (d *decoder) component(v any, path string, allowed ...string) (map[string]a
 			found = true
 		}
 	}
+	if isCustom(m) {
+		d.fail(path, "%s", customRefusal(m))
+		return nil, "", false
+	}
 	if !found {
-		if strings.HasPrefix(typ, "Custom") {
-			d.fail(path, "%s is not supported: custom Python components cannot run here (supported: %s)", typ, strings.Join(allowed, ", "))
-		} else if componentSchema(typ) != nil || knownCDKTypes[typ] {
+		if componentSchema(typ) != nil || knownCDKTypes[typ] {
 			d.fail(path, "%s is not supported here (supported: %s)", typ, strings.Join(allowed, ", "))
 		} else {
 			d.fail(path+".type", "unknown component type %q (supported: %s)", typ, strings.Join(allowed, ", "))
@@ -208,6 +217,10 @@ func (d *decoder) unsupported(v any, path string) {
 		typ, _ := x["type"].(string)
 		if typ == "" {
 			typ = "component"
+		}
+		if isCustom(x) {
+			d.fail(path, "%s", customRefusal(x))
+			return
 		}
 		d.fail(path, "%s is not supported yet", typ)
 	}
