@@ -34,6 +34,7 @@ var defaultTypes = map[string]string{
 	"ConfigComponentsResolver.components_mapping":       "ComponentMappingDefinition",
 	"ParametrizedComponentsResolver.stream_parameters":  "StreamParametersDefinition",
 	"ParametrizedComponentsResolver.components_mapping": "ComponentMappingDefinition",
+	"CheckStream.dynamic_streams_check_configs":         "DynamicStreamCheckConfig",
 }
 
 // noParameters are components that take no $parameters as fields: a
@@ -45,14 +46,21 @@ var noParameters = map[string]bool{"RequestOption": true, "RequestPath": true}
 // child's own parameters win over its parent's, and a typed component gets
 // each parameter as a field when that field is missing or empty.
 func Propagate(root map[string]any) {
-	propagate(root, "", map[string]any{})
+	propagate(root, "", map[string]any{}, false)
 }
 
-func propagate(v any, parentType string, params map[string]any) {
+// PropagateStream propagates the $parameters of one stream made from a
+// dynamic stream's template, again: with parentWins (use_parent_parameters)
+// the stream's parameters win over its components' own.
+func PropagateStream(stream map[string]any, parentWins bool) {
+	propagate(stream, "", map[string]any{}, parentWins)
+}
+
+func propagate(v any, parentType string, params map[string]any, parentWins bool) {
 	switch x := v.(type) {
 	case []any:
 		for _, e := range x {
-			propagate(e, parentType, params)
+			propagate(e, parentType, params, parentWins)
 		}
 	case map[string]any:
 		if isSchemaObject(x) {
@@ -62,10 +70,14 @@ func propagate(v any, parentType string, params map[string]any) {
 		current := params
 		if own, ok := x["$parameters"].(map[string]any); ok || typ != "" {
 			current = make(map[string]any, len(params)+len(own))
-			for k, e := range params {
+			first, second := params, own
+			if parentWins {
+				first, second = own, params
+			}
+			for k, e := range first {
 				current[k] = e
 			}
-			for k, e := range own {
+			for k, e := range second {
 				current[k] = e
 			}
 		}
@@ -91,7 +103,7 @@ func propagate(v any, parentType string, params map[string]any) {
 				childParams = without(childParams, field)
 			}
 			fillDefaultType(child, typ+"."+field)
-			propagate(child, typOrParent(typ, parentType), childParams)
+			propagate(child, typOrParent(typ, parentType), childParams, parentWins)
 		}
 	}
 }

@@ -10,7 +10,11 @@ import (
 // Check reads the first page of each CheckStream stream and prints exactly
 // one CONNECTION_STATUS. A failure to connect is FAILED, not an error.
 func (r *Runner) Check(ctx context.Context) error {
-	names := r.Source.CheckStreams
+	names, err := r.checkStreams(ctx)
+	if err != nil {
+		r.log("ERROR", "Check failed: "+OneLine(err))
+		return r.Out.ConnectionStatus(false, OneLine(err))
+	}
 	if len(names) == 0 && len(r.Source.Streams) > 0 {
 		names = []string{r.Source.Streams[0].Name}
 	}
@@ -31,9 +35,20 @@ func (r *Runner) Check(ctx context.Context) error {
 	return r.Out.ConnectionStatus(true, "")
 }
 
+// checkStreams makes the dynamic streams and lists the streams check reads.
+func (r *Runner) checkStreams(ctx context.Context) ([]string, error) {
+	if err := r.resolveDynamic(ctx); err != nil {
+		return nil, err
+	}
+	return r.checkNames()
+}
+
 // Discover prints exactly one CATALOG, each stream's schema from its schema
-// loaders.
+// loaders; dynamic streams are made first.
 func (r *Runner) Discover(ctx context.Context) error {
+	if err := r.resolveDynamic(ctx); err != nil {
+		return err
+	}
 	cat := &protocol.Catalog{Streams: []protocol.Stream{}}
 	for _, st := range r.Source.Streams {
 		schema, err := r.streamSchema(ctx, st)

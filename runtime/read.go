@@ -12,6 +12,9 @@ import (
 // is INCOMPLETE with a TRACE ERROR and the others still run; the returned
 // error then lists the failed streams.
 func (r *Runner) Read(ctx context.Context, catalog *protocol.ConfiguredCatalog) error {
+	if err := r.resolveDynamic(ctx); err != nil { // dynamic.go
+		return err
+	}
 	var failed []string
 	for _, cs := range catalog.Streams {
 		name := cs.Stream.Name

@@ -34,7 +34,8 @@ type Runner struct {
 	authMu  sync.Mutex
 	auths   map[string]auth.Authenticator
 	logger  zerolog.Logger
-	schemas sync.Map // *manifest.Stream -> its JSON schema (schema.go)
+	schemas sync.Map       // *manifest.Stream -> its JSON schema (schema.go)
+	dynamic dynamicStreams // the streams dynamic_streams made (dynamic.go)
 }
 
 // Observer is told of each data request and of each token or login request.

@@ -212,9 +212,11 @@ func (r *Runner) TestRead(ctx context.Context, stream string, limits TestLimits)
 		return nil
 	}
 	total := 0
-	var err error
+	err := r.resolveDynamic(ctx) // dynamic.go
 	st := r.Source.Stream(stream)
-	if st == nil {
+	if err != nil {
+		st = nil
+	} else if st == nil {
 		err = ConfigErr("stream %q is not defined in the manifest (streams: %s)", stream, strings.Join(r.streamNames(), ", "))
 	} else {
 		var sr *streamReader

@@ -121,7 +121,7 @@ func (a *addFields) Apply(rec *Object, vars interp.Vars) error {
 		if err != nil {
 			return err
 		}
-		v = typed(v, f.valueType)
+		v = Typed(v, f.valueType)
 		if a.condition != nil {
 			// The value is offered as value (the reference's name) and
 			// property (the name its schema documents).
@@ -142,11 +142,11 @@ func (a *addFields) Apply(rec *Object, vars interp.Vars) error {
 	return nil
 }
 
-// typed applies an AddedFieldDefinition's value_type: the value becomes
+// Typed applies an AddedFieldDefinition's value_type: the value becomes
 // that type when its text says so ("42" as integer, "9.5" as number,
 // "true" as boolean, anything as string); otherwise it stays as evaluated.
 // A null stays null.
-func typed(v any, valueType string) any {
+func Typed(v any, valueType string) any {
 	if v == nil || valueType == "" {
 		return v
 	}
@@ -217,7 +217,7 @@ func (r *removeFields) Apply(rec *Object, vars interp.Vars) error {
 	if r.condition != nil {
 		vars["parameters"] = r.params
 		keep = func(v any) (bool, error) {
-			vars["property"] = templateValue(v)
+			vars["property"] = TemplateValue(v)
 			return r.condition.Bool(vars)
 		}
 		defer delete(vars, "property")

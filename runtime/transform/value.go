@@ -124,20 +124,20 @@ func ToPlain(v any) any {
 	return v
 }
 
-// templateValue is a value as templates see it: objects as maps, arrays as
+// TemplateValue is a value as templates see it: objects as maps, arrays as
 // interp.List, numbers as int64 or float64.
-func templateValue(v any) any {
+func TemplateValue(v any) any {
 	switch x := v.(type) {
 	case *Object:
 		m := make(map[string]any, len(x.Fields))
 		for _, f := range x.Fields {
-			m[f.Key] = templateValue(f.Value)
+			m[f.Key] = TemplateValue(f.Value)
 		}
 		return m
 	case []any:
 		out := make(interp.List, len(x))
 		for i, e := range x {
-			out[i] = templateValue(e)
+			out[i] = TemplateValue(e)
 		}
 		return out
 	case Number:
@@ -150,12 +150,12 @@ func templateValue(v any) any {
 // the template reads are converted, unless it reads the record as a whole.
 func recordVar(o *Object, u interp.Usage) map[string]any {
 	if u.All {
-		return templateValue(o).(map[string]any)
+		return TemplateValue(o).(map[string]any)
 	}
 	m := make(map[string]any, len(u.Keys))
 	for _, f := range o.Fields {
 		if u.Keys[f.Key] {
-			m[f.Key] = templateValue(f.Value)
+			m[f.Key] = TemplateValue(f.Value)
 		}
 	}
 	return m
