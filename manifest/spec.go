@@ -215,6 +215,83 @@ func authInputs(a map[string]any, path string, warnings *[]string) []input {
 	return out
 }
 
+// narrowChoices handles the oneOf objects of a spec whose options each pin a
+// key to a constant (the usual {auth_type: const} choice): a config missing
+// that key, or naming no option, is said so plainly, with the names
+// allowed; a config naming one option has the oneOf replaced by that
+// option, so that only its own fields are reported.
+func narrowChoices(schema map[string]any, value any, path string) []string {
+	var errs []string
+	obj, _ := value.(map[string]any)
+	if props, ok := schema["properties"].(map[string]any); ok && obj != nil {
+		for _, k := range interp.SortedKeys(props) {
+			if sub, ok := props[k].(map[string]any); ok {
+				if v, present := obj[k]; present {
+					errs = append(errs, narrowChoices(sub, v, strings.TrimPrefix(path+"."+k, "."))...)
+				}
+			}
+		}
+	}
+	options, _ := schema["oneOf"].([]any)
+	key, consts := discriminator(options)
+	if key == "" || obj == nil {
+		return errs
+	}
+	where := strings.TrimPrefix(path+"."+key, ".")
+	allowed := make([]string, len(consts))
+	for i, c := range consts {
+		allowed[i] = interp.String(c)
+	}
+	v, present := obj[key]
+	if !present {
+		return append(errs, fmt.Sprintf("config key %s is required (one of: %s)", where, strings.Join(allowed, ", ")))
+	}
+	for i, c := range consts {
+		if jsonText(c) == jsonText(v) {
+			delete(schema, "oneOf")
+			schema["allOf"] = append(anyList(schema["allOf"]), options[i])
+			return append(errs, narrowChoices(options[i].(map[string]any), value, path)...)
+		}
+	}
+	return append(errs, fmt.Sprintf("config key %s is %s, not one of: %s", where, jsonText(v), strings.Join(allowed, ", ")))
+}
+
+// discriminator finds the key every option pins with a const.
+func discriminator(options []any) (string, []any) {
+	if len(options) == 0 {
+		return "", nil
+	}
+	first, _ := options[0].(map[string]any)
+	props, _ := first["properties"].(map[string]any)
+	for _, key := range interp.SortedKeys(props) {
+		var consts []any
+		for _, o := range options {
+			om, _ := o.(map[string]any)
+			op, _ := om["properties"].(map[string]any)
+			p, _ := op[key].(map[string]any)
+			c, ok := p["const"]
+			if !ok {
+				break
+			}
+			consts = append(consts, c)
+		}
+		if len(consts) == len(options) {
+			return key, consts
+		}
+	}
+	return "", nil
+}
+
+func anyList(v any) []any {
+	l, _ := v.([]any)
+	return l
+}
+
+func jsonText(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
 // selectiveInputs lists the inputs of a SelectiveAuthenticator. With a
 // selection path of two keys ({credentials: {auth_type: ...}}, the usual
 // shape) the choice is an object whose oneOf offers each method, its name
@@ -299,6 +376,11 @@ func DeepCopy(v any) any {
 // ValidateConfig checks a config against a connection specification; the
 // error names the config key.
 func ValidateConfig(connSpec map[string]any, config map[string]any) error {
+	connSpec, _ = DeepCopy(connSpec).(map[string]any)
+	if choices := narrowChoices(connSpec, config, ""); len(choices) > 0 {
+		sort.Strings(choices)
+		return errors.New(strings.Join(choices, "; "))
+	}
 	b, err := json.Marshal(connSpec)
 	if err != nil {
 		return err

@@ -108,17 +108,18 @@ func (d *decoder) transformation(v any, path string) *Transformation {
 				continue
 			}
 			af := AddedField{Path: strList(fm["path"]), ValueType: str(fm, "value_type", "")}
-			if len(af.Path) == 0 {
-				d.fail(fp+".path", "must name at least one key")
-			}
 			af.Value = d.tpl(fm, "value", fp)
 			t.AddFields.Fields = append(t.AddFields.Fields, af)
 		}
 	case RemoveFieldsType:
 		t.RemoveFields = &RemoveFields{Condition: d.condition(m, path)}
 		pointers, _ := m["field_pointers"].([]any)
-		for _, p := range pointers {
-			t.RemoveFields.FieldPointers = append(t.RemoveFields.FieldPointers, strList(p))
+		for i, p := range pointers {
+			pointer := strList(p)
+			if n := countOf(pointer, "**"); n > 1 {
+				d.fail(fmt.Sprintf("%s.field_pointers[%d]", path, i), "has %d ** segments; a path may have only one", n)
+			}
+			t.RemoveFields.FieldPointers = append(t.RemoveFields.FieldPointers, pointer)
 		}
 	case KeysReplaceType:
 		t.KeysReplace = &KeysReplace{Old: d.tpl(m, "old", path), New: d.tpl(m, "new", path)}
@@ -151,4 +152,14 @@ func (d *decoder) condition(m map[string]any, path string) *interp.Template {
 		return nil
 	}
 	return d.tpl(m, "condition", path)
+}
+
+func countOf(l []string, s string) int {
+	n := 0
+	for _, e := range l {
+		if e == s {
+			n++
+		}
+	}
+	return n
 }
