@@ -221,7 +221,7 @@ func TestSchemaNormalization(t *testing.T) {
 func TestTransformationErrorsNameTheManifestPath(t *testing.T) {
 	a := fixedAPI(t, `{"data":[{"id":1}]}`)
 	cases := map[string]string{
-		"transformations:\n  - type: AddFields\n    fields: [{path: [], value: x}]":                  "streams[0].transformations[0].fields[0].path: minimum 1 items required, but found 0 items",
+		"transformations:\n  - type: AddFields\n    fields: [{path: [], value: x}]":                    "streams[0].transformations[0].fields[0].path: minimum 1 items required, but found 0 items",
 		"transformations:\n  - type: RemoveFields\n    field_pointers: [[\"**\", a, \"**\"]]":          "invalid manifest: streams[0].transformations[0].field_pointers[0]: has 2 ** segments; a path may have only one",
 		"transformations:\n  - type: AddFields\n    fields: [{path: [a], value: x, value_type: date}]": "streams[0].transformations[0].fields[0].value_type: must be string, number, integer or boolean",
 		"transformations:\n  - type: KeysReplace\n    old: a":                                          "streams[0].transformations[0].new: is required",
