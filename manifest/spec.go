@@ -387,6 +387,13 @@ func ValidateConfig(connSpec map[string]any, config map[string]any) error {
 	}
 	c := jsonschema.NewCompiler()
 	c.Draft = jsonschema.Draft7
+	// Formats are annotations, as for the reference, which validates the
+	// config without a format checker: a spec asking for format date and
+	// pattern dd-mm-yyyy (source-coingecko-coins) must accept 01-01-2024.
+	c.Formats = map[string]func(any) bool{}
+	for name := range jsonschema.Formats {
+		c.Formats[name] = func(any) bool { return true }
+	}
 	if err := c.AddResource("spec.json", bytes.NewReader(b)); err != nil {
 		return fmt.Errorf("the spec's connection_specification is not a valid JSON schema: %v", err)
 	}
