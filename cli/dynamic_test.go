@@ -171,9 +171,9 @@ func TestDynamicStreamsErrors(t *testing.T) {
 
 func TestCustomComponentsAreRefusedWithTheirClass(t *testing.T) {
 	for extra, want := range map[string]string{
-		"transformations: [{type: CustomTransformation, class_name: source_x.components.Fix}]":   "invalid manifest: streams[0].transformations[0]: custom component CustomTransformation (class_name source_x.components.Fix) is not supported: custom Python code cannot run here",
-		"schema_loader: {type: CustomSchemaLoader, class_name: source_x.components.Schema}":      "invalid manifest: streams[0].schema_loader: custom component CustomSchemaLoader (class_name source_x.components.Schema) is not supported: custom Python code cannot run here",
-		"state_migrations: [{class_name: source_x.components.Migrate}]":                          "invalid manifest: streams[0].state_migrations[0]: custom component component (class_name source_x.components.Migrate) is not supported: custom Python code cannot run here",
+		"transformations: [{type: CustomTransformation, class_name: source_x.components.Fix}]":    "invalid manifest: streams[0].transformations[0]: custom component CustomTransformation (class_name source_x.components.Fix) is not supported: custom Python code cannot run here",
+		"schema_loader: {type: CustomSchemaLoader, class_name: source_x.components.Schema}":       "invalid manifest: streams[0].schema_loader: custom component CustomSchemaLoader (class_name source_x.components.Schema) is not supported: custom Python code cannot run here",
+		"state_migrations: [{class_name: source_x.components.Migrate}]":                           "invalid manifest: streams[0].state_migrations[0]: custom component component (class_name source_x.components.Migrate) is not supported: custom Python code cannot run here",
 		"transformations: [{type: AddFields, fields: [{path: [a], value: b}], class_name: Evil}]": "invalid manifest: streams[0].transformations[0]: custom component AddFields (class_name Evil) is not supported: custom Python code cannot run here",
 	} {
 		c := newConnector(t, itemsStream("http://127.0.0.1:1", "", "", extra), nil)
