@@ -99,10 +99,7 @@ func (d *decoder) dynamicSchema(m map[string]any, path string) *DynamicSchema {
 	ds := &DynamicSchema{Retriever: d.retriever(m["retriever"], path+".retriever")}
 	if f, ok := m["schema_filter"]; ok && f != nil {
 		if fm, _, ok := d.component(f, path+".schema_filter", "RecordFilter"); ok {
-			ds.Filter = d.tpl(fm, "condition", path+".schema_filter")
-			if ds.Filter == nil {
-				ds.Filter = interp.Constant(false, path+".schema_filter.condition")
-			}
+			ds.Filter = d.condition(fm, path+".schema_filter") // none: every field
 			ds.FilterParams, _ = fm["$parameters"].(map[string]any)
 		}
 	}

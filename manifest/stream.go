@@ -28,8 +28,8 @@ type Retriever struct {
 // Selector is a RecordSelector with a DpathExtractor.
 type Selector struct {
 	FieldPath    []*interp.Template
-	Filter       *interp.Template
-	FilterParams map[string]any // the record filter's $parameters
+	Filter       *interp.Template // nil: every record is kept
+	FilterParams map[string]any   // the record filter's $parameters
 	// Normalize casts record values to the stream schema's types
 	// (schema_normalization: Default).
 	Normalize bool
@@ -110,10 +110,8 @@ func (d *decoder) selector(v any, path string) *Selector {
 	}
 	if f, ok := m["record_filter"]; ok && f != nil {
 		if fm, _, ok := d.component(f, path+".record_filter", "RecordFilter"); ok {
-			s.Filter = d.tpl(fm, "condition", path+".record_filter")
-			if s.Filter == nil {
-				s.Filter = interp.Constant(false, path+".record_filter.condition")
-			}
+			// No condition: no filter. (The reference drops every record.)
+			s.Filter = d.condition(fm, path+".record_filter")
 			s.FilterParams, _ = fm["$parameters"].(map[string]any)
 		}
 	}
