@@ -1,10 +1,6 @@
 package transform
 
-import (
-	"testing"
-
-	"github.com/airbyte-go/source-declarative/manifest"
-)
+import "testing"
 
 var benchRecord = []byte(`{"created_at":"2024-01-01T00:01:00Z","email":"user1@example.com","id":1,"name":"user-1","padding":"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"}`)
 
@@ -34,8 +30,7 @@ func BenchmarkDecodeEncode(b *testing.B) {
 	}
 }
 
-var _ = manifest.AddFieldsType
-
+// BenchmarkEvalOnly is the template of BenchmarkAddRemove alone.
 func BenchmarkEvalOnly(b *testing.B) {
 	t := tpl("{{ record['id'] }}-{{ record['name'] }}")
 	v := vars()

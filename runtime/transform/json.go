@@ -132,17 +132,8 @@ func (p *parser) object(depth int) (any, error) {
 			seen[key] = len(o.Fields)
 			o.Fields = append(o.Fields, Field{key, v})
 		}
-		if p.ws() >= len(p.b) {
-			return nil, errJSON
-		}
-		switch p.b[p.i] {
-		case ',':
-			p.i++
-		case '}':
-			p.i++
-			return o, nil
-		default:
-			return nil, errJSON
+		if done, err := p.next('}'); done || err != nil {
+			return o, err
 		}
 	}
 }
@@ -160,19 +151,26 @@ func (p *parser) array(depth int) (any, error) {
 			return nil, err
 		}
 		out = append(out, v)
-		if p.ws() >= len(p.b) {
-			return nil, errJSON
-		}
-		switch p.b[p.i] {
-		case ',':
-			p.i++
-		case ']':
-			p.i++
-			return out, nil
-		default:
-			return nil, errJSON
+		if done, err := p.next(']'); done || err != nil {
+			return out, err
 		}
 	}
+}
+
+// next reads the comma before another member, or the closing bracket (done).
+func (p *parser) next(closing byte) (done bool, err error) {
+	if p.ws() >= len(p.b) {
+		return false, errJSON
+	}
+	switch p.b[p.i] {
+	case ',':
+		p.i++
+		return false, nil
+	case closing:
+		p.i++
+		return true, nil
+	}
+	return false, errJSON
 }
 
 // str reads a string at its opening quote.

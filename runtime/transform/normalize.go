@@ -201,13 +201,18 @@ func toString(v any) any {
 	return interp.String(v)
 }
 
+// boolNumber is a boolean as the number Python's int() and float() make of it.
+func boolNumber(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 func toInteger(v any) any {
 	switch x := v.(type) {
 	case bool:
-		if x {
-			return int64(1)
-		}
-		return int64(0)
+		return boolNumber(x)
 	case string:
 		if i, err := strconv.ParseInt(strings.TrimSpace(x), 10, 64); err == nil {
 			return i
@@ -238,10 +243,7 @@ func truncated(f float64) any {
 func toNumber(v any) any {
 	switch x := v.(type) {
 	case bool:
-		if x {
-			return int64(1)
-		}
-		return int64(0)
+		return boolNumber(x)
 	case string:
 		t := strings.TrimSpace(x)
 		if f, err := strconv.ParseFloat(t, 64); err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {

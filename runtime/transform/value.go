@@ -12,7 +12,6 @@ package transform
 import (
 	"encoding/json"
 	"math"
-	"sort"
 	"strconv"
 	"time"
 
@@ -239,12 +238,4 @@ func appendString(dst []byte, s string) []byte {
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
-}
-
-// sortedFields is o's fields sorted by key, for output that must not depend
-// on the API's key order.
-func sortedFields(o *Object) []Field {
-	out := append([]Field(nil), o.Fields...)
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Key < out[j].Key })
-	return out
 }
