@@ -7,6 +7,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/airbyte-go/source-declarative/manifest"
 )
 
 func selectiveManifest(url, selectionPath string) string {
@@ -143,12 +145,21 @@ func TestSelectiveAuthenticatorDerivedSpec(t *testing.T) {
 }
 
 // The catalog's auth0 manifest chooses between a bearer token and OAuth
-// client credentials.
+// client credentials. Its clients stream is read with each (the streams that
+// need incremental cursors and partition routers are left out until those
+// lanes land; the catalog test reports them).
 func TestAuth0SelectiveAuthenticatorReads(t *testing.T) {
 	raw, err := os.ReadFile("../../shared/manifests/source-auth0.yaml")
 	if err != nil {
 		t.Skip("no ../shared/manifests beside the repository")
 	}
+	m, err := manifest.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m["streams"] = m["streams"].([]any)[:1]
+	m["check"] = map[string]any{"type": "CheckStream", "stream_names": []any{"clients"}}
+	trimmed, _ := json.Marshal(m)
 	var tokenRequests []string
 	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, body string) {
 		if r.URL.Path == "/oauth/token" {
@@ -165,24 +176,20 @@ func TestAuth0SelectiveAuthenticatorReads(t *testing.T) {
 		{map[string]any{"auth_type": "oauth2_access_token", "access_token": "tok"}, "Bearer tok"},
 		{map[string]any{"auth_type": "oauth2_confidential_application", "client_id": "id", "client_secret": "sec", "audience": "https://aud"}, "Bearer at-9"},
 	} {
-		conn := newConnector(t, string(raw), map[string]any{"base_url": a.URL + "/", "credentials": c.creds}, "clients")
-		res := conn.read(t)
+		before := len(a.requests())
+		res := newConnector(t, string(trimmed), map[string]any{"base_url": a.URL + "/", "credentials": c.creds}, "clients").read(t)
 		if res.code != 0 {
-			if strings.Contains(res.stdout, "is not supported yet") {
-				t.Skipf("source-auth0 still needs other lanes' components: %s", res.errors()[0]["message"])
-			}
 			t.Fatalf("%v: exit %d: %s", c.creds, res.code, res.stdout)
 		}
-		reqs := a.requests()
+		reqs := a.requests()[before:]
 		last := reqs[len(reqs)-1]
-		if last.Path != "/api/v2/clients" || last.Header.Get("Authorization") != c.auth {
-			t.Errorf("%v: request %s with Authorization %q, want %q", c.creds, last.Path, last.Header.Get("Authorization"), c.auth)
+		// base_url ends with / (the token endpoint needs it), as the spec's example: the data URL has //, as in the reference.
+		if got := last.Method + " " + last.Path + "?" + last.Query + " " + last.Header.Get("Authorization"); got != "GET //api/v2/clients?page=0&per_page=50 "+c.auth {
+			t.Errorf("%v: request %s", c.creds, got)
 		}
-		if len(res.records("clients")) != 1 {
-			t.Errorf("%v: records %v", c.creds, res.records("clients"))
-		}
+		equalLists(t, "records", res.records("clients"), []string{`{"client_id":"c1","name":"app"}`})
 	}
-	if len(tokenRequests) != 1 || !strings.Contains(tokenRequests[0], `"audience":"https://aud"`) {
+	if len(tokenRequests) != 1 || !strings.Contains(tokenRequests[0], `"audience":"https://aud"`) || !strings.Contains(tokenRequests[0], `"grant_type":"client_credentials"`) {
 		t.Errorf("token requests: %q", tokenRequests)
 	}
 }
