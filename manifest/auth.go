@@ -58,9 +58,30 @@ type OAuthConfig struct {
 	ExpiryDateFormat string
 	ExtraBody        *Mapping
 	Headers          *Mapping
-	FormEncoded      bool
-	Updater          *TokenUpdater
+	// Encoding pins the token request body: "json" or "form". Empty: JSON
+	// first, then once as a form when the endpoint refuses JSON.
+	Encoding string
+	// InQuery sends the token request's fields as query parameters with an
+	// empty body (send_refresh_request_as_query_params).
+	InQuery bool
+	// RefreshErrors tell a token response that means the refresh token is
+	// invalid (a config error) from any other failure.
+	RefreshErrors RefreshErrors
+	Updater       *TokenUpdater
 }
+
+// RefreshErrors are refresh_token_error_status_codes, _key and _values.
+type RefreshErrors struct {
+	StatusCodes []int
+	Key         string
+	Values      []string
+}
+
+// Token request body encodings.
+const (
+	EncodingJSON = "json"
+	EncodingForm = "form"
+)
 
 // TokenUpdater is a RefreshTokenUpdater: where rotating tokens live in the config.
 type TokenUpdater struct {
@@ -161,7 +182,15 @@ func (d *decoder) oauth(m map[string]any, path string) *OAuthConfig {
 		ExpiryDateFormat: str(m, "token_expiry_date_format", ""),
 		ExtraBody:        d.mapping(m, "refresh_request_body", path),
 		Headers:          d.mapping(m, "refresh_request_headers", path),
-		FormEncoded:      m["refresh_request_body_encoding"] == "form",
+		Encoding:         str(m, "refresh_request_body_encoding", ""),
+		RefreshErrors:    d.refreshErrors(m, path),
+	}
+	o.InQuery, _ = m["send_refresh_request_as_query_params"].(bool)
+	if use, _ := m["use_profile_assertion"].(bool); use || m["profile_assertion"] != nil {
+		d.fail(path+".profile_assertion", "the JWT profile assertion flow is not supported (JwtAuthenticator is not)")
+	}
+	if o.Endpoint == nil && o.AccessTokenValue == nil {
+		d.fail(path+".token_refresh_endpoint", "is required (or access_token_value, for a token that is never refreshed)")
 	}
 	if o.GrantType != "refresh_token" && o.GrantType != "client_credentials" {
 		d.fail(path+".grant_type", "grant type %q is not supported: only refresh_token and client_credentials are (PKCE, authorization code and other flows need custom code)", o.GrantType)
@@ -169,6 +198,12 @@ func (d *decoder) oauth(m map[string]any, path string) *OAuthConfig {
 	if u, ok := m["refresh_token_updater"]; ok && u != nil {
 		um, _, ok := d.component(u, path+".refresh_token_updater", "RefreshTokenUpdater")
 		if ok {
+			if errs := d.refreshErrors(um, path+".refresh_token_updater"); errs.Key != "" || len(errs.StatusCodes) > 0 || len(errs.Values) > 0 {
+				if o.RefreshErrors.Key != "" || len(o.RefreshErrors.StatusCodes) > 0 || len(o.RefreshErrors.Values) > 0 {
+					d.fail(path+".refresh_token_updater", "refresh_token_error_* fields are set both here and on the authenticator: keep one")
+				}
+				o.RefreshErrors = errs
+			}
 			o.Updater = &TokenUpdater{
 				RefreshTokenName: str(um, "refresh_token_name", "refresh_token"),
 				AccessTokenPath:  pathOr(um["access_token_config_path"], "credentials", "access_token"),
@@ -187,6 +222,19 @@ func (d *decoder) oauth(m map[string]any, path string) *OAuthConfig {
 		d.fail(path+".refresh_token", "is required with grant_type refresh_token")
 	}
 	return o
+}
+
+func (d *decoder) refreshErrors(m map[string]any, path string) RefreshErrors {
+	var e RefreshErrors
+	codes, _ := m["refresh_token_error_status_codes"].([]any)
+	for _, c := range codes {
+		if n, ok := c.(int64); ok {
+			e.StatusCodes = append(e.StatusCodes, int(n))
+		}
+	}
+	e.Key = str(m, "refresh_token_error_key", "")
+	e.Values = strList(m["refresh_token_error_values"])
+	return e
 }
 
 func (d *decoder) session(m map[string]any, path string) *SessionConfig {

@@ -210,7 +210,18 @@ func (d *decoder) checkDynamic(v any) []CheckDynamic {
 			continue
 		}
 		name, _ := m["dynamic_stream_name"].(string)
-		out = append(out, CheckDynamic{Name: name, Count: int(num(m["stream_count"], -1))})
+		out = append(out, CheckDynamic{Name: name, Count: intOr(m["stream_count"], -1)})
 	}
 	return out
+}
+
+// intOr is an integer field's value, or def when it is absent.
+func intOr(v any, def int) int {
+	switch x := v.(type) {
+	case int64:
+		return int(x)
+	case float64:
+		return int(x)
+	}
+	return def
 }

@@ -20,6 +20,13 @@ var defaultTypes = map[string]string{
 	"OAuthAuthenticator.refresh_token_updater":  "RefreshTokenUpdater",
 	"DefaultErrorHandler.response_filters":      "HttpResponseFilter",
 	"CompositeErrorHandler.error_handlers":      "DefaultErrorHandler",
+	"QueryProperties.property_chunking":         "PropertyChunking",
+
+	"ListPartitionRouter.request_option":             "RequestOption",
+	"SubstreamPartitionRouter.parent_stream_configs": "ParentStreamConfig",
+	"ParentStreamConfig.request_option":              "RequestOption",
+	"ParentStreamConfig.stream":                      "DeclarativeStream",
+
 	// records lane: transformations, schema loaders, dynamic streams
 	"AddFields.fields":                                  "AddedFieldDefinition",
 	"DpathFlattenFields.key_transformation":             "KeyTransformation",
@@ -84,7 +91,7 @@ func propagate(v any, parentType string, params map[string]any, parentWins bool)
 		if typ != "" && !noParameters[typ] {
 			for k, e := range current {
 				if f, ok := x[k]; !ok || isFalsy(f) {
-					x[k] = e
+					x[k] = DeepCopy(e) // a copy: a parameter that is a component must not be shared, or it could come to hold itself
 				}
 			}
 			if len(current) > 0 {

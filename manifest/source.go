@@ -12,7 +12,11 @@ type Source struct {
 	CheckCount       int            // CheckDynamicStream: check reads the first streams, this many
 	Spec             map[string]any // the manifest's spec block, nil when absent
 	ConcurrencyLevel int
+	APIBudget        *APIBudget     // nil: requests are not rate limited
 	Resolved         map[string]any // the manifest after $ref and $parameters resolution
+	// Warnings name what the manifest says that is ignored (fields Airbyte's
+	// schema allows but no component here reads), one line each with its path.
+	Warnings []string
 	// Folder is where the manifest file is (see Folder), for the schema files
 	// it names; set by the caller of Load.
 	Folder string
@@ -57,7 +61,7 @@ func (d *decoder) source(m map[string]any) *Source {
 	}
 	if check, typ, ok := d.component(m["check"], "check", "CheckStream", "CheckDynamicStream"); ok {
 		if typ == "CheckDynamicStream" {
-			src.CheckCount = int(num(check["stream_count"], 0))
+			src.CheckCount = intOr(check["stream_count"], 0)
 		}
 		src.CheckStreams = strList(check["stream_names"])
 		src.CheckDynamic = d.checkDynamic(check["dynamic_streams_check_configs"])
@@ -70,6 +74,9 @@ func (d *decoder) source(m map[string]any) *Source {
 	if spec, ok := m["spec"]; ok {
 		if sm, _, ok := d.component(spec, "spec", "Spec"); ok {
 			src.Spec = sm
+			if x, ok := sm["config_normalization_rules"]; ok && x != nil {
+				d.fail("spec.config_normalization_rules", "config migrations, transformations and validations are not supported yet")
+			}
 		}
 	}
 	if cl, ok := m["concurrency_level"]; ok {
@@ -78,6 +85,9 @@ func (d *decoder) source(m map[string]any) *Source {
 				src.ConcurrencyLevel = int(n)
 			}
 		}
+	}
+	if b, ok := m["api_budget"]; ok && b != nil {
+		src.APIBudget = d.apiBudget(b, "api_budget")
 	}
 	return src
 }

@@ -23,6 +23,11 @@ type Retriever struct {
 	Requester *Requester
 	Selector  *Selector
 	Paginator *Paginator // nil: one request
+	// PartitionRouter is nil for a stream read as one partition.
+	PartitionRouter *PartitionRouter
+	// IgnoreSlicerOnPages leaves the partition and cursor request options off
+	// the requests after a slice's first page.
+	IgnoreSlicerOnPages bool
 }
 
 // Selector is a RecordSelector with a DpathExtractor.
@@ -81,8 +86,12 @@ func (d *decoder) retriever(v any, path string) *Retriever {
 	}
 	r := &Retriever{}
 	if pr, ok := m["partition_router"]; ok && pr != nil && !isFalsy(pr) {
-		d.unsupported(pr, path+".partition_router")
+		r.PartitionRouter = d.partitionRouter(pr, path+".partition_router")
 	}
+	if x, ok := m["pagination_reset"]; ok && x != nil && !isFalsy(x) {
+		d.unsupported(x, path+".pagination_reset")
+	}
+	r.IgnoreSlicerOnPages, _ = m["ignore_stream_slicer_parameters_on_paginated_requests"].(bool)
 	if dec, ok := m["decoder"]; ok && dec != nil {
 		d.component(dec, path+".decoder", "JsonDecoder")
 	}
@@ -103,7 +112,13 @@ func (d *decoder) selector(v any, path string) *Selector {
 		return nil
 	}
 	s := &Selector{}
+	if sn, ok := m["schema_normalization"].(string); ok && sn != "None" && sn != "Default" {
+		d.fail(path+".schema_normalization", "%q is not a schema normalization (None or Default)", sn)
+	}
 	if ex, _, ok := d.component(m["extractor"], path+".extractor", "DpathExtractor"); ok {
+		if x, ok := ex["record_expander"]; ok && x != nil {
+			d.unsupported(x, path+".extractor.record_expander")
+		}
 		for i, seg := range ex["field_path"].([]any) {
 			s.FieldPath = append(s.FieldPath, d.value(seg, fmt.Sprintf("%s.extractor.field_path[%d]", path, i)))
 		}

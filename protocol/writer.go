@@ -22,6 +22,7 @@ type Writer struct {
 	masker Masker
 	now    func() time.Time
 	err    error
+	debug  bool
 }
 
 // NewWriter returns a writer on out.
@@ -112,11 +113,6 @@ func (w *Writer) Flush() error {
 
 // Millis is the current time in epoch milliseconds.
 func (w *Writer) Millis() int64 { return w.now().UnixMilli() }
-
-// Log prints a LOG message.
-func (w *Writer) Log(level, message string) error {
-	return w.Write(&Message{Type: TypeLog, Log: &Log{Level: level, Message: message}})
-}
 
 // Error prints a TRACE ERROR. stream may be empty.
 func (w *Writer) Error(failureType, message, internal, stream string) error {

@@ -106,3 +106,17 @@ func BenchmarkWriteRecordsMarshal(b *testing.B) {
 type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+func TestDebugLogsOnlyWhenAsked(t *testing.T) {
+	var b bytes.Buffer
+	w := NewWriter(&b)
+	w.Log(LevelDebug, "hidden")
+	w.Log(LevelInfo, "shown")
+	w.SetDebug(true)
+	w.Log(LevelDebug, "now shown")
+	w.Flush()
+	want := `{"type":"LOG","log":{"level":"INFO","message":"shown"}}` + "\n" + `{"type":"LOG","log":{"level":"DEBUG","message":"now shown"}}` + "\n"
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"strings"
@@ -16,10 +17,28 @@ import (
 
 // builder builds the requests of one requester.
 type builder struct {
-	r    *Runner
-	req  *manifest.Requester
-	auth auth.Authenticator
-	pag  *paginate.Paginator
+	r      *Runner
+	req    *manifest.Requester
+	auth   auth.Authenticator
+	pag    *paginate.Paginator
+	policy *request.Policy // the requester's error handler, evaluated
+}
+
+// newBuilder prepares the requests of a requester: its authenticator and its
+// error handler, evaluated against the config before any request is sent.
+func (r *Runner) newBuilder(req *manifest.Requester, pag *paginate.Paginator) (*builder, error) {
+	au, err := r.authenticator(req.Auth)
+	if err != nil {
+		return nil, err
+	}
+	policy, err := request.NewPolicy(req.ErrorHandler, r.Config)
+	if err != nil {
+		return nil, err
+	}
+	if refresher, ok := au.(auth.Refresher); ok && policy != nil {
+		policy.Refresh = refresher.Invalidate
+	}
+	return &builder{r: r, req: req, auth: au, pag: pag, policy: policy}, nil
 }
 
 // baseURL joins url_base and path (or url and path) as the reference does.
@@ -95,6 +114,11 @@ func (b *builder) build(ctx context.Context, token paginate.Token, extra func(*r
 			p.BodyRaw = &s
 		}
 	}
+	if b.req.BodyText != nil {
+		if err := b.plainText(p, vars); err != nil {
+			return nil, err
+		}
+	}
 	if b.req.BodyJSON != nil {
 		v, err := renderNested(b.req.BodyJSON, vars)
 		if err != nil {
@@ -124,6 +148,29 @@ func (b *builder) build(ctx context.Context, token paginate.Token, extra func(*r
 		}
 	}
 	return p, nil
+}
+
+// plainText sets a RequestBodyPlainText body, sent as written: as JSON when
+// it is a JSON object (the reference sends it as a JSON body then), else as
+// text/plain, unless request_headers name a Content-Type.
+func (b *builder) plainText(p *request.Parts, vars interp.Vars) error {
+	text, err := b.req.BodyText.Render(vars)
+	if err != nil {
+		return err
+	}
+	if text == "" {
+		return nil
+	}
+	p.BodyRaw = &text
+	if p.Headers.Get("Content-Type") == "" {
+		var obj map[string]any
+		if json.Unmarshal([]byte(text), &obj) == nil {
+			p.Headers.Set("Content-Type", "application/json")
+		} else {
+			p.Headers.Set("Content-Type", "text/plain; charset=utf-8")
+		}
+	}
+	return nil
 }
 
 // checkHost refuses to send credentials to a next-page URL on another host

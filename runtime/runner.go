@@ -7,8 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/rs/zerolog"
-
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/protocol"
 	"github.com/airbyte-go/source-declarative/runtime/auth"
@@ -33,7 +31,6 @@ type Runner struct {
 
 	authMu  sync.Mutex
 	auths   map[string]auth.Authenticator
-	logger  zerolog.Logger
 	schemas sync.Map       // *manifest.Stream -> its JSON schema (schema.go)
 	dynamic dynamicStreams // the streams dynamic_streams made (dynamic.go)
 }
@@ -46,23 +43,16 @@ type Observer interface {
 
 // New prepares a runner. The writer's masker hides the spec's secrets.
 func New(src *manifest.Source, config map[string]any, out *protocol.Writer, masker *Masker) *Runner {
-	r := &Runner{Source: src, Config: config, Out: out, Masker: masker, Now: time.Now, auths: map[string]auth.Authenticator{},
-		logger: protocol.NewLogger(out)}
+	r := &Runner{Source: src, Config: config, Out: out, Masker: masker, Now: time.Now, auths: map[string]auth.Authenticator{}}
 	r.Client = request.NewClient(r.log)
+	r.Client.Debug = out.Debugging
+	r.Client.Budget = request.NewBudget(src.APIBudget, r.vars(nil), r.log)
 	return r
 }
 
+// log prints a LOG message straight through the protocol writer.
 func (r *Runner) log(level, msg string) {
-	switch level {
-	case "ERROR":
-		r.logger.Error().Msg(msg)
-	case "WARN":
-		r.logger.Warn().Msg(msg)
-	case "DEBUG":
-		r.logger.Debug().Msg(msg)
-	default:
-		r.logger.Info().Msg(msg)
-	}
+	r.Out.Log(level, msg)
 }
 
 // authenticator returns the authenticator of a requester, shared by every
@@ -125,11 +115,10 @@ func authKey(a *manifest.Auth) string {
 
 // login sends a session-token login request.
 func (r *Runner) login(ctx context.Context, req *manifest.Requester) (*request.Response, error) {
-	au, err := r.authenticator(req.Auth)
+	b, err := r.newBuilder(req, nil)
 	if err != nil {
 		return nil, err
 	}
-	b := &builder{r: r, req: req, auth: au}
 	var parts *request.Parts
 	resp, err := r.Client.Send(ctx, func() (*http.Request, error) {
 		p, err := b.build(ctx, paginate.Token{}, nil)
@@ -138,7 +127,7 @@ func (r *Runner) login(ctx context.Context, req *manifest.Requester) (*request.R
 		}
 		parts = p
 		return p.HTTP(ctx)
-	}, req.ErrorHandler)
+	}, b.policy)
 	if r.Observer != nil && parts != nil {
 		r.Observer.Auxiliary("Login request", "Obtains session token", parts, resp)
 	}

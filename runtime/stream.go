@@ -2,14 +2,13 @@ package runtime
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/protocol"
 	"github.com/airbyte-go/source-declarative/runtime/auth"
+	"github.com/airbyte-go/source-declarative/runtime/failure"
 	"github.com/airbyte-go/source-declarative/runtime/interp"
 	"github.com/airbyte-go/source-declarative/runtime/paginate"
 	"github.com/airbyte-go/source-declarative/runtime/request"
@@ -27,17 +26,20 @@ func (r *Runner) streamReader(st *manifest.Stream) (*streamReader, error) {
 	if st.Retriever == nil || st.Retriever.Requester == nil || st.Retriever.Selector == nil {
 		return nil, ConfigErr("%s: the stream has no usable retriever", st.Path)
 	}
+	if pr := st.Retriever.PartitionRouter; pr != nil {
+		return nil, ConfigErr("%s: partition routers are not supported yet: the read loop does not run them", pr.Path)
+	}
 	req := st.Retriever.Requester
 	vars := r.vars(req.Parameters)
 	pag, err := paginate.New(st.Retriever.Paginator, vars)
 	if err != nil {
 		return nil, &Error{Failure: protocol.ConfigError, Message: err.Error()}
 	}
-	au, err := r.authenticator(req.Auth)
+	b, err := r.newBuilder(req, pag)
 	if err != nil {
 		return nil, err
 	}
-	sr := &streamReader{r: r, st: st, b: &builder{r: r, req: req, auth: au, pag: pag}}
+	sr := &streamReader{r: r, st: st, b: b}
 	for _, seg := range st.Retriever.Selector.FieldPath {
 		s, err := seg.Render(vars)
 		if err != nil {
@@ -50,9 +52,8 @@ func (r *Runner) streamReader(st *manifest.Stream) (*streamReader, error) {
 
 // pageResult is one page read.
 type pageResult struct {
-	records [][]byte
-	parts   *request.Parts
-	resp    *request.Response
+	parts *request.Parts
+	resp  *request.Response
 }
 
 // read fetches pages until the paginator stops or maxPages pages were read
@@ -63,11 +64,12 @@ func (s *streamReader) read(ctx context.Context, maxPages int, emit func([][]byt
 		return err
 	}
 	token := s.b.pag.First()
-	var previous string
+	sent := paginate.NewRequestLog()
 	for page := 1; ; page++ {
 		var raw [][]byte
 		var extractErr error
-		res, err := s.fetch(ctx, token, func(resp *request.Response) error {
+		repeated := func(p *request.Parts) error { return sent.Check(page, token, p) }
+		res, err := s.fetch(ctx, token, repeated, func(resp *request.Response) error {
 			raw, extractErr = extractRecords(resp.Body, s.path)
 			if extractErr == errNotJSON {
 				return extractErr // a truncated or garbled body is fetched again
@@ -79,15 +81,6 @@ func (s *streamReader) read(ctx context.Context, maxPages int, emit func([][]byt
 		}
 		if res.resp.Ignored {
 			return nil
-		}
-		// An offset or page token injected nowhere gives the same request
-		// forever (a cursor has its own guard against repeating).
-		if sig := signature(res.parts); sig == previous && !s.b.pag.IsCursor() {
-			return &Error{Failure: protocol.ConfigError, Message: fmt.Sprintf(
-				"stream %s: page %d would be requested exactly like page %d (%s); the pagination token is injected nowhere, stopping instead of reading the same page forever",
-				s.st.Name, page, page-1, res.resp.URL)}
-		} else {
-			previous = sig
 		}
 		if extractErr != nil {
 			return s.badResponse(res.resp, extractErr)
@@ -144,19 +137,20 @@ func decision(next paginate.Token, more bool, err error) string {
 	return "next token: " + interp.String(next.Value)
 }
 
-// fetch sends one page request; a 401 with a token-based authenticator
-// refreshes the token once and tries again.
-func (s *streamReader) fetch(ctx context.Context, token paginate.Token, check func(*request.Response) error) (*pageResult, error) {
+// fetch sends one page request; repeated refuses a request an earlier page
+// sent. A 401 with a token-based authenticator refreshes the token once and
+// tries again.
+func (s *streamReader) fetch(ctx context.Context, token paginate.Token, repeated func(*request.Parts) error, check func(*request.Response) error) (*pageResult, error) {
 	res := &pageResult{}
 	send := func() (*request.Response, error) {
 		return s.r.Client.SendChecked(ctx, func() (*http.Request, error) {
-			p, err := s.b.build(ctx, token, nil)
+			p, err := s.b.build(ctx, token, repeated)
 			if err != nil {
 				return nil, err
 			}
 			res.parts = p
 			return p.HTTP(ctx)
-		}, s.b.req.ErrorHandler, check)
+		}, s.b.policy, check)
 	}
 	resp, err := send()
 	if refresher, ok := s.b.auth.(auth.Refresher); ok && request.IsStatus(err, http.StatusUnauthorized) {
@@ -172,13 +166,8 @@ func (s *streamReader) fetch(ctx context.Context, token paginate.Token, check fu
 }
 
 func (s *streamReader) requestError(err error) error {
-	var re *request.Error
-	if errors.As(err, &re) {
-		return &Error{Failure: re.Failure, Message: fmt.Sprintf("stream %s: %s", s.st.Name, re.Message)}
-	}
-	var e *Error
-	if errors.As(err, &e) {
-		return err
+	if f := failure.As(err); f != nil {
+		return &Error{Failure: f.Failure, Status: f.Status, Message: fmt.Sprintf("stream %s: %s", s.st.Name, f.Message)}
 	}
 	return &Error{Failure: protocol.ConfigError, Message: fmt.Sprintf("stream %s: %v", s.st.Name, err)}
 }
@@ -186,20 +175,4 @@ func (s *streamReader) requestError(err error) error {
 func (s *streamReader) badResponse(resp *request.Response, err error) error {
 	return &Error{Failure: protocol.SystemError, Message: fmt.Sprintf("stream %s: %v (HTTP %d from %s): %s",
 		s.st.Name, err, resp.Status, resp.URL, request.BodyStart(resp.Body))}
-}
-
-// signature identifies a request: method, URL, headers and body.
-func signature(p *request.Parts) string {
-	if p == nil {
-		return ""
-	}
-	full, _ := p.FullURL()
-	body, _, _ := p.Body()
-	var b strings.Builder
-	b.WriteString(p.Method + " " + full + "\n")
-	for _, k := range interp.SortedKeys(p.Headers) {
-		b.WriteString(k + ": " + strings.Join(p.Headers[k], ",") + "\n")
-	}
-	b.Write(body)
-	return b.String()
 }

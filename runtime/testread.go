@@ -201,7 +201,9 @@ func (r *Runner) TestRead(ctx context.Context, stream string, limits TestLimits)
 	tr := &testReader{r: r, read: read}
 	r.Observer = tr
 	defer func() { r.Observer = nil }()
+	prevRetries := r.Client.MaxRetries
 	r.Client.MaxRetries = 0
+	defer func() { r.Client.MaxRetries = prevRetries }()
 	var control map[string]any
 	prevSave := r.SaveConfig
 	r.SaveConfig = func(cfg map[string]any) error {

@@ -1,13 +1,11 @@
 package auth
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/airbyte-go/source-declarative/manifest"
-	"github.com/airbyte-go/source-declarative/protocol"
+	"github.com/airbyte-go/source-declarative/runtime/failure"
 	"github.com/airbyte-go/source-declarative/runtime/interp"
-	"github.com/airbyte-go/source-declarative/runtime/request"
 )
 
 // newSelective builds the authenticator a SelectiveAuthenticator's config
@@ -44,14 +42,12 @@ func Select(a *manifest.Auth, config map[string]any) (*manifest.Auth, error) {
 	}
 	names := strings.Join(s.Names, ", ")
 	if v == nil {
-		return nil, &request.Error{Failure: protocol.ConfigError, Message: fmt.Sprintf(
-			"config key %s is missing: it chooses the authentication method of %s (one of: %s)", key, a.Path, names)}
+		return nil, failure.Config("config key %s is missing: it chooses the authentication method of %s (one of: %s)", key, a.Path, names)
 	}
 	name := interp.String(v)
 	chosen, ok := s.Authenticators[name]
 	if !ok {
-		return nil, &request.Error{Failure: protocol.ConfigError, Message: fmt.Sprintf(
-			"config key %s is %q, which names no authentication method of %s (one of: %s)", key, name, a.Path, names)}
+		return nil, failure.Config("config key %s is %q, which names no authentication method of %s (one of: %s)", key, name, a.Path, names)
 	}
 	return chosen, nil
 }

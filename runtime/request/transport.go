@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/airbyte-go/source-declarative/protocol"
+	"github.com/airbyte-go/source-declarative/runtime/failure"
 )
 
 // Response is a whole HTTP response.
@@ -34,6 +35,9 @@ type Client struct {
 	Sleep          func(ctx context.Context, d time.Duration) error
 	HeartbeatEvery time.Duration
 	Now            func() time.Time
+	Budget         *Budget // the manifest's api_budget; nil: no rate limit
+	// Debug, when set and true, logs a DEBUG summary of every request and response.
+	Debug func() bool
 }
 
 // NewClient returns a client with production defaults.
@@ -97,11 +101,15 @@ func (c *Client) wait(ctx context.Context, d time.Duration) error {
 }
 
 func (c *Client) do(req *http.Request) (*Response, error) {
+	if err := c.Budget.Acquire(req.Context(), req); err != nil {
+		return nil, err
+	}
 	resp, err := c.HTTP.Do(req)
 	if err != nil {
 		return nil, err
 	}
 	defer resp.Body.Close()
+	c.Budget.Observe(req, resp.StatusCode, resp.Header)
 	limit := c.MaxBody
 	if limit <= 0 {
 		limit = 256 << 20
@@ -112,7 +120,7 @@ func (c *Client) do(req *http.Request) (*Response, error) {
 	}
 	if int64(len(body)) > limit {
 		return &Response{Status: resp.StatusCode, Header: resp.Header, URL: req.URL.Redacted()},
-			&Error{Failure: protocol.SystemError, Message: fmt.Sprintf("response of %s %s is larger than %d bytes", req.Method, req.URL.Redacted(), limit)}
+			&failure.Error{Failure: protocol.SystemError, Message: fmt.Sprintf("response of %s %s is larger than %d bytes", req.Method, req.URL.Redacted(), limit)}
 	}
 	return &Response{Status: resp.StatusCode, Header: resp.Header, Body: body, URL: req.URL.Redacted()}, nil
 }
