@@ -12,7 +12,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
-	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -20,6 +19,7 @@ import (
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/protocol"
 	"github.com/airbyte-go/source-declarative/runtime"
+	"github.com/airbyte-go/source-declarative/runtime/incremental"
 )
 
 // exitError carries an exit code out of a command that already printed its messages.
@@ -237,12 +237,13 @@ func (a *app) read(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return a.fail(protocol.ConfigError, err.Error())
 	}
+	var states incremental.States
 	if a.statePath != "" {
-		if err := checkState(a.statePath); err != nil {
+		if states, err = readStates(a.statePath); err != nil {
 			return a.fail(protocol.ConfigError, err.Error())
 		}
 	}
-	if err := r.Read(cmd.Context(), catalog); err != nil {
+	if err := r.Read(cmd.Context(), catalog, states); err != nil {
 		return a.fail(runtime.FailureType(err), runtime.OneLine(err))
 	}
 	return nil
@@ -284,19 +285,12 @@ func readCatalog(path string) (*protocol.ConfiguredCatalog, error) {
 	return &cat, nil
 }
 
-func checkState(path string) error {
+func readStates(path string) (incremental.States, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return fmt.Errorf("cannot read the state file: %v", err)
+		return nil, fmt.Errorf("cannot read the state file: %v", err)
 	}
-	if len(strings.TrimSpace(string(b))) == 0 {
-		return nil
-	}
-	var v any
-	if err := json.Unmarshal(b, &v); err != nil {
-		return fmt.Errorf("the state file is not valid JSON: %v", err)
-	}
-	return nil
+	return incremental.ParseStates(b)
 }
 
 // writeFileAtomic replaces path with cfg: a temp file, fsync, rename.

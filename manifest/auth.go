@@ -99,6 +99,7 @@ type SessionConfig struct {
 	Bearer     bool               // data requests carry Authorization: Bearer
 	Inject     *RequestOption     // otherwise the token goes here
 	APIToken   *interp.Template   // value injected, over session_token
+	Decoder    *Decoder           // of the login response; nil: JSON
 }
 
 func (d *decoder) auth(v any, path string, allowed []string) *Auth {
@@ -248,9 +249,7 @@ func (d *decoder) session(m map[string]any, path string) *SessionConfig {
 			s.Expiration = &dur
 		}
 	}
-	if dec, ok := m["decoder"]; ok && dec != nil {
-		d.component(dec, path+".decoder", "JsonDecoder")
-	}
+	s.Decoder = d.responseDecoder(m["decoder"], path+".decoder", sessionDecoders)
 	ra, typ, ok := d.component(m["request_authentication"], path+".request_authentication", "ApiKey", "Bearer")
 	if !ok {
 		return s

@@ -260,19 +260,6 @@ func (d *decoder) unsupported(v any, path string) {
 	}
 }
 
-// describeComponent names a value that may be a component, a string or anything else.
-func describeComponent(v any) string {
-	switch x := v.(type) {
-	case string:
-		return x
-	case map[string]any:
-		if t, ok := x["type"].(string); ok {
-			return t
-		}
-	}
-	return describe(v)
-}
-
 func pathOr(v any, def ...string) []string {
 	if l := strList(v); len(l) > 0 {
 		return l

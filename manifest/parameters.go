@@ -8,6 +8,10 @@ var defaultTypes = map[string]string{
 	"DeclarativeSource.streams":                 "DeclarativeStream",
 	"DeclarativeStream.retriever":               "SimpleRetriever",
 	"DeclarativeStream.schema_loader":           "JsonFileSchemaLoader", // InlineSchemaLoader when it holds a schema
+	"DatetimeBasedCursor.start_datetime":        "MinMaxDatetime",
+	"DatetimeBasedCursor.end_datetime":          "MinMaxDatetime",
+	"DatetimeBasedCursor.start_time_option":     "RequestOption",
+	"DatetimeBasedCursor.end_time_option":       "RequestOption",
 	"SimpleRetriever.requester":                 "HttpRequester",
 	"SimpleRetriever.record_selector":           "RecordSelector",
 	"SimpleRetriever.paginator":                 "NoPagination",

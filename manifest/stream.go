@@ -16,6 +16,8 @@ type Stream struct {
 	SchemaLoaders   []*SchemaLoader
 	Retriever       *Retriever
 	Transformations []*Transformation // in manifest order
+	// Incremental is the incremental_sync; nil for a full-refresh-only stream.
+	Incremental *Incremental
 }
 
 // Retriever is a SimpleRetriever.
@@ -28,6 +30,7 @@ type Retriever struct {
 	// IgnoreSlicerOnPages leaves the partition and cursor request options off
 	// the requests after a slice's first page.
 	IgnoreSlicerOnPages bool
+	Decoder             *Decoder // nil: JsonDecoder
 }
 
 // Selector is a RecordSelector with a DpathExtractor.
@@ -38,10 +41,9 @@ type Selector struct {
 	// Normalize casts record values to the stream schema's types
 	// (schema_normalization: Default).
 	Normalize bool
-	// TransformBeforeFilter is transform_before_filtering; nil when the
-	// manifest leaves it to the default (false, but true for client-side
-	// incremental streams).
-	TransformBeforeFilter *bool
+	// TransformBeforeFiltering runs the transformations before the record
+	// filter; true by default for client-side incremental streams.
+	TransformBeforeFiltering bool
 }
 
 func (d *decoder) stream(v any, path string) *Stream {
@@ -54,7 +56,7 @@ func (d *decoder) stream(v any, path string) *Stream {
 	if st.Name == "" {
 		d.fail(path+".name", "is required")
 	}
-	for _, f := range []string{"incremental_sync", "state_migrations", "file_uploader"} {
+	for _, f := range []string{"state_migrations", "file_uploader"} {
 		if x, ok := m[f]; ok && x != nil && !isFalsy(x) {
 			d.unsupported(x, join(path, f))
 		}
@@ -76,6 +78,16 @@ func (d *decoder) stream(v any, path string) *Stream {
 	st.SchemaLoaders = d.schemaLoaders(m["schema_loader"], path+".schema_loader")
 	st.Transformations = d.transformations(m["transformations"], path+".transformations")
 	st.Retriever = d.retriever(m["retriever"], path+".retriever")
+	if inc, ok := m["incremental_sync"]; ok && inc != nil && !isFalsy(inc) {
+		st.Incremental = d.incremental(inc, path+".incremental_sync")
+	}
+	if st.Incremental.ClientSideIncremental() && st.Retriever != nil && st.Retriever.Selector != nil {
+		rs, _ := m["retriever"].(map[string]any)
+		sel, _ := rs["record_selector"].(map[string]any)
+		if _, explicit := sel["transform_before_filtering"]; !explicit {
+			st.Retriever.Selector.TransformBeforeFiltering = true
+		}
+	}
 	return st
 }
 
@@ -92,9 +104,7 @@ func (d *decoder) retriever(v any, path string) *Retriever {
 		d.unsupported(x, path+".pagination_reset")
 	}
 	r.IgnoreSlicerOnPages, _ = m["ignore_stream_slicer_parameters_on_paginated_requests"].(bool)
-	if dec, ok := m["decoder"]; ok && dec != nil {
-		d.component(dec, path+".decoder", "JsonDecoder")
-	}
+	r.Decoder = d.responseDecoder(m["decoder"], path+".decoder", retrieverDecoders)
 	r.Requester = d.requester(m["requester"], path+".requester", allAuth)
 	r.Selector = d.selector(m["record_selector"], path+".record_selector")
 	if p, ok := m["paginator"]; ok && p != nil {
@@ -102,6 +112,9 @@ func (d *decoder) retriever(v any, path string) *Retriever {
 	}
 	if r.Paginator != nil && r.Requester != nil {
 		d.checkCollisions(r.Requester, r.Paginator)
+	}
+	if r.Paginator != nil && !r.Decoder.Paginates() {
+		d.fail(path+".decoder", "%s cannot read pages of a DefaultPaginator (with pagination: JsonDecoder, XmlDecoder or GzipDecoder of JsonDecoder, as in Airbyte's runtime)", r.Decoder.Name())
 	}
 	return r
 }
@@ -112,6 +125,7 @@ func (d *decoder) selector(v any, path string) *Selector {
 		return nil
 	}
 	s := &Selector{}
+	s.TransformBeforeFiltering, _ = m["transform_before_filtering"].(bool)
 	if sn, ok := m["schema_normalization"].(string); ok && sn != "None" && sn != "Default" {
 		d.fail(path+".schema_normalization", "%q is not a schema normalization (None or Default)", sn)
 	}
@@ -131,8 +145,5 @@ func (d *decoder) selector(v any, path string) *Selector {
 		}
 	}
 	s.Normalize = m["schema_normalization"] == "Default"
-	if b, ok := m["transform_before_filtering"].(bool); ok {
-		s.TransformBeforeFilter = &b
-	}
 	return s
 }

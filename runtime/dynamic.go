@@ -7,6 +7,7 @@ import (
 
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/protocol"
+	"github.com/airbyte-go/source-declarative/runtime/incremental"
 	"github.com/airbyte-go/source-declarative/runtime/interp"
 	"github.com/airbyte-go/source-declarative/runtime/transform"
 )
@@ -79,12 +80,12 @@ func (r *Runner) componentsValues(ctx context.Context, ds *manifest.DynamicStrea
 	res := ds.Resolver
 	switch res.Type {
 	case manifest.HTTPComponentsResolver:
-		sr, err := r.streamReader(&manifest.Stream{Name: ds.Name, Path: res.Path, Retriever: res.Retriever})
+		sr, err := r.streamReader(&manifest.Stream{Name: ds.Name, Path: res.Path, Retriever: res.Retriever}, incremental.FullRefresh{})
 		if err != nil {
 			return nil, err
 		}
 		var out []componentsValue
-		err = sr.read(ctx, 0, func(records [][]byte) error {
+		err = sr.read(ctx, nil, 0, func(records [][]byte) error {
 			for _, b := range records {
 				v, err := transform.DecodeValue(b)
 				if err != nil {
@@ -109,7 +110,7 @@ func (r *Runner) componentsValues(ctx context.Context, ds *manifest.DynamicStrea
 // objects of one combination are merged, another item is kept under
 // source_config_<i> as [index, item].
 func (r *Runner) configValues(res *manifest.ComponentsResolver) ([]componentsValue, error) {
-	vars := r.vars(res.Parameters)
+	vars := r.vars(res.Parameters, nil)
 	var axes [][]any
 	for i, sc := range res.StreamConfigs {
 		keys := make([]string, len(sc.ConfigsPointer))
@@ -174,7 +175,7 @@ func (r *Runner) configValues(res *manifest.ComponentsResolver) ([]componentsVal
 func (r *Runner) fillTemplate(ds *manifest.DynamicStream, cv componentsValue) (map[string]any, error) {
 	res := ds.Resolver
 	tpl := transform.FromPlain(manifest.DeepCopy(ds.Template)).(*transform.Object)
-	vars := r.vars(res.Parameters)
+	vars := r.vars(res.Parameters, nil)
 	vars["components_values"] = cv.values
 	vars["stream_template_config"] = ds.Template
 	if cv.slice != nil {

@@ -76,7 +76,7 @@ func readAll(t *testing.T, r *Runner, streams ...string) {
 	for _, s := range streams {
 		cat.Streams = append(cat.Streams, protocol.ConfiguredStream{Stream: protocol.Stream{Name: s}, SyncMode: "full_refresh"})
 	}
-	if err := r.Read(context.Background(), cat); err != nil {
+	if err := r.Read(context.Background(), cat, nil); err != nil {
 		t.Fatal(err)
 	}
 	r.Out.Flush()
@@ -161,7 +161,7 @@ func TestTokenEndpointDownIsTransient(t *testing.T) {
 	r, out := loadRunner(t, oneStream(srv.URL, `          {type: OAuthAuthenticator, token_refresh_endpoint: "`+srv.URL+`/token", client_id: c, client_secret: s, grant_type: client_credentials}`, ""), map[string]any{})
 	r.Client.Sleep = func(context.Context, time.Duration) error { return nil }
 	cat := &protocol.ConfiguredCatalog{Streams: []protocol.ConfiguredStream{{Stream: protocol.Stream{Name: "s"}, SyncMode: "full_refresh"}}}
-	if err := r.Read(context.Background(), cat); err == nil {
+	if err := r.Read(context.Background(), cat, nil); err == nil {
 		t.Fatal("want a failure")
 	}
 	r.Out.Flush()

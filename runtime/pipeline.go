@@ -30,7 +30,7 @@ func (r *Runner) newPipeline(ctx context.Context, st *manifest.Stream) (*pipelin
 	if sel.Filter == nil && len(st.Transformations) == 0 && !sel.Normalize {
 		return nil, nil
 	}
-	p := &pipeline{stream: st.Name, transformFirst: transformBeforeFiltering(st)}
+	p := &pipeline{stream: st.Name, transformFirst: st.Retriever.Selector.TransformBeforeFiltering}
 	if sel.Filter != nil {
 		p.filter = transform.NewFilter(sel.Filter, sel.FilterParams)
 	}
@@ -48,17 +48,6 @@ func (r *Runner) newPipeline(ctx context.Context, st *manifest.Stream) (*pipelin
 		})
 	}
 	return p, nil
-}
-
-// transformBeforeFiltering is transform_before_filtering as the manifest
-// says, else its default: false. (The reference defaults it to true for
-// client-side incremental streams; the incremental cursor decides that here
-// once it exists.)
-func transformBeforeFiltering(st *manifest.Stream) bool {
-	if b := st.Retriever.Selector.TransformBeforeFilter; b != nil {
-		return *b
-	}
-	return false
 }
 
 // run processes one page's records. vars are the template variables of the

@@ -10,6 +10,7 @@ import (
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/protocol"
 	"github.com/airbyte-go/source-declarative/runtime/auth"
+	"github.com/airbyte-go/source-declarative/runtime/incremental"
 	"github.com/airbyte-go/source-declarative/runtime/interp"
 	"github.com/airbyte-go/source-declarative/runtime/paginate"
 	"github.com/airbyte-go/source-declarative/runtime/request"
@@ -69,9 +70,20 @@ func joinURL(base, path string) string {
 	return strings.TrimRight(base, "/") + "/" + strings.TrimLeft(path, "/")
 }
 
-// build makes the parts of one request for a pagination token.
-func (b *builder) build(ctx context.Context, token paginate.Token, extra func(*request.Parts) error) (*request.Parts, error) {
-	vars := b.r.vars(b.req.Parameters)
+// pageRequest is what one request is built for: a pagination token in a
+// slice, with the slice's own request options when withSlice, and a check of
+// the request before credentials go in (nil: none).
+type pageRequest struct {
+	token     paginate.Token
+	slice     *incremental.Slice
+	withSlice bool
+	check     func(*request.Parts) error
+}
+
+// build makes the parts of one request.
+func (b *builder) build(ctx context.Context, pr pageRequest) (*request.Parts, error) {
+	token := pr.token
+	vars := b.r.vars(b.req.Parameters, pr.slice)
 	vars["next_page_token"] = token.Vars()
 	full, base, err := b.baseURL(vars)
 	if err != nil {
@@ -137,8 +149,15 @@ func (b *builder) build(ctx context.Context, token paginate.Token, extra func(*r
 	if err := b.pag.Inject(p, token); err != nil {
 		return nil, err
 	}
-	if extra != nil {
-		if err := extra(p); err != nil {
+	if pr.slice != nil && pr.withSlice {
+		for _, o := range pr.slice.Options {
+			if err := request.Inject(p, o.Where, o.Value, vars); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if pr.check != nil {
+		if err := pr.check(p); err != nil {
 			return nil, err
 		}
 	}
@@ -219,7 +238,7 @@ func (b *builder) mapping(m *manifest.Mapping, vars interp.Vars, path string, se
 		return nil
 	}
 	for _, k := range m.Keys {
-		v, err := m.Values[k].Eval(vars)
+		v, err := m.Values[k].Param(vars)
 		if err != nil {
 			return err
 		}
@@ -242,7 +261,7 @@ func dropEmpty(v any) any {
 func renderNested(v any, vars interp.Vars) (any, error) {
 	switch x := v.(type) {
 	case *interp.Template:
-		return x.Eval(vars)
+		return x.EvalOrNil(vars)
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {

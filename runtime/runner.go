@@ -10,8 +10,8 @@ import (
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/protocol"
 	"github.com/airbyte-go/source-declarative/runtime/auth"
+	"github.com/airbyte-go/source-declarative/runtime/incremental"
 	"github.com/airbyte-go/source-declarative/runtime/interp"
-	"github.com/airbyte-go/source-declarative/runtime/paginate"
 	"github.com/airbyte-go/source-declarative/runtime/request"
 )
 
@@ -46,7 +46,7 @@ func New(src *manifest.Source, config map[string]any, out *protocol.Writer, mask
 	r := &Runner{Source: src, Config: config, Out: out, Masker: masker, Now: time.Now, auths: map[string]auth.Authenticator{}}
 	r.Client = request.NewClient(r.log)
 	r.Client.Debug = out.Debugging
-	r.Client.Budget = request.NewBudget(src.APIBudget, r.vars(nil), r.log)
+	r.Client.Budget = request.NewBudget(src.APIBudget, r.vars(nil, nil), r.log)
 	return r
 }
 
@@ -121,7 +121,7 @@ func (r *Runner) login(ctx context.Context, req *manifest.Requester) (*request.R
 	}
 	var parts *request.Parts
 	resp, err := r.Client.Send(ctx, func() (*http.Request, error) {
-		p, err := b.build(ctx, paginate.Token{}, nil)
+		p, err := b.build(ctx, pageRequest{})
 		if err != nil {
 			return nil, err
 		}
@@ -134,13 +134,15 @@ func (r *Runner) login(ctx context.Context, req *manifest.Requester) (*request.R
 	return resp, err
 }
 
-// vars are the template variables of a requester without pagination.
-func (r *Runner) vars(params map[string]any) interp.Vars {
+// vars are the template variables of requests and records, the one place
+// they come from: config, a component's parameters, and the slice being read
+// (nil: none) under stream_slice, stream_partition and stream_interval.
+func (r *Runner) vars(params map[string]any, sl *incremental.Slice) interp.Vars {
 	if params == nil {
 		params = map[string]any{}
 	}
-	return interp.Vars{"config": r.Config, "parameters": params,
-		"stream_slice": map[string]any{}, "stream_partition": map[string]any{}, "stream_interval": map[string]any{}}
+	m := sl.Mapping()
+	return interp.Vars{"config": r.Config, "parameters": params, "stream_slice": m, "stream_partition": m, "stream_interval": m}
 }
 
 // ConfigJSON is the config as JSON, for writing it back.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/protocol"
+	"github.com/airbyte-go/source-declarative/runtime/incremental"
 	"github.com/airbyte-go/source-declarative/runtime/interp"
 	"github.com/airbyte-go/source-declarative/runtime/transform"
 )
@@ -79,7 +80,7 @@ func (r *Runner) runLoader(ctx context.Context, st *manifest.Stream, l *manifest
 		p := defaultSchemaPath(st.Name)
 		if l.FilePath != nil {
 			var err error
-			if p, err = l.FilePath.Render(r.vars(l.Parameters)); err != nil {
+			if p, err = l.FilePath.Render(r.vars(l.Parameters, nil)); err != nil {
 				return nil, ConfigErr("%v", err)
 			}
 		}
@@ -228,19 +229,19 @@ var errFirstRecord = errors.New("first record read")
 // a list of field descriptions, each with a name and a type.
 func (r *Runner) dynamicSchema(ctx context.Context, st *manifest.Stream, l *manifest.SchemaLoader) (map[string]any, error) {
 	ds := l.Dynamic
-	sr, err := r.streamReader(&manifest.Stream{Name: st.Name, Path: l.Path, Retriever: ds.Retriever})
+	sr, err := r.streamReader(&manifest.Stream{Name: st.Name, Path: l.Path, Retriever: ds.Retriever}, incremental.FullRefresh{})
 	if err != nil {
 		return nil, err
 	}
 	var first []byte
-	err = sr.read(ctx, 0, func(records [][]byte) error {
+	err = sr.read(ctx, nil, 0, func(records [][]byte) error {
 		first = records[0]
 		return errFirstRecord
 	})
 	if err != nil && !errors.Is(err, errFirstRecord) {
 		return nil, err
 	}
-	vars := r.vars(l.Parameters)
+	vars := r.vars(l.Parameters, nil)
 	props := &transform.Object{}
 	if first != nil {
 		rec, err := transform.Decode(first)

@@ -8,21 +8,29 @@ import (
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/protocol"
 	"github.com/airbyte-go/source-declarative/runtime/auth"
+	"github.com/airbyte-go/source-declarative/runtime/decode"
 	"github.com/airbyte-go/source-declarative/runtime/failure"
+	"github.com/airbyte-go/source-declarative/runtime/incremental"
 	"github.com/airbyte-go/source-declarative/runtime/interp"
 	"github.com/airbyte-go/source-declarative/runtime/paginate"
 	"github.com/airbyte-go/source-declarative/runtime/request"
 )
 
-// streamReader reads the pages of one stream.
+// streamReader reads the pages of one stream, slice by slice.
 type streamReader struct {
-	r    *Runner
-	st   *manifest.Stream
-	b    *builder
-	path []string // the record path, rendered
+	r      *Runner
+	st     *manifest.Stream
+	b      *builder
+	path   []string        // the record path, rendered
+	dec    *decode.Decoder // the retriever's decoder
+	cursor incremental.Cursor
+	field  string // the record key holding the cursor value ("": none)
+	warned bool   // whether a record without a readable cursor value was logged
+	pipe   *pipeline
+	piped  bool // whether pipe was made (nil: records need no processing)
 }
 
-func (r *Runner) streamReader(st *manifest.Stream) (*streamReader, error) {
+func (r *Runner) streamReader(st *manifest.Stream, cursor incremental.Cursor) (*streamReader, error) {
 	if st.Retriever == nil || st.Retriever.Requester == nil || st.Retriever.Selector == nil {
 		return nil, ConfigErr("%s: the stream has no usable retriever", st.Path)
 	}
@@ -30,7 +38,7 @@ func (r *Runner) streamReader(st *manifest.Stream) (*streamReader, error) {
 		return nil, ConfigErr("%s: partition routers are not supported yet: the read loop does not run them", pr.Path)
 	}
 	req := st.Retriever.Requester
-	vars := r.vars(req.Parameters)
+	vars := r.vars(req.Parameters, nil)
 	pag, err := paginate.New(st.Retriever.Paginator, vars)
 	if err != nil {
 		return nil, &Error{Failure: protocol.ConfigError, Message: err.Error()}
@@ -39,13 +47,16 @@ func (r *Runner) streamReader(st *manifest.Stream) (*streamReader, error) {
 	if err != nil {
 		return nil, err
 	}
-	sr := &streamReader{r: r, st: st, b: b}
+	sr := &streamReader{r: r, st: st, b: b, dec: decode.New(st.Retriever.Decoder, r.Client.MaxBody), cursor: cursor, field: cursor.Field()}
 	for _, seg := range st.Retriever.Selector.FieldPath {
 		s, err := seg.Render(vars)
 		if err != nil {
 			return nil, &Error{Failure: protocol.ConfigError, Message: err.Error()}
 		}
 		sr.path = append(sr.path, s)
+	}
+	if err := checkRecordPath(sr.path, st.Path+".retriever.record_selector.extractor.field_path"); err != nil {
+		return nil, err
 	}
 	return sr, nil
 }
@@ -56,22 +67,23 @@ type pageResult struct {
 	resp  *request.Response
 }
 
-// read fetches pages until the paginator stops or maxPages pages were read
-// (0: no limit), handing each page's records to emit.
-func (s *streamReader) read(ctx context.Context, maxPages int, emit func([][]byte) error) error {
-	pipe, err := s.r.newPipeline(ctx, s.st)
-	if err != nil {
-		return err
-	}
+// read fetches the pages of a slice, from the first, until the paginator
+// stops or maxPages pages were read (0: no limit), handing each page's
+// records to emit; the cursor then observes them.
+func (s *streamReader) read(ctx context.Context, sl *incremental.Slice, maxPages int, emit func([][]byte) error) error {
 	token := s.b.pag.First()
+	if s.streams() {
+		return s.readStreamed(ctx, token, sl, maxPages > 0, emit)
+	}
 	sent := paginate.NewRequestLog()
 	for page := 1; ; page++ {
-		var raw [][]byte
+		var body decodedPage
 		var extractErr error
-		repeated := func(p *request.Parts) error { return sent.Check(page, token, p) }
-		res, err := s.fetch(ctx, token, repeated, func(resp *request.Response) error {
-			raw, extractErr = extractRecords(resp.Body, s.path)
-			if extractErr == errNotJSON {
+		pr := pageRequest{token: token, slice: sl, withSlice: page == 1 || !s.st.Retriever.IgnoreSlicerOnPages,
+			check: func(p *request.Parts) error { return sent.Check(page, token, p) }}
+		res, err := s.fetch(ctx, pr, func(resp *request.Response) error {
+			body, extractErr = s.decodePage(resp)
+			if isBadBody(extractErr) {
 				return extractErr // a truncated or garbled body is fetched again
 			}
 			return nil
@@ -85,19 +97,19 @@ func (s *streamReader) read(ctx context.Context, maxPages int, emit func([][]byt
 		if extractErr != nil {
 			return s.badResponse(res.resp, extractErr)
 		}
-		// The record filter, transformations and normalization (pipeline.go)
-		// see the variables of the request that fetched the page.
-		vars := s.r.vars(s.b.req.Parameters)
-		vars["next_page_token"] = token.Vars()
-		records, err := pipe.run(raw, vars)
+		records, err := s.process(ctx, body.records, token, sl)
 		if err != nil {
 			return err
 		}
+		inc := s.st.Incremental
+		if inc.ClientSideIncremental() {
+			records = s.inWindow(records)
+		}
 		var decoded []any
 		pg := paginate.Page{
-			Count:    len(raw),
+			Count:    len(body.records),
 			Header:   res.resp.Header,
-			Response: func(u interp.Usage) any { return decodeJSONKeys(res.resp.Body, u) },
+			Response: body.responseValue,
 			LastRecords: func() []any {
 				if decoded == nil {
 					decoded = make([]any, len(records))
@@ -109,6 +121,14 @@ func (s *streamReader) read(ctx context.Context, maxPages int, emit func([][]byt
 			},
 		}
 		next, more, err := s.b.pag.Next(token, pg)
+		if inc != nil && inc.Datetime != nil && inc.Datetime.DataFeed && len(records) > 0 {
+			// A data feed runs from the newest record back: a page ending
+			// before the sync's window is the last one needed.
+			if !s.cursor.Keep(incremental.FieldValue(records[len(records)-1], s.field)) {
+				more = false
+			}
+			records = s.inWindow(records)
+		}
 		if s.r.Observer != nil {
 			s.r.Observer.Page(s.st.Name, res.parts, res.resp, records, decision(next, more, err))
 		}
@@ -116,6 +136,7 @@ func (s *streamReader) read(ctx context.Context, maxPages int, emit func([][]byt
 			if err := emit(records); err != nil {
 				return err
 			}
+			s.observe(sl, records)
 		}
 		if err != nil {
 			return &Error{Failure: protocol.SystemError, Message: err.Error()}
@@ -137,14 +158,13 @@ func decision(next paginate.Token, more bool, err error) string {
 	return "next token: " + interp.String(next.Value)
 }
 
-// fetch sends one page request; repeated refuses a request an earlier page
-// sent. A 401 with a token-based authenticator refreshes the token once and
-// tries again.
-func (s *streamReader) fetch(ctx context.Context, token paginate.Token, repeated func(*request.Parts) error, check func(*request.Response) error) (*pageResult, error) {
+// fetch sends one page request; a 401 with a token-based authenticator
+// refreshes the token once and tries again.
+func (s *streamReader) fetch(ctx context.Context, pr pageRequest, check func(*request.Response) error) (*pageResult, error) {
 	res := &pageResult{}
 	send := func() (*request.Response, error) {
 		return s.r.Client.SendChecked(ctx, func() (*http.Request, error) {
-			p, err := s.b.build(ctx, token, repeated)
+			p, err := s.b.build(ctx, pr)
 			if err != nil {
 				return nil, err
 			}
@@ -175,4 +195,47 @@ func (s *streamReader) requestError(err error) error {
 func (s *streamReader) badResponse(resp *request.Response, err error) error {
 	return &Error{Failure: protocol.SystemError, Message: fmt.Sprintf("stream %s: %v (HTTP %d from %s): %s",
 		s.st.Name, err, resp.Status, resp.URL, request.BodyStart(resp.Body))}
+}
+
+// process runs the record filter, transformations and normalization
+// (pipeline.go) on a page's records, with the template variables of the
+// request that fetched the page.
+func (s *streamReader) process(ctx context.Context, records [][]byte, token paginate.Token, sl *incremental.Slice) ([][]byte, error) {
+	if !s.piped {
+		pipe, err := s.r.newPipeline(ctx, s.st)
+		if err != nil {
+			return nil, err
+		}
+		s.pipe, s.piped = pipe, true
+	}
+	vars := s.r.vars(s.b.req.Parameters, sl)
+	vars["next_page_token"] = token.Vars()
+	return s.pipe.run(records, vars)
+}
+
+// inWindow keeps the records whose cursor value is inside the sync's window
+// (client-side incremental streams and data feeds); a record without a
+// readable cursor value is kept.
+func (s *streamReader) inWindow(records [][]byte) [][]byte {
+	kept := records[:0:0]
+	for _, rec := range records {
+		if s.cursor.Keep(incremental.FieldValue(rec, s.field)) {
+			kept = append(kept, rec)
+		}
+	}
+	return kept
+}
+
+// observe hands the cursor value of each emitted record to the cursor. A
+// record without a readable value is logged once per stream.
+func (s *streamReader) observe(sl *incremental.Slice, records [][]byte) {
+	if s.field == "" {
+		return
+	}
+	for _, rec := range records {
+		if err := s.cursor.Observe(sl, incremental.FieldValue(rec, s.field)); err != nil && !s.warned {
+			s.warned = true
+			s.r.log("WARN", err.Error())
+		}
+	}
 }

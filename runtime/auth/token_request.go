@@ -131,7 +131,7 @@ func (e *endpointSource) request() (*tokenRequest, error) {
 			if _, standard := tr.fields[k]; standard {
 				continue
 			}
-			v, err := e.o.ExtraBody.Values[k].Eval(e.vars)
+			v, err := e.o.ExtraBody.Values[k].EvalOrNil(e.vars)
 			if err != nil {
 				return nil, err
 			}

@@ -258,7 +258,7 @@ func TestListRequestOptions(t *testing.T) {
 // sent (the reference skips every falsy value, so a partition 0 would
 // silently read the unfiltered endpoint).
 func TestEmptyValuesAreNotInjected(t *testing.T) {
-	r := mustRouter(t, `{type: ListPartitionRouter, values: "{{ config.values }}", cursor_field: v, request_option: {inject_into: request_parameter, field_name: v}}`,
+	r := mustRouter(t, `{type: ListPartitionRouter, values: "{{ config['values'] }}", cursor_field: v, request_option: {inject_into: request_parameter, field_name: v}}`,
 		map[string]any{"values": []any{"", int64(0), false, nil, []any{}}}, nil, nil)
 	var got []string
 	for _, p := range all(t, r) {

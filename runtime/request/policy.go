@@ -138,8 +138,11 @@ func handlerRetries(h *manifest.ErrorHandler) int {
 	return -1
 }
 
+// secondsText writes a number of seconds as a user wrote it: 3600, 2.5.
+func secondsText(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
 // tooLong is the failure of a wait longer than max_waiting_time_in_seconds.
 func (b backoff) tooLong(wait float64) error {
 	return failure.Transient("the API asks to wait %s s before retrying, more than %s.max_waiting_time_in_seconds (%s s); stopping the stream",
-		interp.FormatFloat(wait), b.path, interp.FormatFloat(*b.maxWait))
+		secondsText(wait), b.path, secondsText(*b.maxWait))
 }

@@ -162,6 +162,7 @@ func Typed(v any, valueType string) any {
 			if x == math.Trunc(x) && math.Abs(x) < 1<<63 {
 				return int64(x)
 			}
+			return interp.String(x) // not an integer: its text, as the reference keeps it
 		case string:
 			if n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64); err == nil {
 				return n
