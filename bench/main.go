@@ -42,7 +42,7 @@ func main() {
 	records := flag.Int("records", 1000000, "records in the data set")
 	size := flag.Int("record-size", 200, "approximate bytes per record")
 	pageSize := flag.Int("page-size", 1000, "records per page")
-	mode := flag.String("mode", "offset", "pagination of our manifest: offset, page or cursor; incremental: slices of one page against full refresh")
+	mode := flag.String("mode", "offset", "our manifest: offset, page or cursor pagination; transform (offset with AddFields and RemoveFields); incremental (slices of one page against full refresh)")
 	auth := flag.String("auth", "apikey", "authentication: apikey or none")
 	runs := flag.Int("runs", 5, "pairs of runs")
 	parents := flag.Int("parents", 1000, "partitions mode: parent records, one child request each")
@@ -165,7 +165,7 @@ func benchManifest(mode string, pageSize int, auth, incremental string) string {
 	if auth == "none" {
 		authenticator = ""
 	}
-	var path, field, paginator string
+	var path, field, paginator, transformations string
 	switch mode {
 	case "page":
 		path, field = "/v1/orders", "orders"
@@ -176,6 +176,17 @@ func benchManifest(mode string, pageSize int, auth, incremental string) string {
 	case "cursor":
 		path, field = "/v1/events", "events"
 		paginator = fmt.Sprintf(`{type: DefaultPaginator, page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: cursor}, page_size_option: {type: RequestOption, inject_into: request_parameter, field_name: page_size}, pagination_strategy: {type: CursorPagination, page_size: %d, cursor_value: "{{ response.next_cursor }}", stop_condition: "{{ response.next_cursor is none }}"}}`, pageSize)
+	case "transform":
+		// Every record is decoded once, changed and encoded once.
+		transformations = `
+    transformations:
+      - type: AddFields
+        fields:
+          - {path: [source], value: "example"}
+          - {path: [user_key], value: "{{ record['id'] }}-{{ record['name'] }}"}
+      - type: RemoveFields
+        field_pointers: [[email]]`
+		fallthrough
 	default:
 		path, field = "/v1/users", "data"
 		paginator = fmt.Sprintf(`{type: DefaultPaginator, page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: offset}, page_size_option: {type: RequestOption, inject_into: request_parameter, field_name: limit}, pagination_strategy: {type: OffsetIncrement, page_size: %d}}`, pageSize)
@@ -190,11 +201,11 @@ streams:
       type: SimpleRetriever
       requester: {type: HttpRequester, url_base: "{{ config['base_url'] }}", path: %s, %s}
       record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [%s]}}
-      paginator: %s%s
+      paginator: %s%s%s
 spec:
   type: Spec
   connection_specification: {type: object, properties: {base_url: {type: string}, api_key: {type: string, airbyte_secret: true}}}
-`, path, authenticator, field, paginator, incremental)
+`, path, authenticator, field, paginator, incremental, transformations)
 }
 
 // measureCommand runs a command and measures its wall and CPU time, peak

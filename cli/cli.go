@@ -172,6 +172,7 @@ func (a *app) setup() (r *runtime.Runner, err *setupError, validation error) {
 	if merr != nil {
 		return nil, &setupError{message: "invalid manifest: " + merr.Error(), manifest: true}, nil
 	}
+	src.Folder = manifest.Folder(a.manifestPath)
 	spec, warnings := manifest.Spec(src.Resolved)
 	connSpec, _ := spec["connectionSpecification"].(map[string]any)
 	a.masker.AddSpecSecrets(connSpec, config)
@@ -211,7 +212,7 @@ func (a *app) discover(cmd *cobra.Command, _ []string) error {
 	if invalid != nil {
 		return a.fail(protocol.ConfigError, "Config validation error: "+invalid.Error())
 	}
-	if err := r.Discover(); err != nil {
+	if err := r.Discover(cmd.Context()); err != nil {
 		return a.fail(runtime.FailureType(err), runtime.OneLine(err))
 	}
 	return nil

@@ -13,6 +13,7 @@ const (
 	APIKeyAuth   = "ApiKeyAuthenticator"
 	OAuth        = "OAuthAuthenticator"
 	SessionToken = "SessionTokenAuthenticator"
+	Selective    = "SelectiveAuthenticator"
 )
 
 // Auth is one authenticator.
@@ -27,6 +28,15 @@ type Auth struct {
 	Inject     *RequestOption   // ApiKey placement
 	OAuth      *OAuthConfig
 	Session    *SessionConfig
+	Selective  *SelectiveConfig
+}
+
+// SelectiveConfig is a SelectiveAuthenticator: the config value at
+// SelectionPath names the authenticator used.
+type SelectiveConfig struct {
+	SelectionPath  []string
+	Names          []string         // the authenticators' names, sorted
+	Authenticators map[string]*Auth // nil: NoAuth
 }
 
 // OAuthConfig is an OAuthAuthenticator.
@@ -125,8 +135,33 @@ func (d *decoder) auth(v any, path string, allowed []string) *Auth {
 		a.OAuth = d.oauth(m, path)
 	case SessionToken:
 		a.Session = d.session(m, path)
+	case Selective:
+		a.Selective = d.selective(m, path, allowed)
 	}
 	return a
+}
+
+// selective decodes the authenticators a SelectiveAuthenticator chooses from.
+func (d *decoder) selective(m map[string]any, path string, allowed []string) *SelectiveConfig {
+	s := &SelectiveConfig{SelectionPath: strList(m["authenticator_selection_path"]), Authenticators: map[string]*Auth{}}
+	if len(s.SelectionPath) == 0 {
+		d.fail(path+".authenticator_selection_path", "must name at least one config key")
+	}
+	var branches []string
+	for _, a := range allowed {
+		if a != Selective {
+			branches = append(branches, a)
+		}
+	}
+	auths, _ := m["authenticators"].(map[string]any)
+	if len(auths) == 0 {
+		d.fail(path+".authenticators", "must name at least one authenticator")
+	}
+	s.Names = interp.SortedKeys(auths)
+	for _, name := range s.Names {
+		s.Authenticators[name] = d.auth(auths[name], path+".authenticators."+name, branches)
+	}
+	return s
 }
 
 func (d *decoder) oauth(m map[string]any, path string) *OAuthConfig {

@@ -23,6 +23,7 @@ func Load(raw map[string]any) (*Source, error) {
 	}
 	Propagate(resolved)
 	d := &decoder{}
+	d.refuseCustom(resolved, "")
 	src := d.source(resolved)
 	if len(d.errs) > 0 {
 		return nil, errors.New(strings.Join(d.errs, "; "))
@@ -56,7 +57,13 @@ type warning struct {
 }
 
 func (d *decoder) fail(path, format string, args ...any) {
-	d.errs = append(d.errs, path+": "+fmt.Sprintf(format, args...))
+	msg := path + ": " + fmt.Sprintf(format, args...)
+	for _, e := range d.errs {
+		if e == msg {
+			return
+		}
+	}
+	d.errs = append(d.errs, msg)
 }
 
 // warn records something the manifest says that is ignored, for a LOG WARN.
@@ -107,10 +114,12 @@ func (d *decoder) component(v any, path string, allowed ...string) (map[string]a
 			found = true
 		}
 	}
+	if isCustom(m) {
+		d.fail(path, "%s", customRefusal(m))
+		return nil, "", false
+	}
 	if !found {
-		if strings.HasPrefix(typ, "Custom") {
-			d.fail(path, "%s is not supported: custom Python components cannot run here (supported: %s)", typ, strings.Join(allowed, ", "))
-		} else if componentDefinition(typ) != nil || knownCDKTypes[typ] {
+		if componentDefinition(typ) != nil || knownCDKTypes[typ] {
 			d.fail(path, "%s is not supported here (supported: %s)", typ, strings.Join(allowed, ", "))
 		} else {
 			d.fail(path+".type", "unknown component type %q (supported: %s)", typ, strings.Join(allowed, ", "))
@@ -243,21 +252,12 @@ func (d *decoder) unsupported(v any, path string) {
 		if typ == "" {
 			typ = "component"
 		}
+		if isCustom(x) {
+			d.fail(path, "%s", customRefusal(x))
+			return
+		}
 		d.fail(path, "%s is not supported yet", typ)
 	}
-}
-
-// describeComponent names a value that may be a component, a string or anything else.
-func describeComponent(v any) string {
-	switch x := v.(type) {
-	case string:
-		return x
-	case map[string]any:
-		if t, ok := x["type"].(string); ok {
-			return t
-		}
-	}
-	return describe(v)
 }
 
 func pathOr(v any, def ...string) []string {

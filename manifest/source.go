@@ -6,7 +6,10 @@ import "fmt"
 type Source struct {
 	Version          string
 	Streams          []*Stream
+	DynamicStreams   []*DynamicStream // streams made when the stream list is built (dynamic.go)
 	CheckStreams     []string
+	CheckDynamic     []CheckDynamic    // streams of dynamic streams that check reads
+	CheckCount       int               // CheckDynamicStream: check reads the first streams, this many
 	Spec             map[string]any    // the manifest's spec block, nil when absent
 	ConcurrencyLevel *ConcurrencyLevel // nil: the reference's default
 	APIBudget        *APIBudget        // nil: requests are not rate limited
@@ -14,6 +17,9 @@ type Source struct {
 	// Warnings name what the manifest says that is ignored (fields Airbyte's
 	// schema allows but no component here reads), one line each with its path.
 	Warnings []string
+	// Folder is where the manifest file is (see Folder), for the schema files
+	// it names; set by the caller of Load.
+	Folder string
 }
 
 // Stream returns the stream named name, or nil.
@@ -36,8 +42,8 @@ func (d *decoder) source(m map[string]any) *Source {
 		return src
 	}
 	src.Version, _ = m["version"].(string)
-	if _, ok := m["dynamic_streams"]; ok {
-		d.fail("dynamic_streams", "DynamicDeclarativeStream is not supported")
+	if ds, ok := m["dynamic_streams"]; ok {
+		src.DynamicStreams = d.dynamicStreams(ds)
 	}
 	names := map[string]string{}
 	streams, _ := m["streams"].([]any)
@@ -53,13 +59,14 @@ func (d *decoder) source(m map[string]any) *Source {
 		names[st.Name] = path
 		src.Streams = append(src.Streams, st)
 	}
-	if check, _, ok := d.component(m["check"], "check", "CheckStream"); ok {
-		if x, ok := check["dynamic_streams_check_configs"]; ok && !isFalsy(x) {
-			d.unsupported(x, "check.dynamic_streams_check_configs")
+	if check, typ, ok := d.component(m["check"], "check", "CheckStream", "CheckDynamicStream"); ok {
+		if typ == "CheckDynamicStream" {
+			src.CheckCount = intOr(check["stream_count"], 0)
 		}
 		src.CheckStreams = strList(check["stream_names"])
+		src.CheckDynamic = d.checkDynamic(check["dynamic_streams_check_configs"])
 		for i, n := range src.CheckStreams {
-			if _, ok := names[n]; !ok && len(names) > 0 {
+			if _, ok := names[n]; !ok && len(names) > 0 && len(src.DynamicStreams) == 0 {
 				d.fail(fmt.Sprintf("check.stream_names[%d]", i), "stream %q is not defined in streams", n)
 			}
 		}

@@ -11,8 +11,11 @@ type Stream struct {
 	Name       string
 	Path       string // manifest path, e.g. streams[0]
 	PrimaryKey [][]string
-	Schema     map[string]any // nil: a permissive object schema
-	Retriever  *Retriever
+	// SchemaLoaders give the stream's schema, merged when there are several;
+	// none: the JSON file named after the stream, if there is one.
+	SchemaLoaders   []*SchemaLoader
+	Retriever       *Retriever
+	Transformations []*Transformation // in manifest order
 	// Incremental is the incremental_sync; nil for a full-refresh-only stream.
 	Incremental *Incremental
 }
@@ -32,8 +35,12 @@ type Retriever struct {
 
 // Selector is a RecordSelector with a DpathExtractor.
 type Selector struct {
-	FieldPath []*interp.Template
-	Filter    *interp.Template
+	FieldPath    []*interp.Template
+	Filter       *interp.Template // nil: every record is kept
+	FilterParams map[string]any   // the record filter's $parameters
+	// Normalize casts record values to the stream schema's types
+	// (schema_normalization: Default).
+	Normalize bool
 	// TransformBeforeFiltering runs the transformations before the record
 	// filter; true by default for client-side incremental streams.
 	TransformBeforeFiltering bool
@@ -49,7 +56,7 @@ func (d *decoder) stream(v any, path string) *Stream {
 	if st.Name == "" {
 		d.fail(path+".name", "is required")
 	}
-	for _, f := range []string{"transformations", "state_migrations", "file_uploader"} {
+	for _, f := range []string{"state_migrations", "file_uploader"} {
 		if x, ok := m[f]; ok && x != nil && !isFalsy(x) {
 			d.unsupported(x, join(path, f))
 		}
@@ -68,11 +75,8 @@ func (d *decoder) stream(v any, path string) *Stream {
 			}
 		}
 	}
-	if sl, ok := m["schema_loader"]; ok && sl != nil {
-		if slm, _, ok := d.component(sl, path+".schema_loader", "InlineSchemaLoader"); ok {
-			st.Schema, _ = slm["schema"].(map[string]any)
-		}
-	}
+	st.SchemaLoaders = d.schemaLoaders(m["schema_loader"], path+".schema_loader")
+	st.Transformations = d.transformations(m["transformations"], path+".transformations")
 	st.Retriever = d.retriever(m["retriever"], path+".retriever")
 	if inc, ok := m["incremental_sync"]; ok && inc != nil && !isFalsy(inc) {
 		st.Incremental = d.incremental(inc, path+".incremental_sync")
@@ -122,8 +126,8 @@ func (d *decoder) selector(v any, path string) *Selector {
 	}
 	s := &Selector{}
 	s.TransformBeforeFiltering, _ = m["transform_before_filtering"].(bool)
-	if sn, ok := m["schema_normalization"]; ok && sn != nil && sn != "None" {
-		d.fail(path+".schema_normalization", "%s is not supported yet (None is)", describeComponent(sn))
+	if sn, ok := m["schema_normalization"].(string); ok && sn != "None" && sn != "Default" {
+		d.fail(path+".schema_normalization", "%q is not a schema normalization (None or Default)", sn)
 	}
 	if ex, _, ok := d.component(m["extractor"], path+".extractor", "DpathExtractor"); ok {
 		if x, ok := ex["record_expander"]; ok && x != nil {
@@ -135,11 +139,11 @@ func (d *decoder) selector(v any, path string) *Selector {
 	}
 	if f, ok := m["record_filter"]; ok && f != nil {
 		if fm, _, ok := d.component(f, path+".record_filter", "RecordFilter"); ok {
-			s.Filter = d.tpl(fm, "condition", path+".record_filter")
-			if s.Filter == nil {
-				s.Filter = interp.Constant(false, path+".record_filter.condition")
-			}
+			// No condition: no filter. (The reference drops every record.)
+			s.Filter = d.condition(fm, path+".record_filter")
+			s.FilterParams, _ = fm["$parameters"].(map[string]any)
 		}
 	}
+	s.Normalize = m["schema_normalization"] == "Default"
 	return s
 }

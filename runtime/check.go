@@ -13,7 +13,11 @@ import (
 // Check reads the first page of each CheckStream stream and prints exactly
 // one CONNECTION_STATUS. A failure to connect is FAILED, not an error.
 func (r *Runner) Check(ctx context.Context) error {
-	names := r.Source.CheckStreams
+	names, err := r.checkStreams(ctx)
+	if err != nil {
+		r.log("ERROR", "Check failed: "+OneLine(err))
+		return r.Out.ConnectionStatus(false, OneLine(err))
+	}
 	if len(names) == 0 && len(r.Source.Streams) > 0 {
 		names = []string{r.Source.Streams[0].Name}
 	}
@@ -29,6 +33,14 @@ func (r *Runner) Check(ctx context.Context) error {
 		}
 	}
 	return r.Out.ConnectionStatus(true, "")
+}
+
+// checkStreams makes the dynamic streams and lists the streams check reads.
+func (r *Runner) checkStreams(ctx context.Context) ([]string, error) {
+	if err := r.resolveDynamic(ctx); err != nil {
+		return nil, err
+	}
+	return r.checkNames()
 }
 
 // checkStream reads the first page of the stream's first slice (of its
@@ -55,14 +67,18 @@ func (r *Runner) checkStream(ctx context.Context, st *manifest.Stream) error {
 	return err
 }
 
-// Discover prints exactly one CATALOG. An incremental stream supports both
-// sync modes, with its cursor field as the default one.
-func (r *Runner) Discover() error {
+// Discover prints exactly one CATALOG, each stream's schema from its schema
+// loaders (dynamic streams are made first). An incremental stream supports
+// both sync modes, with its cursor field as the default one.
+func (r *Runner) Discover(ctx context.Context) error {
+	if err := r.resolveDynamic(ctx); err != nil {
+		return err
+	}
 	cat := &protocol.Catalog{Streams: []protocol.Stream{}}
 	for _, st := range r.Source.Streams {
-		schema := any(st.Schema)
-		if st.Schema == nil {
-			schema = map[string]any{"$schema": "http://json-schema.org/draft-07/schema#", "type": "object", "additionalProperties": true, "properties": map[string]any{}}
+		schema, err := r.streamSchema(ctx, st)
+		if err != nil {
+			return err
 		}
 		s := protocol.Stream{
 			Name:                    st.Name,

@@ -111,7 +111,7 @@ func (s *streamReader) readStreamed(ctx context.Context, token paginate.Token, s
 	emitted := 0
 	var batch recordBatch
 	flush := func() error {
-		records, err := s.filter(batch.records, token, sl)
+		records, err := s.process(ctx, batch.records, token, sl)
 		if err == nil && s.st.Incremental.ClientSideIncremental() {
 			records = s.inWindow(records)
 		}

@@ -222,7 +222,7 @@ func FuzzManifest(f *testing.F) {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		r.Check(ctx)
-		r.Discover()
+		r.Discover(ctx)
 		for _, st := range src.Streams {
 			r.TestRead(ctx, st.Name, TestLimits{MaxRecords: 10, MaxPagesPerSlice: 3, MaxSlices: 1})
 		}

@@ -17,8 +17,11 @@ import (
 // run, a state that cannot be read or a cursor the config breaks fails the
 // read before anything is requested. A stream that fails while reading is
 // INCOMPLETE with a TRACE ERROR and the others still run; the returned error
-// then lists the failed streams.
+// then lists the failed streams. Dynamic streams are made first.
 func (r *Runner) Read(ctx context.Context, catalog *protocol.ConfiguredCatalog, states incremental.States) error {
+	if err := r.resolveDynamic(ctx); err != nil { // dynamic.go
+		return err
+	}
 	plans := make([]*streamPlan, 0, len(catalog.Streams))
 	for _, cs := range catalog.Streams {
 		p, err := r.plan(cs, states)

@@ -29,8 +29,10 @@ type Runner struct {
 	// Observer, when set, sees every exchange (for test reads).
 	Observer Observer
 
-	authMu sync.Mutex
-	auths  map[string]auth.Authenticator
+	authMu  sync.Mutex
+	auths   map[string]auth.Authenticator
+	schemas sync.Map       // *manifest.Stream -> its JSON schema (schema.go)
+	dynamic dynamicStreams // the streams dynamic_streams made (dynamic.go)
 }
 
 // Observer is told of each data request and of each token or login request.

@@ -26,6 +26,8 @@ type streamReader struct {
 	cursor incremental.Cursor
 	field  string // the record key holding the cursor value ("": none)
 	warned bool   // whether a record without a readable cursor value was logged
+	pipe   *pipeline
+	piped  bool // whether pipe was made (nil: records need no processing)
 }
 
 func (r *Runner) streamReader(st *manifest.Stream, cursor incremental.Cursor) (*streamReader, error) {
@@ -92,7 +94,7 @@ func (s *streamReader) read(ctx context.Context, sl *incremental.Slice, maxPages
 		if extractErr != nil {
 			return s.badResponse(res.resp, extractErr)
 		}
-		records, err := s.filter(body.records, token, sl)
+		records, err := s.process(ctx, body.records, token, sl)
 		if err != nil {
 			return err
 		}
@@ -192,26 +194,20 @@ func (s *streamReader) badResponse(resp *request.Response, err error) error {
 		s.st.Name, err, resp.Status, resp.URL, request.BodyStart(resp.Body))}
 }
 
-// filter keeps the records the record filter accepts.
-func (s *streamReader) filter(records [][]byte, token paginate.Token, sl *incremental.Slice) ([][]byte, error) {
-	f := s.st.Retriever.Selector.Filter
-	if f == nil {
-		return records, nil
+// process runs the record filter, transformations and normalization
+// (pipeline.go) on a page's records, with the template variables of the
+// request that fetched the page.
+func (s *streamReader) process(ctx context.Context, records [][]byte, token paginate.Token, sl *incremental.Slice) ([][]byte, error) {
+	if !s.piped {
+		pipe, err := s.r.newPipeline(ctx, s.st)
+		if err != nil {
+			return nil, err
+		}
+		s.pipe, s.piped = pipe, true
 	}
 	vars := s.r.vars(s.b.req.Parameters, sl)
 	vars["next_page_token"] = token.Vars()
-	kept := records[:0:0]
-	for _, rec := range records {
-		vars["record"] = decodeJSON(rec)
-		ok, err := f.Bool(vars)
-		if err != nil {
-			return nil, &Error{Failure: protocol.ConfigError, Message: err.Error()}
-		}
-		if ok {
-			kept = append(kept, rec)
-		}
-	}
-	return kept, nil
+	return s.pipe.run(records, vars)
 }
 
 // inWindow keeps the records whose cursor value is inside the sync's window

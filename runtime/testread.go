@@ -288,9 +288,11 @@ func (r *Runner) TestRead(ctx context.Context, stream string, limits TestLimits)
 		}
 		return nil
 	}
+	err := r.resolveDynamic(ctx) // dynamic.go
 	st := r.Source.Stream(stream)
-	var err error
-	if st == nil {
+	if err != nil {
+		st = nil
+	} else if st == nil {
 		err = ConfigErr("stream %q is not defined in the manifest (streams: %s)", stream, strings.Join(r.streamNames(), ", "))
 	} else {
 		err = tr.slices(ctx, st, limits)
