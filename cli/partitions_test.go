@@ -432,20 +432,104 @@ parent_stream_configs:
 	}
 }
 
-func TestLazyReadPointerIsRefusedWithItsPath(t *testing.T) {
-	a := echoAPI(t)
-	router := `type: SubstreamPartitionRouter
+// lazyAPI answers the parent with records embedding their first page of
+// children under "items" (the third embeds none), and a child page request
+// with one record named after its path and query.
+func lazyAPI(t *testing.T) *api {
+	return newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		if r.URL.Path == "/projects" {
+			fmt.Fprint(w, `{"data":[{"id":1,"items":{"data":[{"id":"a","updated_at":"2024-01-01T10:00:00Z"},{"id":"b","updated_at":"2024-01-01T11:00:00Z"}],"next":"c2"}},`+
+				`{"id":2,"items":{"data":[{"id":"x","updated_at":"2024-01-01T12:00:00Z"}]}},{"id":3}]}`)
+			return
+		}
+		fmt.Fprintf(w, `{"data":[{"id":%q,"updated_at":"2024-01-02T10:00:00Z"}]}`, r.URL.Path+"?"+r.URL.RawQuery)
+	})
+}
+
+// lazyRouter is a substream router over projects reading each child's
+// first page at lazy_read_pointer [items].
+func lazyRouter(url string) string {
+	return `type: SubstreamPartitionRouter
 parent_stream_configs:
   - type: ParentStreamConfig
     parent_key: id
     partition_field: pid
-    lazy_read_pointer: [items]
+    lazy_read_pointer: ["{{ parameters.pointer }}"]
+    $parameters: {pointer: items}
     stream:
-` + indent(projectsParent(a.URL, ""), 6)
-	res := newConnector(t, routed(a.URL, "/p", router, "", "", 1), nil, "items").read(t)
+` + indent(projectsParent(url, ""), 6)
+}
+
+// paginated gives the stream of a routed manifest a cursor paginator.
+func paginated(m string) string {
+	return strings.Replace(m, "      partition_router:", `      paginator:
+        type: DefaultPaginator
+        page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: cursor}
+        pagination_strategy: {type: CursorPagination, cursor_value: "{{ response.next }}", stop_condition: "{{ not response.next }}"}
+      partition_router:`, 1)
+}
+
+func TestLazyReadPointerReadsTheFirstPageFromTheParent(t *testing.T) {
+	a := lazyAPI(t)
+	m := paginated(routed(a.URL, "/p/{{ stream_partition.pid }}", lazyRouter(a.URL), "", "", 1))
+	res := newConnector(t, m, nil, "items").read(t)
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stdout)
+	}
+	// Only the first partition's embedded page says there is a next page.
+	equalLists(t, "requests", a.lines(), []string{"GET /projects", "GET /p/1?cursor=c2"})
+	equalLists(t, "records", res.records("items"), []string{
+		`{"id":"a","updated_at":"2024-01-01T10:00:00Z"}`, `{"id":"b","updated_at":"2024-01-01T11:00:00Z"}`,
+		`{"id":"/p/1?cursor=c2","updated_at":"2024-01-02T10:00:00Z"}`, `{"id":"x","updated_at":"2024-01-01T12:00:00Z"}`})
+}
+
+func TestLazyReadPointerRequestsEveryPageWhenTheStreamHasState(t *testing.T) {
+	a := lazyAPI(t)
+	c := incrementalConnector(t, paginated(routed(a.URL, "/p/{{ stream_partition.pid }}", lazyRouter(a.URL), "", stepless, 1)), nil, "items")
+	stateFile := writeFile(t, c.dir, "state.json", `[{"type":"STREAM","stream":{"stream_descriptor":{"name":"items"},"stream_state":{"use_global_cursor":true,"state":{"updated_at":"2024-01-02T00:00:00Z"},"lookback_window":0}}}]`)
+	res := c.read(t, "--state", stateFile)
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stdout)
+	}
+	since := "since=" + q("2024-01-02T00:00:00Z")
+	equalLists(t, "requests", a.lines(), []string{"GET /projects", "GET /p/1?" + since, "GET /p/2?" + since, "GET /p/3?" + since})
+}
+
+func TestLazyReadPointerRefusesWhatTheReferenceRefuses(t *testing.T) {
+	path := "invalid manifest: streams[0].retriever.partition_router.parent_stream_configs[0].lazy_read_pointer: "
+	for _, tc := range []struct {
+		name, requester, extra, want string
+	}{
+		{"a decoder other than JSON", "", "", ""},
+		{"a count cursor", "", "incremental_sync: {type: IncrementingCountCursor, cursor_field: n}",
+			path + "needs the stream's incremental_sync (streams[0].incremental_sync) to be a DatetimeBasedCursor (as in Airbyte's runtime)"},
+		{"a cursor with step", "", strings.Replace(stepless, "cursor_field:", "step: P1D\n  cursor_granularity: PT1S\n  cursor_field:", 1),
+			path + "needs one slice per parent record: the stream's incremental_sync (streams[0].incremental_sync) may not have step or cursor_granularity (as in Airbyte's runtime)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := lazyAPI(t)
+			m := routed(a.URL, "/p", lazyRouter(a.URL), tc.requester, tc.extra, 1)
+			if tc.want == "" {
+				m = strings.Replace(m, "      record_selector:", "      decoder: {type: JsonlDecoder}\n      record_selector:", 1)
+				tc.want = path + "needs the stream's decoder to be a JsonDecoder (as in Airbyte's runtime), not JsonlDecoder"
+			}
+			res := newConnector(t, m, nil, "items").read(t)
+			errs := res.errors()
+			if res.code == 0 || len(a.requests()) != 0 || len(errs) != 1 || errs[0]["message"] != tc.want {
+				t.Errorf("exit %d, %d requests, errors %v", res.code, len(a.requests()), errs)
+			}
+		})
+	}
+}
+
+func TestLazyReadPointerInsideAProductIsRefused(t *testing.T) {
+	a := lazyAPI(t)
+	m := routed(a.URL, "/p", "", "", "", 1)
+	m = strings.Replace(m, "      partition_router:\n", "      partition_router:\n        - {type: ListPartitionRouter, cursor_field: r, values: [eu]}\n        -\n"+indent(lazyRouter(a.URL), 10)+"\n", 1)
+	res := newConnector(t, m, nil, "items").read(t)
 	errs := res.errors()
-	if res.code == 0 || len(a.requests()) != 0 || len(errs) == 0 ||
-		errs[0]["message"] != "streams[0].retriever.partition_router.parent_stream_configs[0].lazy_read_pointer: lazy_read_pointer is not supported yet: remove it to request each child's first page" {
+	want := "invalid manifest: streams[0].retriever.partition_router[1].parent_stream_configs[0].lazy_read_pointer: is used by Airbyte's runtime only when its SubstreamPartitionRouter is the stream's partition_router itself, not inside a grouping, list or union of routers"
+	if res.code == 0 || len(a.requests()) != 0 || len(errs) != 1 || errs[0]["message"] != want {
 		t.Errorf("exit %d, %d requests, errors %v", res.code, len(a.requests()), errs)
 	}
 }
