@@ -300,6 +300,46 @@ parent_stream_configs:
 	})
 }
 
+func TestIncrementalDependencyWithoutParentStateStartsTheParentFromTheChildsCursor(t *testing.T) {
+	for _, tc := range []struct{ name, state, since string }{
+		{"global state", `{"use_global_cursor":false,"states":[],"state":{"updated_at":"2024-01-02T00:00:00Z"},"lookback_window":0}`, "2024-01-02T00:00:00Z"},
+		{"legacy value", `{"updated_at":"2024-01-02T03:00:00Z"}`, "2024-01-02T03:00:00Z"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+				if r.URL.Path == "/projects" {
+					fmt.Fprint(w, `{"data":[{"id":1,"modified":"2024-01-02T05:00:00Z"}]}`)
+					return
+				}
+				fmt.Fprintf(w, `{"data":[{"id":%q,"updated_at":"2024-01-02T12:00:00Z"}]}`, r.URL.Path)
+			})
+			// The parent's cursor field differs from the child's: the
+			// child's value reaches the parent under the parent's field.
+			parent := projectsParent(a.URL, strings.ReplaceAll(stepless, "cursor_field: updated_at", "cursor_field: modified"))
+			router := `type: SubstreamPartitionRouter
+parent_stream_configs:
+  - type: ParentStreamConfig
+    parent_key: id
+    partition_field: pid
+    incremental_dependency: true
+    stream:
+` + indent(parent, 6)
+			c := incrementalConnector(t, routed(a.URL, "/items/{{ stream_partition.pid }}", router, "", stepless, 1), nil, "items")
+			stateFile := writeFile(t, c.dir, "state.json", `[{"type":"STREAM","stream":{"stream_descriptor":{"name":"items"},"stream_state":`+tc.state+`}}]`)
+			res := c.read(t, "--state", stateFile)
+			if res.code != 0 {
+				t.Fatalf("exit %d: %s", res.code, res.stdout)
+			}
+			equalLists(t, "requests", a.lines(), []string{"GET /projects?since=" + q(tc.since), "GET /items/1?since=" + q(tc.since)})
+			states := res.states()
+			last := states[len(states)-1]
+			if !strings.Contains(last, `"parent_state":{"projects":{"modified":"2024-01-02T05:00:00Z"}}`) {
+				t.Errorf("last state %s", last)
+			}
+		})
+	}
+}
+
 func TestConcurrentPartitionsKeepTheirOrder(t *testing.T) {
 	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
 		p, page := strings.TrimPrefix(r.URL.Path, "/items/"), r.URL.Query().Get("page")

@@ -100,11 +100,75 @@ func (r *Runner) newRun(st *manifest.Stream, catalogField []string, state map[st
 	}
 	global := st.Incremental.Datetime != nil && st.Incremental.Datetime.GlobalSubstreamCursor ||
 		st.Retriever.PartitionRouter.Type == manifest.GroupingRouter
+	if state, err = r.withParentState(st.Retriever.PartitionRouter, spec.Field(), state); err != nil {
+		return nil, err
+	}
 	run.parts, err = incremental.NewPartitioned(spec, state, incremental.PartitionedOptions{Stream: st.Name, Global: global, Now: r.Now})
 	if err != nil {
 		return nil, ConfigErr("%v", err)
 	}
 	return run, nil
+}
+
+// withParentState is the incoming state of a stream whose substream router
+// reads parents with incremental_dependency, when it has no parent_state: as
+// the reference does, each such parent starts from the child's cursor value
+// (the global state's, or a lone legacy value), keyed by the parent's own
+// cursor field. Any other state is returned as it is.
+func (r *Runner) withParentState(pr *manifest.PartitionRouter, field string, state map[string]any) (map[string]any, error) {
+	if ps, _ := state["parent_state"].(map[string]any); len(state) == 0 || len(ps) > 0 || pr.Substream == nil {
+		return state, nil
+	}
+	value := childCursorValue(field, state)
+	if !interp.Truthy(value) {
+		return state, nil
+	}
+	parents := map[string]any{}
+	for _, pc := range pr.Substream.Parents {
+		if !pc.IncrementalDependency || pc.Stream.Incremental == nil {
+			continue
+		}
+		f, err := incremental.CursorField(pc.Stream, r.Config)
+		if err != nil {
+			return nil, ConfigErr("%v", err)
+		}
+		parents[pc.Stream.Name] = map[string]any{f: value}
+	}
+	if len(parents) == 0 {
+		return state, nil
+	}
+	out := make(map[string]any, len(state)+1)
+	for k, v := range state {
+		out[k] = v
+	}
+	out["parent_state"] = parents
+	return out, nil
+}
+
+// childCursorValue is the cursor value of a child's state that its parents
+// start from: a state of one plain value is that value; otherwise the global
+// state's value (under the child's cursor field, or its only one); nil when
+// there is none.
+func childCursorValue(field string, state map[string]any) any {
+	if len(state) == 1 {
+		for _, v := range state {
+			switch v.(type) {
+			case map[string]any, []any:
+			default:
+				return v
+			}
+		}
+	}
+	global, _ := state["state"].(map[string]any)
+	if v, ok := global[field]; ok {
+		return v
+	}
+	if len(global) == 1 {
+		for _, v := range global {
+			return v
+		}
+	}
+	return nil
 }
 
 // prepare makes the stream's reader and router: templates over the config
