@@ -1,0 +1,34 @@
+package corpus
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+)
+
+func TestRecords(t *testing.T) {
+	var schema map[string]any
+	json.Unmarshal([]byte(`{"type": ["null", "object"], "properties": {
+	  "key": {"type": "object", "properties": {"id": {"type": "string"}}},
+	  "ts": {"type": "integer"},
+	  "kind": {"type": "string", "enum": ["a", "b"]},
+	  "v": {"const": 7},
+	  "code": {"type": "string", "maxLength": 3},
+	  "tags": {"type": "array", "items": {"type": "string", "format": "uuid"}},
+	  "any": {"anyOf": [{"type": "null"}, {"type": "number", "minimum": 10}]},
+	  "day": {"type": "string", "format": "date"}}}`), &schema)
+	s := RecordSpec{Schema: schema, PrimaryKey: [][]string{{"key", "id"}}, Cursor: []string{"ts"}, CursorFormat: "%s",
+		Fields: []string{"parent_id"}, At: time.Date(2024, 5, 9, 12, 0, 0, 0, time.UTC)}
+	b, _ := json.Marshal(s.Records(2))
+	want := `[{"any":10,"code":"cod","day":"2000-01-02","key":{"id":"id-1"},"kind":"a","parent_id":"parent_id-1","tags":["00000000-0000-4000-8000-000000000001"],"ts":1715256060,"v":7},` +
+		`{"any":10,"code":"cod","day":"2000-01-03","key":{"id":"id-2"},"kind":"a","parent_id":"parent_id-2","tags":["00000000-0000-4000-8000-000000000002"],"ts":1715256120,"v":7}]`
+	if string(b) != want {
+		t.Errorf("got  %s\nwant %s", b, want)
+	}
+	s = RecordSpec{Schema: map[string]any{"properties": map[string]any{"updated": map[string]any{"type": "string"}}},
+		Cursor: []string{"updated"}, CursorFormat: "%Y-%m-%dT%H:%M:%S.%fZ", At: s.At}
+	b, _ = json.Marshal(s.Records(1))
+	if want := `[{"updated":"2024-05-09T12:01:00.000000Z"}]`; string(b) != want {
+		t.Errorf("got %s, want %s", b, want)
+	}
+}
