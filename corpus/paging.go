@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/runtime/interp"
 	"github.com/airbyte-go/source-declarative/runtime/paginate"
 )
@@ -124,7 +125,7 @@ func (s stopper) search(body any, records []any, byStop bool) (any, http.Header,
 	}
 	idx := make([]int, len(chains))
 	for try := 0; try < maxTries; try++ {
-		b := deepCopy(body)
+		b := manifest.DeepCopy(body)
 		headers := map[string]any{}
 		for i, c := range chains {
 			tree := headers
@@ -176,7 +177,7 @@ func place(tree map[string]any, keys []string, v any) {
 		cur = next
 	}
 	if v != parentOnly {
-		cur[keys[len(keys)-1]] = deepCopy(v)
+		cur[keys[len(keys)-1]] = manifest.DeepCopy(v)
 	}
 }
 
@@ -193,14 +194,14 @@ func headerOf(tree map[string]any) http.Header {
 			continue
 		}
 		rels, _ := v.(map[string]any)
-		for _, rel := range sortedKeys(rels) {
+		for _, rel := range interp.SortedKeys(rels) {
 			params, _ := rels[rel].(map[string]any)
 			url, _ := params["url"].(string)
 			if url == "" {
 				url = "http://mock.invalid/next"
 			}
 			link := fmt.Sprintf("<%s>; rel=%q", url, rel)
-			for _, k := range sortedKeys(params) {
+			for _, k := range interp.SortedKeys(params) {
 				if k != "url" && k != "rel" {
 					link += fmt.Sprintf("; %s=%q", k, interp.String(params[k]))
 				}
@@ -209,23 +210,4 @@ func headerOf(tree map[string]any) http.Header {
 		}
 	}
 	return h
-}
-
-// deepCopy copies plain JSON-like values.
-func deepCopy(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = deepCopy(e)
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = deepCopy(e)
-		}
-		return out
-	}
-	return v
 }

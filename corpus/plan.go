@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/runtime/datetime"
 	"github.com/airbyte-go/source-declarative/runtime/interp"
 )
@@ -105,25 +106,15 @@ func Streams(resolved map[string]any) []map[string]any {
 // schemas).
 func components(v any, typ string) []map[string]any {
 	var out []map[string]any
-	var walk func(v any)
-	walk = func(v any) {
-		switch x := v.(type) {
-		case map[string]any:
-			if x["type"] == typ {
-				out = append(out, x)
-			}
-			for k, e := range x {
-				if k != "schema" && k != "$parameters" {
-					walk(e)
-				}
-			}
-		case []any:
-			for _, e := range x {
-				walk(e)
-			}
+	visit(v, "", func(key string, v any) bool {
+		if key == "schema" || key == "$parameters" {
+			return false
 		}
-	}
-	walk(v)
+		if m, ok := v.(map[string]any); ok && m["type"] == typ {
+			out = append(out, m)
+		}
+		return true
+	})
 	return out
 }
 
@@ -218,27 +209,12 @@ func (p *planner) stream(s map[string]any) {
 	if !ok {
 		p.problem("stream %s: the mock cannot encode for decoder %v", name, asMap(retriever["decoder"])["type"])
 	}
-	selector := asMap(retriever["record_selector"])
-	extractor := asMap(selector["extractor"])
+	extractor := asMap(asMap(retriever["record_selector"])["extractor"])
 	var fieldPath []string
 	for _, seg := range list(extractor["field_path"]) {
 		fieldPath = append(fieldPath, render(fmt.Sprint(seg), p.vars(extractor)))
 	}
-	spec := RecordSpec{Schema: asMap(asMap(s["schema_loader"])["schema"]), PrimaryKey: primaryKey(s["primary_key"]),
-		Fields: p.parentKeys[name], At: p.at}
-	if inc := asMap(s["incremental_sync"]); inc != nil {
-		if f, ok := inc["cursor_field"].(string); ok {
-			spec.Cursor = []string{render(f, p.vars(inc))}
-		}
-		spec.CursorFormat = str(inc, "datetime_format", "")
-		if formats := list(inc["cursor_datetime_formats"]); len(formats) > 0 {
-			spec.CursorFormat = fmt.Sprint(formats[0])
-		}
-		if inc["type"] == "DatetimeBasedCursor" && spec.CursorFormat == "" {
-			spec.CursorFormat = "%Y-%m-%dT%H:%M:%S.%f%z"
-		}
-	}
-	records := spec.Records(RecordsPerPage)
+	records := p.recordSpec(s).Records(RecordsPerPage)
 	paginator := asMap(retriever["paginator"])
 	strategy := asMap(paginator["pagination_strategy"])
 	var pages pager
@@ -270,6 +246,25 @@ func (p *planner) stream(s map[string]any) {
 	a.IsNext = either(pages.isNext(option, p.vars(paginator)), p.pathPages(tpl, vars))
 }
 
+// recordSpec says how to make a stream's records: from its inline schema,
+// with its primary key, its cursor in the cursor's format (the first of
+// cursor_datetime_formats, else datetime_format; a count cursor has none),
+// and the fields its children's partitions read.
+func (p *planner) recordSpec(s map[string]any) RecordSpec {
+	spec := RecordSpec{Schema: asMap(asMap(s["schema_loader"])["schema"]), PrimaryKey: primaryKey(s["primary_key"]),
+		Fields: p.parentKeys[fmt.Sprint(s["name"])], At: p.at}
+	if inc := asMap(s["incremental_sync"]); inc != nil {
+		if f, ok := inc["cursor_field"].(string); ok {
+			spec.Cursor = []string{render(f, p.vars(inc))}
+		}
+		spec.CursorFormat = str(inc, "datetime_format", "")
+		if formats := list(inc["cursor_datetime_formats"]); len(formats) > 0 {
+			spec.CursorFormat = fmt.Sprint(formats[0])
+		}
+	}
+	return spec
+}
+
 // pathPages: a URL that reads next_page_token (and nothing else known only
 // at request time) names its pages, as when a page number indexes a list in
 // the path; any other path on the route asks for a later page.
@@ -282,11 +277,11 @@ func (p *planner) pathPages(template string, vars interp.Vars) func(*http.Reques
 	for k, v := range vars {
 		first[k] = v
 	}
-	url := render(template, first)
-	if url == template || !strings.HasPrefix(url, p.mock+"/") {
+	full := render(template, first)
+	if full == template || !strings.HasPrefix(full, p.mock+"/") {
 		return nil
 	}
-	path := strings.TrimSuffix(CleanPath(strings.TrimPrefix(url, p.mock)), "/")
+	path := strings.TrimSuffix(CleanPath(strings.TrimPrefix(full, p.mock)), "/")
 	return func(r *http.Request, _ []byte) bool {
 		return strings.TrimSuffix(CleanPath(r.URL.Path), "/") != path
 	}
@@ -350,7 +345,7 @@ func (p *planner) cursorPages(name string, strategy map[string]any, fieldPath []
 	pg.single = len(fieldPath) == 0 && len(Accesses(st.cursor.Source+" "+str(strategy, "stop_condition", ""), "response")) > 0
 	first, empty := pg.first, pg.empty
 	if pg.single {
-		first, empty = deepCopy(records[0]), map[string]any{}
+		first, empty = manifest.DeepCopy(records[0]), map[string]any{}
 	}
 	pg.empty, pg.emptyHeader, _ = st.findEnd(empty, nil)
 	var ok bool

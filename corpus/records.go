@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/airbyte-go/source-declarative/runtime/datetime"
+	"github.com/airbyte-go/source-declarative/runtime/interp"
 )
 
 // RecordSpec says how to make the records of one stream.
@@ -120,7 +121,7 @@ func value(schema map[string]any, name string, i, depth int) any {
 	case "object":
 		out := map[string]any{}
 		props, _ := schema["properties"].(map[string]any)
-		for _, k := range sortedKeys(props) {
+		for _, k := range interp.SortedKeys(props) {
 			p, _ := props[k].(map[string]any)
 			out[k] = value(p, k, i, depth+1)
 		}

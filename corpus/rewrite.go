@@ -3,6 +3,8 @@ package corpus
 import (
 	"fmt"
 	"strings"
+
+	"github.com/airbyte-go/source-declarative/manifest"
 )
 
 // urlKeys are the manifest fields holding URLs the runtime requests
@@ -14,7 +16,7 @@ var urlKeys = map[string]bool{"url_base": true, "url": true, "token_refresh_endp
 // `https://api.x.com/v1` is `<mock>/api.x.com/v1` and the mock tells APIs
 // and streams apart by path. Templates around or inside the URL are kept.
 func RewriteURLs(raw map[string]any, mock string) map[string]any {
-	out := deepCopy(raw).(map[string]any)
+	out := manifest.DeepCopy(raw).(map[string]any)
 	eachURL(out, func(s string) string {
 		s = strings.ReplaceAll(s, "https://", "\x00")
 		s = strings.ReplaceAll(s, "http://", "\x00")

@@ -65,7 +65,7 @@ func (r *Runner) Run(path string) (out Outcome) {
 	if err != nil {
 		return out.fail("load", err.Error())
 	}
-	resolved, err := manifest.ResolveOnly(deepCopy(raw).(map[string]any))
+	resolved, err := manifest.ResolveOnly(manifest.DeepCopy(raw).(map[string]any))
 	if err != nil {
 		return out.fail("load", err.Error())
 	}
@@ -113,7 +113,7 @@ func (m *manifestRun) run(raw, resolved map[string]any) {
 	}
 	m.config = filepath.Join(m.dir, "config.json")
 	writeJSON(m.config, config)
-	resolvedRewritten, _ := manifest.ResolveOnly(deepCopy(rewritten).(map[string]any))
+	resolvedRewritten, _ := manifest.ResolveOnly(manifest.DeepCopy(rewritten).(map[string]any))
 	m.plan = NewPlan(resolvedRewritten, config, m.mock.URL, m.Now)
 	m.mock.SetPlan(m.plan)
 	if !m.check() {
@@ -207,18 +207,28 @@ func (m *manifestRun) exec(args ...string) output {
 	return out
 }
 
-func (m *manifestRun) spec() (map[string]any, bool) {
-	out := m.exec("spec")
+// single runs a command that must print exactly one message of type typ
+// and nothing wrong, and returns that message.
+func (m *manifestRun) single(typ string, args ...string) (map[string]any, bool) {
+	out := m.exec(args...)
 	if p := out.problem(); p != "" {
-		m.fail("spec", p)
+		m.fail(args[0], p)
 		return nil, false
 	}
-	specs := out.ofType("SPEC")
-	if len(specs) != 1 {
-		m.fail("spec", fmt.Sprintf("%d SPEC messages, want exactly 1", len(specs)))
+	msgs := out.ofType(typ)
+	if len(msgs) != 1 {
+		m.fail(args[0], fmt.Sprintf("%d %s messages, want exactly 1", len(msgs), typ))
 		return nil, false
 	}
-	cs := asMap(asMap(specs[0]["spec"])["connectionSpecification"])
+	return msgs[0], true
+}
+
+func (m *manifestRun) spec() (map[string]any, bool) {
+	msg, ok := m.single("SPEC", "spec")
+	if !ok {
+		return nil, false
+	}
+	cs := asMap(asMap(msg["spec"])["connectionSpecification"])
 	if cs == nil {
 		m.fail("spec", "the SPEC has no connectionSpecification")
 		return nil, false
@@ -285,7 +295,7 @@ func (m *manifestRun) refusal() {
 type RefusalPart struct {
 	Path, Text string
 	Component  string // the component type refused, or the problem in short
-	Custom     bool   // a custom Python component (Custom*, class_name)
+	Custom     bool   // a custom Python component (Custom*, class_name) named with its path
 }
 
 var (
@@ -314,7 +324,7 @@ func RefusalParts(msg string) []RefusalPart {
 			p.Path, p.Text = r[:loc[1]-2], r[loc[1]:]
 		}
 		p.Component = shortProblem(p)
-		p.Custom = strings.HasPrefix(p.Component, "Custom") || strings.Contains(p.Text, "class_name") || strings.Contains(p.Text, "custom Python")
+		p.Custom = p.Path != "" && (strings.HasPrefix(p.Component, "Custom") || strings.Contains(p.Text, "class_name") || strings.Contains(p.Text, "custom Python"))
 		out = append(out, p)
 	}
 	return out
@@ -340,17 +350,11 @@ func shortProblem(p RefusalPart) string {
 // discover wants one CATALOG naming every stream; it returns the configured
 // catalog the platform would send: incremental where a stream supports it.
 func (m *manifestRun) discover(resolved map[string]any) ([]any, bool) {
-	out := m.exec("discover", "--config", m.config)
-	if p := out.problem(); p != "" {
-		m.fail("discover", p)
+	cat, ok := m.single("CATALOG", "discover", "--config", m.config)
+	if !ok {
 		return nil, false
 	}
-	cats := out.ofType("CATALOG")
-	if len(cats) != 1 {
-		m.fail("discover", fmt.Sprintf("%d CATALOG messages, want exactly 1", len(cats)))
-		return nil, false
-	}
-	streams := list(asMap(cats[0]["catalog"])["streams"])
+	streams := list(asMap(cat["catalog"])["streams"])
 	names := set{}
 	for _, s := range streams {
 		names.add(fmt.Sprint(asMap(s)["name"]))
@@ -445,26 +449,16 @@ func (m *manifestRun) acceptance(streams []any) {
 // ("a" and "a.b" for config['a']['b']).
 func ConfigReads(raw map[string]any) map[string]bool {
 	out := map[string]bool{}
-	var walk func(v any)
-	walk = func(v any) {
-		switch x := v.(type) {
-		case string:
-			for _, chain := range Accesses(x, "config") {
+	visit(raw, "", func(_ string, v any) bool {
+		if s, ok := v.(string); ok {
+			for _, chain := range Accesses(s, "config") {
 				for i := range chain {
 					out[strings.Join(chain[:i+1], ".")] = true
 				}
 			}
-		case map[string]any:
-			for _, e := range x {
-				walk(e)
-			}
-		case []any:
-			for _, e := range x {
-				walk(e)
-			}
 		}
-	}
-	walk(raw)
+		return true
+	})
 	return out
 }
 

@@ -92,6 +92,10 @@ func TestRefusalParts(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got  %+v\nwant %+v", got, want)
 	}
+	// A refusal must name the component's place in the manifest.
+	if got := RefusalParts("invalid manifest: CustomThing is not supported"); len(got) != 1 || got[0].Custom {
+		t.Errorf("a refusal without a path: %+v", got)
+	}
 }
 
 func TestTable(t *testing.T) {

@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/airbyte-go/source-declarative/runtime/datetime"
+	"github.com/airbyte-go/source-declarative/runtime/interp"
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
@@ -45,7 +45,7 @@ func (s *Sampler) object(schema map[string]any, prefix string) map[string]any {
 	for _, r := range list(schema["required"]) {
 		required[fmt.Sprint(r)] = true
 	}
-	for _, name := range sortedKeys(props) {
+	for _, name := range interp.SortedKeys(props) {
 		p, _ := props[name].(map[string]any)
 		if p == nil {
 			continue
@@ -312,13 +312,4 @@ func num(v any, def float64) float64 {
 		return float64(x)
 	}
 	return def
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

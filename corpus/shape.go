@@ -7,7 +7,8 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
-	"sort"
+
+	"github.com/airbyte-go/source-declarative/runtime/interp"
 )
 
 // Shape puts records where an extractor's field_path finds them: under each
@@ -126,7 +127,7 @@ func encodeCSV(records []any, delimiter string) []byte {
 			cols[k] = true
 		}
 	}
-	header := sortedKeys(cols)
+	header := interp.SortedKeys(cols)
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
 	w.Comma = []rune(delimiter)[0]
@@ -173,12 +174,7 @@ func writeXML(buf *bytes.Buffer, name string, v any) {
 	fmt.Fprintf(buf, "<%s>", name)
 	switch x := v.(type) {
 	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
+		for _, k := range interp.SortedKeys(x) {
 			writeXML(buf, k, x[k])
 		}
 	case []any:
