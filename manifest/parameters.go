@@ -20,6 +20,11 @@ var defaultTypes = map[string]string{
 	"OAuthAuthenticator.refresh_token_updater":  "RefreshTokenUpdater",
 	"DefaultErrorHandler.response_filters":      "HttpResponseFilter",
 	"CompositeErrorHandler.error_handlers":      "DefaultErrorHandler",
+
+	"ListPartitionRouter.request_option":             "RequestOption",
+	"SubstreamPartitionRouter.parent_stream_configs": "ParentStreamConfig",
+	"ParentStreamConfig.request_option":              "RequestOption",
+	"ParentStreamConfig.stream":                      "DeclarativeStream",
 }
 
 // noParameters are components that take no $parameters as fields: a

@@ -9,6 +9,7 @@ type Source struct {
 	CheckStreams     []string
 	Spec             map[string]any // the manifest's spec block, nil when absent
 	ConcurrencyLevel int
+	APIBudget        *APIBudget     // nil: requests are not rate limited
 	Resolved         map[string]any // the manifest after $ref and $parameters resolution
 }
 
@@ -67,6 +68,9 @@ func (d *decoder) source(m map[string]any) *Source {
 				src.ConcurrencyLevel = int(n)
 			}
 		}
+	}
+	if b, ok := m["api_budget"]; ok && b != nil {
+		src.APIBudget = d.apiBudget(b, "api_budget")
 	}
 	return src
 }

@@ -20,6 +20,8 @@ type Retriever struct {
 	Requester *Requester
 	Selector  *Selector
 	Paginator *Paginator // nil: one request
+	// PartitionRouter is nil for a stream read as one partition.
+	PartitionRouter *PartitionRouter
 }
 
 // Selector is a RecordSelector with a DpathExtractor.
@@ -73,7 +75,7 @@ func (d *decoder) retriever(v any, path string) *Retriever {
 	}
 	r := &Retriever{}
 	if pr, ok := m["partition_router"]; ok && pr != nil && !isFalsy(pr) {
-		d.unsupported(pr, path+".partition_router")
+		r.PartitionRouter = d.partitionRouter(pr, path+".partition_router")
 	}
 	if dec, ok := m["decoder"]; ok && dec != nil {
 		d.component(dec, path+".decoder", "JsonDecoder")

@@ -47,6 +47,7 @@ func New(src *manifest.Source, config map[string]any, out *protocol.Writer, mask
 	r := &Runner{Source: src, Config: config, Out: out, Masker: masker, Now: time.Now, auths: map[string]auth.Authenticator{},
 		logger: protocol.NewLogger(out)}
 	r.Client = request.NewClient(r.log)
+	r.Client.Budget = request.NewBudget(src.APIBudget, r.vars(nil), r.log)
 	return r
 }
 

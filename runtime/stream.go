@@ -27,6 +27,9 @@ func (r *Runner) streamReader(st *manifest.Stream) (*streamReader, error) {
 	if st.Retriever == nil || st.Retriever.Requester == nil || st.Retriever.Selector == nil {
 		return nil, ConfigErr("%s: the stream has no usable retriever", st.Path)
 	}
+	if pr := st.Retriever.PartitionRouter; pr != nil {
+		return nil, ConfigErr("%s: partition routers are not supported yet: the read loop does not run them", pr.Path)
+	}
 	req := st.Retriever.Requester
 	vars := r.vars(req.Parameters)
 	pag, err := paginate.New(st.Retriever.Paginator, vars)

@@ -34,6 +34,7 @@ type Client struct {
 	Sleep          func(ctx context.Context, d time.Duration) error
 	HeartbeatEvery time.Duration
 	Now            func() time.Time
+	Budget         *Budget // the manifest's api_budget; nil: no rate limit
 }
 
 // NewClient returns a client with production defaults.
@@ -97,11 +98,15 @@ func (c *Client) wait(ctx context.Context, d time.Duration) error {
 }
 
 func (c *Client) do(req *http.Request) (*Response, error) {
+	if err := c.Budget.Acquire(req.Context(), req); err != nil {
+		return nil, err
+	}
 	resp, err := c.HTTP.Do(req)
 	if err != nil {
 		return nil, err
 	}
 	defer resp.Body.Close()
+	c.Budget.Observe(req, resp.StatusCode, resp.Header)
 	limit := c.MaxBody
 	if limit <= 0 {
 		limit = 256 << 20
