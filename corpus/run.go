@@ -254,8 +254,24 @@ func (m *manifestRun) check() bool {
 		m.refusal()
 		return false
 	}
+	m.out.Components, m.out.Custom = unsupportedIn(msg)
 	m.fail("check", "CONNECTION_STATUS "+fmt.Sprint(status["status"])+": "+msg)
 	return false
+}
+
+// unsupportedIn names the components an error says are not supported (a
+// component refused when it runs rather than at load), custom ones apart.
+func unsupportedIn(msg string) (other, custom []string) {
+	for _, p := range RefusalParts(msg) {
+		switch {
+		case !unsupported.MatchString(p.Text):
+		case p.Custom:
+			custom = append(custom, p.Component)
+		default:
+			other = append(other, p.Component)
+		}
+	}
+	return unique(other), unique(custom)
 }
 
 // refusal classifies a manifest refused at load from discover's output:
@@ -300,7 +316,7 @@ type RefusalPart struct {
 
 var (
 	partStart   = regexp.MustCompile(`^[A-Za-z_$][\w$]*(\[\d+\])*(\.[\w$]+(\[\d+\])*)*: `)
-	unsupported = regexp.MustCompile(`^(\w+) is not supported`)
+	unsupported = regexp.MustCompile(`^(.+?) (?:is|are) not supported`)
 )
 
 // RefusalParts splits a load error ("invalid manifest: p1: text1; p2:
@@ -308,6 +324,9 @@ var (
 // the text before it.
 func RefusalParts(msg string) []RefusalPart {
 	msg = strings.TrimPrefix(msg, "invalid manifest: ")
+	if i := strings.Index(msg, ": streams["); i >= 0 && strings.HasPrefix(msg, "stream ") {
+		msg = msg[i+2:] // "stream s: streams[0]...: problem" names the stream first
+	}
 	var raw []string
 	for _, piece := range strings.Split(msg, "; ") {
 		if len(raw) > 0 && !partStart.MatchString(piece) {
@@ -398,6 +417,9 @@ func (m *manifestRun) read(streams []any) bool {
 	writeJSON(catalog, configured(streams, false))
 	out := m.exec("read", "--config", m.config, "--catalog", catalog)
 	if p := out.problem(); p != "" {
+		if traces := out.errorTraces(); len(traces) > 0 {
+			m.out.Components, m.out.Custom = unsupportedIn(fmt.Sprint(traces[0]["message"]))
+		}
 		m.fail("read", p)
 		return false
 	}

@@ -92,6 +92,14 @@ func TestRefusalParts(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got  %+v\nwant %+v", got, want)
 	}
+	other, custom := unsupportedIn("stream s: streams[5].retriever.partition_router: partition routers are not supported yet: the read loop does not run them; " +
+		"streams[5].retriever.decoder: CustomDecoder is not supported: custom Python components cannot run here")
+	if !reflect.DeepEqual(other, []string{"partition routers"}) || !reflect.DeepEqual(custom, []string{"CustomDecoder"}) {
+		t.Errorf("unsupportedIn: %q %q", other, custom)
+	}
+	if other, custom := unsupportedIn("stream s: HTTP 500 from GET /x"); len(other)+len(custom) > 0 {
+		t.Errorf("an HTTP error names no component: %q %q", other, custom)
+	}
 	// A refusal must name the component's place in the manifest.
 	if got := RefusalParts("invalid manifest: CustomThing is not supported"); len(got) != 1 || got[0].Custom {
 		t.Errorf("a refusal without a path: %+v", got)
