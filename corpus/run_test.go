@@ -114,14 +114,14 @@ func TestTable(t *testing.T) {
 		{Name: "c", Features: f, Kind: Fail, Components: []string{"DatetimeBasedCursor"}, Custom: []string{"CustomPaginationStrategy"}},
 		{Name: "d", Features: f, Kind: Fail, Command: "read", Detail: "stream x ended \"INCOMPLETE\" | y"},
 	}
-	got := Table(outcomes, 1500*time.Millisecond)
+	got := Table(outcomes)
 	want := "| manifest | streams | auth | paginator | incremental | partitions | transformations | outcome |\n" +
 		"|---|---|---|---|---|---|---|---|\n" +
 		"| a | 2 | Bearer | none | — | — | — | ok (30 checks) |\n" +
 		"| b | 2 | Bearer | none | — | — | — | refused: CustomRecordExtractor |\n" +
 		"| c | 2 | Bearer | none | — | — | — | fail: DatetimeBasedCursor (and custom: CustomPaginationStrategy) |\n" +
 		"| d | 2 | Bearer | none | — | — | — | fail (read): stream x ended \"INCOMPLETE\" \\| y |\n" +
-		"\n**4 manifests: 1 ok, 1 refused, 2 fail** (wall time 1.5 s on this machine).\n"
+		"\n**4 manifests: 1 ok, 1 refused, 2 fail.**\n"
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
@@ -133,9 +133,6 @@ func TestTable(t *testing.T) {
 	b, _ := os.ReadFile(readme)
 	if string(b) != "# x\n"+BeginMarker+"\nnew\n"+EndMarker+"\nafter\n" {
 		t.Errorf("README: %q", b)
-	}
-	if !containsRows(string(b)+got, outcomes) {
-		t.Error("containsRows must find the rows")
 	}
 	os.WriteFile(readme, []byte("# no markers\n"), 0o644)
 	if err := UpdateReadme(readme, "new\n"); err == nil {
