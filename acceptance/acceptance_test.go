@@ -31,6 +31,11 @@ func TestMain(m *testing.M) {
 		text = strings.Replace(text, `"email":"user1@example.com","id":1,`, `"email":"user1@example.com",`, 1)
 	case mode == "leak":
 		text += `{"type":"LOG","log":{"level":"INFO","message":"using key demo-key"}}` + "\n"
+	case mode == "state-backwards":
+		text = strings.Replace(text, `"stream_state":{"updated_at":"2024-01-03T18:00:00Z"}`, `"stream_state":{"updated_at":"2024-01-01T00:00:00Z"}`, 1)
+	case mode == "state-ahead" && !strings.Contains(strings.Join(os.Args, " "), "--state"):
+		// the first checkpoint claims a day not read yet
+		text = strings.Replace(text, `"stream_state":{"updated_at":"2024-01-01T18:00:00Z"}`, `"stream_state":{"updated_at":"2024-01-02T18:00:00Z"}`, 1)
 	}
 	os.Stdout.WriteString(text)
 	os.Exit(code)
@@ -70,9 +75,11 @@ func TestExampleConnectorPassesAcceptance(t *testing.T) {
 
 func TestRunnerCatchesBrokenConnectors(t *testing.T) {
 	for mode, want := range map[string]string{
-		"second-spec": "spec: 2 SPEC messages, want exactly 1",
-		"bad-record":  "read: a record of users does not match its schema",
-		"leak":        "a secret value appears in a LOG message",
+		"second-spec":     "spec: 2 SPEC messages, want exactly 1",
+		"bad-record":      "read: a record of users does not match its schema",
+		"leak":            "a secret value appears in a LOG message",
+		"state-backwards": "incremental: the state of activities went back from 2024-01-02T18:00:00Z to 2024-01-01T00:00:00Z",
+		"state-ahead":     "incremental read from checkpoint 1 of activities (map[updated_at:2024-01-02T18:00:00Z]): 19 records, want at least the 22 read after it",
 	} {
 		t.Run(mode, func(t *testing.T) {
 			res := runWith(t, mode)

@@ -1,7 +1,7 @@
 // Package acceptance is a local runner of the Connector Acceptance Tests: it
 // reads acceptance-test-config.yml and checks a connector command the way
 // Airbyte's acceptance tests check an image (spec, connection, discovery,
-// basic_read, full_refresh, and that no secret reaches the output).
+// basic_read, full_refresh, incremental, and that no secret reaches the output).
 package acceptance
 
 import (
@@ -21,6 +21,7 @@ type Config struct {
 		Discovery   *Suite `yaml:"discovery"`
 		BasicRead   *Suite `yaml:"basic_read"`
 		FullRefresh *Suite `yaml:"full_refresh"`
+		Incremental *Suite `yaml:"incremental"`
 	} `yaml:"acceptance_tests"`
 }
 
@@ -39,6 +40,9 @@ type Test struct {
 		Path       string `yaml:"path"`
 		ExactOrder bool   `yaml:"exact_order"`
 	} `yaml:"expect_records"`
+	FutureState *struct {
+		FutureStatePath string `yaml:"future_state_path"`
+	} `yaml:"future_state"`
 }
 
 // LoadConfig reads an acceptance-test-config.yml.

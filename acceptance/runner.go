@@ -71,6 +71,11 @@ func (r *Runner) Run(cfg *Config) Result {
 			r.fullRefresh(tc)
 		}
 	}
+	if t.Incremental != nil {
+		for _, tc := range t.Incremental.Tests {
+			r.incremental(tc)
+		}
+	}
 	return Result{Failures: r.failures, Passed: r.passed}
 }
 

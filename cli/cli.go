@@ -12,7 +12,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
-	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -20,6 +19,7 @@ import (
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/protocol"
 	"github.com/airbyte-go/source-declarative/runtime"
+	"github.com/airbyte-go/source-declarative/runtime/incremental"
 )
 
 // exitError carries an exit code out of a command that already printed its messages.
@@ -39,6 +39,7 @@ type app struct {
 	stream       string
 	limits       runtime.TestLimits
 	pretty       bool
+	debug        bool
 	stdout       io.Writer
 }
 
@@ -83,7 +84,8 @@ func (a *app) commands(version string) *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.PersistentFlags().StringVar(&a.manifestPath, "manifest", "", "path of the manifest (YAML or JSON)")
-	root.PersistentFlags().Bool("debug", false, "accepted for compatibility")
+	root.PersistentFlags().BoolVar(&a.debug, "debug", false, "print DEBUG LOG messages: a summary of every request and response, secrets masked")
+	root.PersistentPreRun = func(*cobra.Command, []string) { a.out.SetDebug(a.debug) }
 	spec := &cobra.Command{Use: "spec", Short: "Print the connector specification", Args: cobra.NoArgs, RunE: a.spec}
 	check := &cobra.Command{Use: "check", Short: "Check the config connects", Args: cobra.NoArgs, RunE: a.check}
 	discover := &cobra.Command{Use: "discover", Short: "Print the catalog of streams", Args: cobra.NoArgs, RunE: a.discover}
@@ -127,15 +129,23 @@ func (a *app) spec(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return a.fail(protocol.ConfigError, "invalid manifest: "+err.Error())
 	}
-	spec, warnings := manifest.Spec(resolved)
-	for _, w := range warnings {
-		a.out.Log("WARN", w)
+	if src, err := manifest.Load(raw); err == nil {
+		a.warn(src.Warnings)
 	}
+	spec, warnings := manifest.Spec(resolved)
+	a.warn(warnings)
 	b, err := json.Marshal(spec)
 	if err != nil {
 		return a.fail(protocol.SystemError, err.Error())
 	}
 	return a.out.Write(&protocol.Message{Type: protocol.TypeSpec, Spec: b})
+}
+
+// warn prints each warning about the manifest as a LOG WARN.
+func (a *app) warn(warnings []string) {
+	for _, w := range warnings {
+		a.out.Log(protocol.LevelWarn, w)
+	}
 }
 
 // setupError is a failure to start: unreadable config, or a manifest that
@@ -149,38 +159,38 @@ func (e *setupError) Error() string { return e.message }
 
 // setup reads the config and the manifest, derives the spec, registers the
 // secrets and validates the config. validation is the config error, if any.
-func (a *app) setup() (r *runtime.Runner, validation error, err *setupError) {
+func (a *app) setup() (r *runtime.Runner, err *setupError, validation error) {
 	config, cerr := readJSONObject(a.configPath, "config")
 	if cerr != nil {
-		return nil, nil, &setupError{message: cerr.Error()}
+		return nil, &setupError{message: cerr.Error()}, nil
 	}
 	raw, merr := manifest.Find(a.manifestPath, config)
 	if merr != nil {
-		return nil, nil, &setupError{message: merr.Error(), manifest: true}
+		return nil, &setupError{message: merr.Error(), manifest: true}, nil
 	}
 	src, merr := manifest.Load(raw)
 	if merr != nil {
-		return nil, nil, &setupError{message: "invalid manifest: " + merr.Error(), manifest: true}
+		return nil, &setupError{message: "invalid manifest: " + merr.Error(), manifest: true}, nil
 	}
+	src.Folder = manifest.Folder(a.manifestPath)
 	spec, warnings := manifest.Spec(src.Resolved)
 	connSpec, _ := spec["connectionSpecification"].(map[string]any)
 	a.masker.AddSpecSecrets(connSpec, config)
-	for _, w := range warnings {
-		a.out.Log("WARN", w)
-	}
+	a.warn(src.Warnings)
+	a.warn(warnings)
 	validation = manifest.ValidateConfig(connSpec, config)
 	r = runtime.New(src, config, a.out, a.masker)
 	if a.writeConfig {
 		r.SaveConfig = func(cfg map[string]any) error { return writeFileAtomic(a.configPath, cfg) }
 	}
-	return r, validation, nil
+	return r, nil, validation
 }
 
 // check prints exactly one CONNECTION_STATUS and exits 0 for anything the
 // user can fix in the config or the manifest (a TRACE config_error comes
 // first for the manifest); an unreadable config file is a TRACE and exit 1.
 func (a *app) check(cmd *cobra.Command, _ []string) error {
-	r, invalid, err := a.setup()
+	r, err, invalid := a.setup()
 	if err != nil {
 		if !err.manifest {
 			return a.fail(protocol.ConfigError, err.message)
@@ -195,14 +205,17 @@ func (a *app) check(cmd *cobra.Command, _ []string) error {
 }
 
 func (a *app) discover(cmd *cobra.Command, _ []string) error {
-	r, invalid, err := a.setup()
+	r, err, invalid := a.setup()
 	if err != nil {
 		return a.fail(protocol.ConfigError, err.message)
 	}
 	if invalid != nil {
 		return a.fail(protocol.ConfigError, "Config validation error: "+invalid.Error())
 	}
-	return r.Discover()
+	if err := r.Discover(cmd.Context()); err != nil {
+		return a.fail(runtime.FailureType(err), runtime.OneLine(err))
+	}
+	return nil
 }
 
 func (a *app) read(cmd *cobra.Command, _ []string) error {
@@ -213,7 +226,7 @@ func (a *app) read(cmd *cobra.Command, _ []string) error {
 	if command, ok := config["__command"].(string); ok {
 		return a.builder(cmd.Context(), command, config)
 	}
-	r, invalid, serr := a.setup()
+	r, serr, invalid := a.setup()
 	if serr != nil {
 		return a.fail(protocol.ConfigError, serr.message)
 	}
@@ -224,12 +237,13 @@ func (a *app) read(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return a.fail(protocol.ConfigError, err.Error())
 	}
+	var states incremental.States
 	if a.statePath != "" {
-		if err := checkState(a.statePath); err != nil {
+		if states, err = readStates(a.statePath); err != nil {
 			return a.fail(protocol.ConfigError, err.Error())
 		}
 	}
-	if err := r.Read(cmd.Context(), catalog); err != nil {
+	if err := r.Read(cmd.Context(), catalog, states); err != nil {
 		return a.fail(runtime.FailureType(err), runtime.OneLine(err))
 	}
 	return nil
@@ -271,19 +285,12 @@ func readCatalog(path string) (*protocol.ConfiguredCatalog, error) {
 	return &cat, nil
 }
 
-func checkState(path string) error {
+func readStates(path string) (incremental.States, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return fmt.Errorf("cannot read the state file: %v", err)
+		return nil, fmt.Errorf("cannot read the state file: %v", err)
 	}
-	if len(strings.TrimSpace(string(b))) == 0 {
-		return nil
-	}
-	var v any
-	if err := json.Unmarshal(b, &v); err != nil {
-		return fmt.Errorf("the state file is not valid JSON: %v", err)
-	}
-	return nil
+	return incremental.ParseStates(b)
 }
 
 // writeFileAtomic replaces path with cfg: a temp file, fsync, rename.
@@ -356,7 +363,7 @@ func (a *app) testRead(cmd *cobra.Command, _ []string) error {
 // runTestRead prints the StreamRead of one stream; failures are part of it
 // (or one TRACE when the manifest cannot load), and the exit code is 0.
 func (a *app) runTestRead(ctx context.Context, pretty bool) error {
-	r, _, err := a.setup()
+	r, err, _ := a.setup()
 	if err != nil {
 		a.out.Error(protocol.ConfigError, err.message, "", "")
 		return nil

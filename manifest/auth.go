@@ -13,6 +13,7 @@ const (
 	APIKeyAuth   = "ApiKeyAuthenticator"
 	OAuth        = "OAuthAuthenticator"
 	SessionToken = "SessionTokenAuthenticator"
+	Selective    = "SelectiveAuthenticator"
 )
 
 // Auth is one authenticator.
@@ -27,6 +28,15 @@ type Auth struct {
 	Inject     *RequestOption   // ApiKey placement
 	OAuth      *OAuthConfig
 	Session    *SessionConfig
+	Selective  *SelectiveConfig
+}
+
+// SelectiveConfig is a SelectiveAuthenticator: the config value at
+// SelectionPath names the authenticator used.
+type SelectiveConfig struct {
+	SelectionPath  []string
+	Names          []string         // the authenticators' names, sorted
+	Authenticators map[string]*Auth // nil: NoAuth
 }
 
 // OAuthConfig is an OAuthAuthenticator.
@@ -48,9 +58,30 @@ type OAuthConfig struct {
 	ExpiryDateFormat string
 	ExtraBody        *Mapping
 	Headers          *Mapping
-	FormEncoded      bool
-	Updater          *TokenUpdater
+	// Encoding pins the token request body: "json" or "form". Empty: JSON
+	// first, then once as a form when the endpoint refuses JSON.
+	Encoding string
+	// InQuery sends the token request's fields as query parameters with an
+	// empty body (send_refresh_request_as_query_params).
+	InQuery bool
+	// RefreshErrors tell a token response that means the refresh token is
+	// invalid (a config error) from any other failure.
+	RefreshErrors RefreshErrors
+	Updater       *TokenUpdater
 }
+
+// RefreshErrors are refresh_token_error_status_codes, _key and _values.
+type RefreshErrors struct {
+	StatusCodes []int
+	Key         string
+	Values      []string
+}
+
+// Token request body encodings.
+const (
+	EncodingJSON = "json"
+	EncodingForm = "form"
+)
 
 // TokenUpdater is a RefreshTokenUpdater: where rotating tokens live in the config.
 type TokenUpdater struct {
@@ -68,6 +99,7 @@ type SessionConfig struct {
 	Bearer     bool               // data requests carry Authorization: Bearer
 	Inject     *RequestOption     // otherwise the token goes here
 	APIToken   *interp.Template   // value injected, over session_token
+	Decoder    *Decoder           // of the login response; nil: JSON
 }
 
 func (d *decoder) auth(v any, path string, allowed []string) *Auth {
@@ -103,8 +135,33 @@ func (d *decoder) auth(v any, path string, allowed []string) *Auth {
 		a.OAuth = d.oauth(m, path)
 	case SessionToken:
 		a.Session = d.session(m, path)
+	case Selective:
+		a.Selective = d.selective(m, path, allowed)
 	}
 	return a
+}
+
+// selective decodes the authenticators a SelectiveAuthenticator chooses from.
+func (d *decoder) selective(m map[string]any, path string, allowed []string) *SelectiveConfig {
+	s := &SelectiveConfig{SelectionPath: strList(m["authenticator_selection_path"]), Authenticators: map[string]*Auth{}}
+	if len(s.SelectionPath) == 0 {
+		d.fail(path+".authenticator_selection_path", "must name at least one config key")
+	}
+	var branches []string
+	for _, a := range allowed {
+		if a != Selective {
+			branches = append(branches, a)
+		}
+	}
+	auths, _ := m["authenticators"].(map[string]any)
+	if len(auths) == 0 {
+		d.fail(path+".authenticators", "must name at least one authenticator")
+	}
+	s.Names = interp.SortedKeys(auths)
+	for _, name := range s.Names {
+		s.Authenticators[name] = d.auth(auths[name], path+".authenticators."+name, branches)
+	}
+	return s
 }
 
 func (d *decoder) oauth(m map[string]any, path string) *OAuthConfig {
@@ -126,7 +183,15 @@ func (d *decoder) oauth(m map[string]any, path string) *OAuthConfig {
 		ExpiryDateFormat: str(m, "token_expiry_date_format", ""),
 		ExtraBody:        d.mapping(m, "refresh_request_body", path),
 		Headers:          d.mapping(m, "refresh_request_headers", path),
-		FormEncoded:      m["refresh_request_body_encoding"] == "form",
+		Encoding:         str(m, "refresh_request_body_encoding", ""),
+		RefreshErrors:    d.refreshErrors(m, path),
+	}
+	o.InQuery, _ = m["send_refresh_request_as_query_params"].(bool)
+	if use, _ := m["use_profile_assertion"].(bool); use || m["profile_assertion"] != nil {
+		d.fail(path+".profile_assertion", "the JWT profile assertion flow is not supported (JwtAuthenticator is not)")
+	}
+	if o.Endpoint == nil && o.AccessTokenValue == nil {
+		d.fail(path+".token_refresh_endpoint", "is required (or access_token_value, for a token that is never refreshed)")
 	}
 	if o.GrantType != "refresh_token" && o.GrantType != "client_credentials" {
 		d.fail(path+".grant_type", "grant type %q is not supported: only refresh_token and client_credentials are (PKCE, authorization code and other flows need custom code)", o.GrantType)
@@ -134,6 +199,12 @@ func (d *decoder) oauth(m map[string]any, path string) *OAuthConfig {
 	if u, ok := m["refresh_token_updater"]; ok && u != nil {
 		um, _, ok := d.component(u, path+".refresh_token_updater", "RefreshTokenUpdater")
 		if ok {
+			if errs := d.refreshErrors(um, path+".refresh_token_updater"); errs.Key != "" || len(errs.StatusCodes) > 0 || len(errs.Values) > 0 {
+				if o.RefreshErrors.Key != "" || len(o.RefreshErrors.StatusCodes) > 0 || len(o.RefreshErrors.Values) > 0 {
+					d.fail(path+".refresh_token_updater", "refresh_token_error_* fields are set both here and on the authenticator: keep one")
+				}
+				o.RefreshErrors = errs
+			}
 			o.Updater = &TokenUpdater{
 				RefreshTokenName: str(um, "refresh_token_name", "refresh_token"),
 				AccessTokenPath:  pathOr(um["access_token_config_path"], "credentials", "access_token"),
@@ -154,6 +225,19 @@ func (d *decoder) oauth(m map[string]any, path string) *OAuthConfig {
 	return o
 }
 
+func (d *decoder) refreshErrors(m map[string]any, path string) RefreshErrors {
+	var e RefreshErrors
+	codes, _ := m["refresh_token_error_status_codes"].([]any)
+	for _, c := range codes {
+		if n, ok := c.(int64); ok {
+			e.StatusCodes = append(e.StatusCodes, int(n))
+		}
+	}
+	e.Key = str(m, "refresh_token_error_key", "")
+	e.Values = strList(m["refresh_token_error_values"])
+	return e
+}
+
 func (d *decoder) session(m map[string]any, path string) *SessionConfig {
 	s := &SessionConfig{TokenPath: strList(m["session_token_path"])}
 	s.Login = d.requester(m["login_requester"], path+".login_requester", loginAuth)
@@ -165,9 +249,7 @@ func (d *decoder) session(m map[string]any, path string) *SessionConfig {
 			s.Expiration = &dur
 		}
 	}
-	if dec, ok := m["decoder"]; ok && dec != nil {
-		d.component(dec, path+".decoder", "JsonDecoder")
-	}
+	s.Decoder = d.responseDecoder(m["decoder"], path+".decoder", sessionDecoders)
 	ra, typ, ok := d.component(m["request_authentication"], path+".request_authentication", "ApiKey", "Bearer")
 	if !ok {
 		return s

@@ -3,7 +3,6 @@ package manifest
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/airbyte-go/source-declarative/runtime/interp"
@@ -24,11 +23,13 @@ func Load(raw map[string]any) (*Source, error) {
 	}
 	Propagate(resolved)
 	d := &decoder{}
+	d.refuseCustom(resolved, "")
 	src := d.source(resolved)
 	if len(d.errs) > 0 {
 		return nil, errors.New(strings.Join(d.errs, "; "))
 	}
 	src.Resolved = resolved
+	src.Warnings = d.warnings()
 	return src, nil
 }
 
@@ -44,11 +45,54 @@ func ResolveOnly(raw map[string]any) (map[string]any, error) {
 }
 
 type decoder struct {
-	errs []string
+	errs  []string
+	warns []warning
+}
+
+// warning is one thing the manifest says that is ignored; the same message at
+// several paths is one warning.
+type warning struct {
+	path, message string
+	others        int
 }
 
 func (d *decoder) fail(path, format string, args ...any) {
-	d.errs = append(d.errs, path+": "+fmt.Sprintf(format, args...))
+	msg := path + ": " + fmt.Sprintf(format, args...)
+	for _, e := range d.errs {
+		if e == msg {
+			return
+		}
+	}
+	d.errs = append(d.errs, msg)
+}
+
+// warn records something the manifest says that is ignored, for a LOG WARN.
+func (d *decoder) warn(path, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	for i := range d.warns {
+		if d.warns[i].message == msg {
+			d.warns[i].others++
+			return
+		}
+	}
+	d.warns = append(d.warns, warning{path: path, message: msg})
+}
+
+// warnings are the decoder's warnings, one line each.
+func (d *decoder) warnings() []string {
+	out := make([]string, 0, len(d.warns))
+	for _, w := range d.warns {
+		line := w.path + ": " + w.message
+		switch w.others {
+		case 0:
+		case 1:
+			line += " (also at 1 other place)"
+		default:
+			line += fmt.Sprintf(" (also at %d other places)", w.others)
+		}
+		out = append(out, line)
+	}
+	return out
 }
 
 // component checks that v is a mapping whose type is one of allowed and that
@@ -70,21 +114,20 @@ func (d *decoder) component(v any, path string, allowed ...string) (map[string]a
 			found = true
 		}
 	}
+	if isCustom(m) {
+		d.fail(path, "%s", customRefusal(m))
+		return nil, "", false
+	}
 	if !found {
-		if strings.HasPrefix(typ, "Custom") {
-			d.fail(path, "%s is not supported: custom Python components cannot run here (supported: %s)", typ, strings.Join(allowed, ", "))
-		} else if componentSchema(typ) != nil || knownCDKTypes[typ] {
+		if componentDefinition(typ) != nil || knownCDKTypes[typ] {
 			d.fail(path, "%s is not supported here (supported: %s)", typ, strings.Join(allowed, ", "))
 		} else {
 			d.fail(path+".type", "unknown component type %q (supported: %s)", typ, strings.Join(allowed, ", "))
 		}
 		return nil, "", false
 	}
-	if s := componentSchema(typ); s != nil {
-		if err := s.Validate(m); err != nil {
-			d.schemaErrors(path, err)
-			return nil, "", false
-		}
+	if def := componentDefinition(typ); def != nil && !d.check(def, typ, m, path) {
+		return nil, "", false
 	}
 	return m, typ, true
 }
@@ -209,6 +252,10 @@ func (d *decoder) unsupported(v any, path string) {
 		if typ == "" {
 			typ = "component"
 		}
+		if isCustom(x) {
+			d.fail(path, "%s", customRefusal(x))
+			return
+		}
 		d.fail(path, "%s is not supported yet", typ)
 	}
 }
@@ -216,20 +263,6 @@ func (d *decoder) unsupported(v any, path string) {
 func pathOr(v any, def ...string) []string {
 	if l := strList(v); len(l) > 0 {
 		return l
-	}
-	return def
-}
-
-func num(v any, def float64) float64 {
-	switch x := v.(type) {
-	case int64:
-		return float64(x)
-	case float64:
-		return x
-	case string:
-		if f, err := strconv.ParseFloat(x, 64); err == nil {
-			return f
-		}
 	}
 	return def
 }

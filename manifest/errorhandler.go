@@ -2,28 +2,57 @@ package manifest
 
 import (
 	"sort"
+	"strings"
+
+	"github.com/dlclark/regexp2"
 
 	"github.com/airbyte-go/source-declarative/runtime/interp"
+	"github.com/airbyte-go/source-declarative/runtime/pyregex"
 )
 
 // ErrorHandler is a DefaultErrorHandler, or several for a CompositeErrorHandler.
 type ErrorHandler struct {
+	Path       string
 	MaxRetries *int
 	Backoff    []Backoff
 	Filters    []ResponseFilter
 	Handlers   []*ErrorHandler // CompositeErrorHandler
 }
 
-// Backoff is one backoff strategy.
+// Backoff strategies.
+const (
+	ConstantBackoff    = "ConstantBackoffStrategy"
+	ExponentialBackoff = "ExponentialBackoffStrategy"
+	WaitTimeFromHeader = "WaitTimeFromHeader"
+	WaitUntilHeader    = "WaitUntilTimeFromHeader"
+)
+
+// Backoff is one backoff strategy. Numbers and header names may be templates
+// over config and parameters; they are evaluated when a stream starts.
 type Backoff struct {
-	Type    string // ExponentialBackoffStrategy, ConstantBackoffStrategy, WaitTimeFromHeader, WaitUntilTimeFromHeader
-	Seconds float64
-	Factor  float64
-	Header  string
-	Regex   string
-	MaxWait float64
-	MinWait float64
+	Type       string
+	Path       string
+	Parameters map[string]any
+	Seconds    *interp.Template // ConstantBackoffStrategy
+	Factor     *interp.Template // ExponentialBackoffStrategy, 5 when unset
+	Header     *interp.Template
+	// Regex is compiled at load; a regex built from the config is
+	// RegexTemplate instead, compiled when a stream starts.
+	Regex         *regexp2.Regexp
+	RegexTemplate *interp.Template
+	MaxWait       *interp.Template // max_waiting_time_in_seconds: waiting longer stops the stream
+	MinWait       *interp.Template // WaitUntilTimeFromHeader
 }
+
+// Response filter actions.
+const (
+	ActionSuccess          = "SUCCESS"
+	ActionFail             = "FAIL"
+	ActionRetry            = "RETRY"
+	ActionIgnore           = "IGNORE"
+	ActionRateLimited      = "RATE_LIMITED"
+	ActionRefreshThenRetry = "REFRESH_TOKEN_THEN_RETRY"
+)
 
 // ResponseFilter is an HttpResponseFilter.
 type ResponseFilter struct {
@@ -40,7 +69,7 @@ func (d *decoder) errorHandler(v any, path string) *ErrorHandler {
 	if !ok {
 		return nil
 	}
-	h := &ErrorHandler{}
+	h := &ErrorHandler{Path: path}
 	if typ == "CompositeErrorHandler" {
 		for i, e := range m["error_handlers"].([]any) {
 			if sub := d.errorHandler(e, index(path+".error_handlers", i)); sub != nil {
@@ -53,33 +82,60 @@ func (d *decoder) errorHandler(v any, path string) *ErrorHandler {
 		nn := int(n)
 		h.MaxRetries = &nn
 	}
-	if bs, ok := m["backoff_strategies"].([]any); ok {
-		for i, b := range bs {
-			bp := index(path+".backoff_strategies", i)
-			bm, btyp, ok := d.component(b, bp, "ExponentialBackoffStrategy", "ConstantBackoffStrategy", "WaitTimeFromHeader", "WaitUntilTimeFromHeader")
-			if !ok {
-				continue
-			}
-			h.Backoff = append(h.Backoff, Backoff{Type: btyp, Factor: num(bm["factor"], 5), Seconds: num(bm["backoff_time_in_seconds"], 0),
-				Header: str(bm, "header", ""), Regex: str(bm, "regex", ""), MaxWait: num(bm["max_waiting_time_in_seconds"], 0), MinWait: num(bm["min_wait"], 0)})
+	bs, _ := m["backoff_strategies"].([]any)
+	for i, b := range bs {
+		if bo, ok := d.backoff(b, index(path+".backoff_strategies", i)); ok {
+			h.Backoff = append(h.Backoff, bo)
 		}
 	}
-	if fs, ok := m["response_filters"].([]any); ok {
-		for i, f := range fs {
-			fp := index(path+".response_filters", i)
-			fm, _, ok := d.component(f, fp, "HttpResponseFilter")
-			if !ok {
-				continue
-			}
-			rf := ResponseFilter{Action: str(fm, "action", ""), MessageContains: str(fm, "error_message_contains", ""),
-				Predicate: d.tpl(fm, "predicate", fp), ErrorMessage: d.tpl(fm, "error_message", fp), FailureType: str(fm, "failure_type", "")}
-			codes, _ := fm["http_codes"].([]any)
-			for _, c := range codes {
-				rf.HTTPCodes = append(rf.HTTPCodes, int(c.(int64)))
-			}
-			sort.Ints(rf.HTTPCodes)
+	fs, _ := m["response_filters"].([]any)
+	for i, f := range fs {
+		if rf, ok := d.responseFilter(f, index(path+".response_filters", i)); ok {
 			h.Filters = append(h.Filters, rf)
 		}
 	}
 	return h
+}
+
+func (d *decoder) backoff(v any, path string) (Backoff, bool) {
+	m, typ, ok := d.component(v, path, ConstantBackoff, ExponentialBackoff, WaitTimeFromHeader, WaitUntilHeader)
+	if !ok {
+		return Backoff{}, false
+	}
+	b := Backoff{Type: typ, Path: path, Header: d.tpl(m, "header", path), MaxWait: d.tpl(m, "max_waiting_time_in_seconds", path),
+		MinWait: d.tpl(m, "min_wait", path), Seconds: d.tpl(m, "backoff_time_in_seconds", path), Factor: d.tpl(m, "factor", path)}
+	b.Parameters, _ = m["$parameters"].(map[string]any)
+	if b.Factor == nil {
+		b.Factor = interp.Constant(int64(5), path+".factor")
+	}
+	if re, ok := m["regex"].(string); ok && re != "" {
+		if strings.Contains(re, "{{") || strings.Contains(re, "{%") {
+			b.RegexTemplate = d.value(re, path+".regex")
+		} else if compiled, err := pyregex.Compile(re); err != nil {
+			d.fail(path+".regex", "%q is not a regular expression: %v", re, err)
+		} else {
+			b.Regex = compiled
+		}
+	}
+	return b, true
+}
+
+func (d *decoder) responseFilter(v any, path string) (ResponseFilter, bool) {
+	m, _, ok := d.component(v, path, "HttpResponseFilter")
+	if !ok {
+		return ResponseFilter{}, false
+	}
+	rf := ResponseFilter{Action: str(m, "action", ""), MessageContains: str(m, "error_message_contains", ""),
+		Predicate: d.tpl(m, "predicate", path), ErrorMessage: d.tpl(m, "error_message", path), FailureType: str(m, "failure_type", "")}
+	if rf.Action == "RESET_PAGINATION" {
+		d.fail(path+".action", "RESET_PAGINATION is not supported yet (it needs the retriever's pagination_reset)")
+	}
+	codes, _ := m["http_codes"].([]any)
+	for _, c := range codes {
+		if n, ok := c.(int64); ok {
+			rf.HTTPCodes = append(rf.HTTPCodes, int(n))
+		}
+	}
+	sort.Ints(rf.HTTPCodes)
+	return rf, true
 }

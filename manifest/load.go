@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 
 	"gopkg.in/yaml.v3"
@@ -22,6 +23,19 @@ const InjectedKey = "__injected_declarative_manifest"
 
 // ErrNoManifest means no manifest was found in any of the places looked at.
 var ErrNoManifest = errors.New("no manifest: pass --manifest, bake one at " + ImagePath + ", or put it in the config under " + InjectedKey)
+
+// Folder is the folder of the manifest Find would load, for the schema
+// files a manifest names: the --manifest file's folder, else the image's
+// manifest folder; empty for a manifest injected in the config.
+func Folder(flagPath string) string {
+	if flagPath != "" {
+		return filepath.Dir(flagPath)
+	}
+	if _, err := os.Stat(ImagePath); err == nil {
+		return filepath.Dir(ImagePath)
+	}
+	return ""
+}
 
 // Find returns the raw manifest, first match wins: the --manifest path, the
 // image path, then the config key. config may be nil.

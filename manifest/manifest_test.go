@@ -109,10 +109,10 @@ func TestManifestErrors(t *testing.T) {
 		{"http_method: GET", "http_method: PUT", "streams[0].retriever.requester.http_method: must be GET or POST"},
 		{"type: HttpRequester", "type: HttpRequestor", `streams[0].retriever.requester.type: unknown component type "HttpRequestor" (supported: HttpRequester)`},
 		{"field_path: [data]", "field_path: data", "streams[0].retriever.record_selector.extractor.field_path: expected array, but got string"},
-		{"name: s", "name: s\n    incremental_sync: {type: DatetimeBasedCursor}", "streams[0].incremental_sync: DatetimeBasedCursor is not supported yet"},
+		{"name: s", "name: s\n    state_migrations: [{type: LegacyToPerPartitionStateMigration}]", "streams[0].state_migrations[0]: LegacyToPerPartitionStateMigration is not supported yet"},
 		{"url_base: \"https://a\", ", "", "streams[0].retriever.requester.url_base: is required (or url)"},
 		{"stream_names: [s]", "stream_names: [t]", `check.stream_names[0]: stream "t" is not defined in streams`},
-		{"type: DpathExtractor", "type: CustomRecordExtractor", "streams[0].retriever.record_selector.extractor: CustomRecordExtractor is not supported: custom Python components cannot run here (supported: DpathExtractor)"},
+		{"type: DpathExtractor", "type: CustomRecordExtractor", "streams[0].retriever.record_selector.extractor: custom component CustomRecordExtractor (no class_name) is not supported: custom Python code cannot run here"},
 		{"path: /s, http_method: GET}", "path: /s, http_method: GET, authenticator: {type: OAuthAuthenticator, token_refresh_endpoint: 'https://t', client_id: a, client_secret: b, grant_type: authorization_code}}",
 			`streams[0].retriever.requester.authenticator.grant_type: grant type "authorization_code" is not supported: only refresh_token and client_credentials are (PKCE, authorization code and other flows need custom code)`},
 		{"path: /s, http_method: GET}", "path: /s, http_method: GET, authenticator: {type: SessionTokenAuthenticator, session_token_path: [t], request_authentication: {type: Bearer}, login_requester: {type: HttpRequester, url_base: 'https://l', authenticator: {type: OAuthAuthenticator, token_refresh_endpoint: 'https://t', client_id: a, client_secret: b, refresh_token: c}}}}",
@@ -123,8 +123,6 @@ func TestManifestErrors(t *testing.T) {
 			"streams[0].retriever.paginator.pagination_strategy.page_size: must be a positive integer, got 0"},
 		{"field_path: [data]}}", "field_path: [data]}}\n      paginator: {type: DefaultPaginator, pagination_strategy: {type: OffsetIncrement, page_size: ten}}",
 			`streams[0].retriever.paginator.pagination_strategy.page_size: must be a positive integer, got "ten"`},
-		{"field_path: [data]}}", "field_path: [data]}}\n      paginator: {type: DefaultPaginator, pagination_strategy: {type: PageIncrement}}",
-			"streams[0].retriever.paginator.pagination_strategy.page_size: is required for PageIncrement"},
 		{"path: /s, http_method: GET}", "path: /s, http_method: GET, request_parameters: {limit: '5'}}\n      paginator: {type: DefaultPaginator, pagination_strategy: {type: OffsetIncrement, page_size: 5}, page_size_option: {type: RequestOption, inject_into: request_parameter, field_name: limit}}",
 			`streams[0].retriever.paginator.page_size_option: request_parameter "limit" is also set at streams[0].retriever.requester.request_parameters.limit: a key may be injected only once`},
 		{"field_path: [data]}}", "field_path: [data]}}\n      paginator: {type: DefaultPaginator, pagination_strategy: {type: CursorPagination, cursor_value: '{{ response.next }}'}, page_size_option: {type: RequestOption, inject_into: header, field_name: X}}",
@@ -162,7 +160,7 @@ func TestManifestErrors(t *testing.T) {
 func TestRealManifests(t *testing.T) {
 	files, _ := filepath.Glob("../../shared/manifests/*.yaml")
 	if len(files) == 0 {
-		t.Skip("no ../shared/manifests beside the repository")
+		t.Skip("catalog manifests not found: expected at ../../shared/manifests/*.yaml (the shared folder beside the repository)")
 	}
 	loaded := 0
 	for _, f := range files {

@@ -50,9 +50,7 @@ func (d *decoder) paginator(v any, path string) *Paginator {
 	}
 	switch styp {
 	case PageIncrement:
-		if p.PageSize == nil {
-			d.fail(sp+".page_size", "is required for PageIncrement")
-		}
+		// Without page_size, pages are read until one is empty, as the reference does.
 		if n, ok := sm["start_from_page"].(int64); ok {
 			p.StartFromPage = n
 		}

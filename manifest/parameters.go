@@ -7,7 +7,11 @@ var defaultTypes = map[string]string{
 	"DeclarativeSource.spec":                    "Spec",
 	"DeclarativeSource.streams":                 "DeclarativeStream",
 	"DeclarativeStream.retriever":               "SimpleRetriever",
-	"DeclarativeStream.schema_loader":           "InlineSchemaLoader",
+	"DeclarativeStream.schema_loader":           "JsonFileSchemaLoader", // InlineSchemaLoader when it holds a schema
+	"DatetimeBasedCursor.start_datetime":        "MinMaxDatetime",
+	"DatetimeBasedCursor.end_datetime":          "MinMaxDatetime",
+	"DatetimeBasedCursor.start_time_option":     "RequestOption",
+	"DatetimeBasedCursor.end_time_option":       "RequestOption",
 	"SimpleRetriever.requester":                 "HttpRequester",
 	"SimpleRetriever.record_selector":           "RecordSelector",
 	"SimpleRetriever.paginator":                 "NoPagination",
@@ -20,11 +24,28 @@ var defaultTypes = map[string]string{
 	"OAuthAuthenticator.refresh_token_updater":  "RefreshTokenUpdater",
 	"DefaultErrorHandler.response_filters":      "HttpResponseFilter",
 	"CompositeErrorHandler.error_handlers":      "DefaultErrorHandler",
+	"QueryProperties.property_chunking":         "PropertyChunking",
 
 	"ListPartitionRouter.request_option":             "RequestOption",
 	"SubstreamPartitionRouter.parent_stream_configs": "ParentStreamConfig",
 	"ParentStreamConfig.request_option":              "RequestOption",
 	"ParentStreamConfig.stream":                      "DeclarativeStream",
+
+	// records lane: transformations, schema loaders, dynamic streams
+	"AddFields.fields":                                  "AddedFieldDefinition",
+	"DpathFlattenFields.key_transformation":             "KeyTransformation",
+	"DynamicSchemaLoader.retriever":                     "SimpleRetriever",
+	"DynamicSchemaLoader.schema_filter":                 "RecordFilter",
+	"DynamicSchemaLoader.schema_type_identifier":        "SchemaTypeIdentifier",
+	"DynamicDeclarativeStream.stream_template":          "DeclarativeStream",
+	"DynamicDeclarativeStream.components_resolver":      "ConfigComponentsResolver",
+	"HttpComponentsResolver.retriever":                  "SimpleRetriever",
+	"HttpComponentsResolver.components_mapping":         "ComponentMappingDefinition",
+	"ConfigComponentsResolver.stream_config":            "StreamConfig",
+	"ConfigComponentsResolver.components_mapping":       "ComponentMappingDefinition",
+	"ParametrizedComponentsResolver.stream_parameters":  "StreamParametersDefinition",
+	"ParametrizedComponentsResolver.components_mapping": "ComponentMappingDefinition",
+	"CheckStream.dynamic_streams_check_configs":         "DynamicStreamCheckConfig",
 }
 
 // noParameters are components that take no $parameters as fields: a
@@ -36,14 +57,21 @@ var noParameters = map[string]bool{"RequestOption": true, "RequestPath": true}
 // child's own parameters win over its parent's, and a typed component gets
 // each parameter as a field when that field is missing or empty.
 func Propagate(root map[string]any) {
-	propagate(root, "", map[string]any{})
+	propagate(root, "", map[string]any{}, false)
 }
 
-func propagate(v any, parentType string, params map[string]any) {
+// PropagateStream propagates the $parameters of one stream made from a
+// dynamic stream's template, again: with parentWins (use_parent_parameters)
+// the stream's parameters win over its components' own.
+func PropagateStream(stream map[string]any, parentWins bool) {
+	propagate(stream, "", map[string]any{}, parentWins)
+}
+
+func propagate(v any, parentType string, params map[string]any, parentWins bool) {
 	switch x := v.(type) {
 	case []any:
 		for _, e := range x {
-			propagate(e, parentType, params)
+			propagate(e, parentType, params, parentWins)
 		}
 	case map[string]any:
 		if isSchemaObject(x) {
@@ -53,17 +81,21 @@ func propagate(v any, parentType string, params map[string]any) {
 		current := params
 		if own, ok := x["$parameters"].(map[string]any); ok || typ != "" {
 			current = make(map[string]any, len(params)+len(own))
-			for k, e := range params {
+			first, second := params, own
+			if parentWins {
+				first, second = own, params
+			}
+			for k, e := range first {
 				current[k] = e
 			}
-			for k, e := range own {
+			for k, e := range second {
 				current[k] = e
 			}
 		}
 		if typ != "" && !noParameters[typ] {
 			for k, e := range current {
 				if f, ok := x[k]; !ok || isFalsy(f) {
-					x[k] = e
+					x[k] = DeepCopy(e) // a copy: a parameter that is a component must not be shared, or it could come to hold itself
 				}
 			}
 			if len(current) > 0 {
@@ -82,7 +114,7 @@ func propagate(v any, parentType string, params map[string]any) {
 				childParams = without(childParams, field)
 			}
 			fillDefaultType(child, typ+"."+field)
-			propagate(child, typOrParent(typ, parentType), childParams)
+			propagate(child, typOrParent(typ, parentType), childParams, parentWins)
 		}
 	}
 }
@@ -99,17 +131,22 @@ func fillDefaultType(child any, key string) {
 	if !ok {
 		return
 	}
+	fill := func(m map[string]any) {
+		if _, has := m["type"]; has {
+			return
+		}
+		m["type"] = def
+		if _, inline := m["schema"]; inline && key == "DeclarativeStream.schema_loader" {
+			m["type"] = "InlineSchemaLoader"
+		}
+	}
 	switch c := child.(type) {
 	case map[string]any:
-		if _, has := c["type"]; !has {
-			c["type"] = def
-		}
+		fill(c)
 	case []any:
 		for _, e := range c {
 			if m, ok := e.(map[string]any); ok {
-				if _, has := m["type"]; !has {
-					m["type"] = def
-				}
+				fill(m)
 			}
 		}
 	}

@@ -16,9 +16,10 @@ type Requester struct {
 	Method       string
 	Params       *Mapping
 	Headers      *Mapping
-	BodyJSON     any   // nested maps and lists whose string leaves are *interp.Template, or one *interp.Template
-	BodyData     any   // *Mapping or *interp.Template
-	Auth         *Auth // nil: no authentication
+	BodyJSON     any              // nested maps and lists whose string leaves are *interp.Template, or one *interp.Template
+	BodyData     any              // *Mapping or *interp.Template
+	BodyText     *interp.Template // RequestBodyPlainText: sent as written
+	Auth         *Auth            // nil: no authentication
 	ErrorHandler *ErrorHandler
 	AllowedHosts []string
 	Parameters   map[string]any
@@ -41,7 +42,7 @@ type RequestOption struct {
 	FieldPath  []*interp.Template
 }
 
-var allAuth = []string{NoAuth, BasicAuth, BearerAuth, APIKeyAuth, OAuth, SessionToken}
+var allAuth = []string{NoAuth, BasicAuth, BearerAuth, APIKeyAuth, OAuth, SessionToken, Selective}
 var loginAuth = []string{NoAuth, BasicAuth, BearerAuth, APIKeyAuth}
 
 func (d *decoder) requester(v any, path string, auths []string) *Requester {
@@ -56,7 +57,7 @@ func (d *decoder) requester(v any, path string, auths []string) *Requester {
 	if r.URLBase == nil && r.URL == nil {
 		d.fail(path+".url_base", "is required (or url)")
 	}
-	r.Params = d.mapping(m, "request_parameters", path)
+	r.Params = d.parameters(m, path)
 	r.Headers = d.mapping(m, "request_headers", path)
 	if b, ok := m["request_body_json"]; ok && b != nil {
 		r.BodyJSON = d.nested(b, path+".request_body_json")
@@ -68,8 +69,22 @@ func (d *decoder) requester(v any, path string, auths []string) *Requester {
 			r.BodyData = d.mapping(m, "request_body_data", path)
 		}
 	}
-	if r.BodyJSON != nil && r.BodyData != nil {
-		d.fail(path, "request_body_json and request_body_data cannot both be set")
+	if b, ok := m["request_body"]; ok && b != nil {
+		d.requestBody(r, b, path+".request_body")
+	}
+	bodies := 0
+	for _, set := range []bool{r.BodyJSON != nil, r.BodyData != nil, r.BodyText != nil} {
+		if set {
+			bodies++
+		}
+	}
+	if bodies > 1 {
+		d.fail(path, "request_body, request_body_json and request_body_data set more than one body: keep one")
+	}
+	for _, f := range []string{"query_properties", "fetch_properties_from_endpoint"} {
+		if x, ok := m[f]; ok && x != nil {
+			d.fail(join(path, f), "is not supported yet: it hands properties to the request through stream_partition.extra_fields, which needs partitions; write the properties as a QueryProperties value of request_parameters instead")
+		}
 	}
 	if p, ok := m["$parameters"].(map[string]any); ok {
 		r.Parameters = p
@@ -82,6 +97,67 @@ func (d *decoder) requester(v any, path string, auths []string) *Requester {
 		r.ErrorHandler = d.errorHandler(eh, path+".error_handler")
 	}
 	return r
+}
+
+// requestBody decodes the unified request_body: a JSON object or a GraphQL
+// query is a JSON body, a URL-encoded form is form data, plain text is sent as
+// written.
+func (d *decoder) requestBody(r *Requester, v any, path string) {
+	m, typ, ok := d.component(v, path, "RequestBodyJsonObject", "RequestBodyUrlEncodedForm", "RequestBodyPlainText", "RequestBodyGraphQL")
+	if !ok {
+		return
+	}
+	switch typ {
+	case "RequestBodyJsonObject", "RequestBodyGraphQL":
+		r.BodyJSON = d.nested(m["value"], path+".value")
+	case "RequestBodyUrlEncodedForm":
+		r.BodyData = d.mapping(m, "value", path)
+	case "RequestBodyPlainText":
+		r.BodyText = d.tpl(m, "value", path)
+	}
+}
+
+// parameters decodes request_parameters, whose values may be QueryProperties:
+// a static list of properties sent comma-separated in one request, as the
+// reference sends one chunk.
+func (d *decoder) parameters(m map[string]any, path string) *Mapping {
+	params := d.mapping(m, "request_parameters", path)
+	raw, _ := m["request_parameters"].(map[string]any)
+	if params == nil || raw == nil {
+		return params
+	}
+	for _, k := range params.Keys {
+		if qp, ok := raw[k].(map[string]any); ok && qp["type"] == "QueryProperties" {
+			p := join(join(path, "request_parameters"), k)
+			params.Values[k] = interp.Constant(d.queryProperties(qp, p), p)
+		}
+	}
+	return params
+}
+
+func (d *decoder) queryProperties(v any, path string) string {
+	m, _, ok := d.component(v, path, "QueryProperties")
+	if !ok {
+		return ""
+	}
+	list, isList := m["property_list"].([]any)
+	if !isList {
+		d.fail(path+".property_list", "PropertiesFromEndpoint is not supported yet: it needs a request of its own per partition; list the properties instead")
+		return ""
+	}
+	props := strList(list)
+	if sel, ok := m["property_selector"]; ok && sel != nil {
+		d.fail(path+".property_selector", "is not supported yet: it needs the configured catalog's selected fields")
+	}
+	if ch, ok := m["property_chunking"]; ok && ch != nil {
+		if cm, _, ok := d.component(ch, path+".property_chunking", "PropertyChunking"); ok {
+			if _, limited := cm["property_limit"]; limited {
+				d.fail(path+".property_chunking.property_limit", "is not supported yet: chunks need one request each and records merged by key")
+			}
+			props = append(props, strList(m["always_include_properties"])...)
+		}
+	}
+	return strings.Join(props, ",")
 }
 
 func (d *decoder) requestOption(v any, path string, allowPath bool) *RequestOption {

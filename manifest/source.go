@@ -6,11 +6,20 @@ import "fmt"
 type Source struct {
 	Version          string
 	Streams          []*Stream
+	DynamicStreams   []*DynamicStream // streams made when the stream list is built (dynamic.go)
 	CheckStreams     []string
+	CheckDynamic     []CheckDynamic // streams of dynamic streams that check reads
+	CheckCount       int            // CheckDynamicStream: check reads the first streams, this many
 	Spec             map[string]any // the manifest's spec block, nil when absent
 	ConcurrencyLevel int
 	APIBudget        *APIBudget     // nil: requests are not rate limited
 	Resolved         map[string]any // the manifest after $ref and $parameters resolution
+	// Warnings name what the manifest says that is ignored (fields Airbyte's
+	// schema allows but no component here reads), one line each with its path.
+	Warnings []string
+	// Folder is where the manifest file is (see Folder), for the schema files
+	// it names; set by the caller of Load.
+	Folder string
 }
 
 // Stream returns the stream named name, or nil.
@@ -33,11 +42,12 @@ func (d *decoder) source(m map[string]any) *Source {
 		return src
 	}
 	src.Version, _ = m["version"].(string)
-	if _, ok := m["dynamic_streams"]; ok {
-		d.fail("dynamic_streams", "DynamicDeclarativeStream is not supported")
+	if ds, ok := m["dynamic_streams"]; ok {
+		src.DynamicStreams = d.dynamicStreams(ds)
 	}
 	names := map[string]string{}
-	for i, s := range m["streams"].([]any) {
+	streams, _ := m["streams"].([]any)
+	for i, s := range streams {
 		path := index("streams", i)
 		st := d.stream(s, path)
 		if st == nil {
@@ -49,10 +59,14 @@ func (d *decoder) source(m map[string]any) *Source {
 		names[st.Name] = path
 		src.Streams = append(src.Streams, st)
 	}
-	if check, _, ok := d.component(m["check"], "check", "CheckStream"); ok {
+	if check, typ, ok := d.component(m["check"], "check", "CheckStream", "CheckDynamicStream"); ok {
+		if typ == "CheckDynamicStream" {
+			src.CheckCount = intOr(check["stream_count"], 0)
+		}
 		src.CheckStreams = strList(check["stream_names"])
+		src.CheckDynamic = d.checkDynamic(check["dynamic_streams_check_configs"])
 		for i, n := range src.CheckStreams {
-			if _, ok := names[n]; !ok && len(names) > 0 {
+			if _, ok := names[n]; !ok && len(names) > 0 && len(src.DynamicStreams) == 0 {
 				d.fail(fmt.Sprintf("check.stream_names[%d]", i), "stream %q is not defined in streams", n)
 			}
 		}
@@ -60,6 +74,9 @@ func (d *decoder) source(m map[string]any) *Source {
 	if spec, ok := m["spec"]; ok {
 		if sm, _, ok := d.component(spec, "spec", "Spec"); ok {
 			src.Spec = sm
+			if x, ok := sm["config_normalization_rules"]; ok && x != nil {
+				d.fail("spec.config_normalization_rules", "config migrations, transformations and validations are not supported yet")
+			}
 		}
 	}
 	if cl, ok := m["concurrency_level"]; ok {

@@ -11,28 +11,45 @@ import (
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
+
+	"github.com/airbyte-go/source-declarative/runtime/interp"
 )
 
-// configKey matches a template that is exactly one config reference, in any
-// of the three quoting forms the builder writes.
-var configKey = regexp.MustCompile(`^\s*\{\{\s*config(?:\[\s*['"]([^'"\]]+)['"]\s*\]|\.([A-Za-z_][A-Za-z0-9_]*))\s*\}\}\s*$`)
+// configRef matches a template that is exactly one config reference, in
+// any of the three quoting forms the builder writes, possibly nested
+// ({{ config['credentials']['client_id'] }}).
+var (
+	configRef     = regexp.MustCompile(`^\s*\{\{\s*config((?:\[\s*['"][^'"\]]+['"]\s*\]|\.[A-Za-z_][A-Za-z0-9_]*)+)\s*\}\}\s*$`)
+	configRefStep = regexp.MustCompile(`\[\s*['"]([^'"\]]+)['"]\s*\]|\.([A-Za-z_][A-Za-z0-9_]*)`)
+)
+
+// ConfigPath returns the config keys a template refers to, when it is
+// exactly {{ config['a'] }}, {{ config["a"]["b"] }}, {{ config.a.b }}...
+func ConfigPath(tpl string) ([]string, bool) {
+	m := configRef.FindStringSubmatch(tpl)
+	if m == nil {
+		return nil, false
+	}
+	var out []string
+	for _, step := range configRefStep.FindAllStringSubmatch(m[1], -1) {
+		out = append(out, step[1]+step[2])
+	}
+	return out, true
+}
 
 // ConfigKey returns the config key a template refers to, when it is exactly
 // {{ config['key'] }}, {{ config["key"] }} or {{ config.key }}.
 func ConfigKey(tpl string) (string, bool) {
-	m := configKey.FindStringSubmatch(tpl)
-	if m == nil {
+	p, ok := ConfigPath(tpl)
+	if !ok || len(p) != 1 {
 		return "", false
 	}
-	if m[1] != "" {
-		return m[1], true
-	}
-	return m[2], true
+	return p[0], true
 }
 
 type input struct {
-	field    string // the authenticator field, for warnings
-	key      string
+	field    string   // the authenticator field, for warnings
+	path     []string // the config keys the field reads
 	def      map[string]any
 	required bool
 }
@@ -69,15 +86,23 @@ func Spec(resolved map[string]any) (spec map[string]any, warnings []string) {
 		}
 	}
 	authPath, a := findAuthenticator(resolved)
-	for _, in := range authInputs(a, authPath, &warnings) {
-		if _, exists := props[in.key]; exists {
+	inputs := authInputs(a, authPath, &warnings)
+	if a["type"] == Selective {
+		inputs = selectiveInputs(a, authPath, &warnings)
+	}
+	for _, in := range inputs {
+		if len(in.path) != 1 {
+			continue // only top-level keys become inputs, as in the builder
+		}
+		key := in.path[0]
+		if _, exists := props[key]; exists {
 			continue
 		}
 		in.def["order"] = int64(nextOrder)
 		nextOrder++
-		props[in.key] = in.def
-		if in.required && !slices.Contains(required, in.key) {
-			required = append(required, in.key)
+		props[key] = in.def
+		if in.required && !slices.Contains(required, key) {
+			required = append(required, key)
 		}
 	}
 	cs["properties"] = props
@@ -139,18 +164,18 @@ func authInputs(a map[string]any, path string, warnings *[]string) []input {
 		if !isStr {
 			return
 		}
-		key, ok := ConfigKey(s)
+		keys, ok := ConfigPath(s)
 		if !ok {
 			if secret && s != "" && !strings.Contains(s, "{{") {
 				*warnings = append(*warnings, fmt.Sprintf("%s.%s holds a literal value instead of a config reference such as {{ config['%s'] }}: credentials belong in the config, not the manifest", path, name, name))
 			}
 			return
 		}
-		out = append(out, input{field: name, key: key, def: def, required: required})
+		out = append(out, input{field: name, path: keys, def: def, required: required})
 	}
 	fromPath := func(v any, def map[string]any) {
-		if l := strList(v); len(l) == 1 {
-			out = append(out, input{key: l[0], def: def})
+		if l := strList(v); len(l) > 0 {
+			out = append(out, input{path: l, def: def})
 		}
 	}
 	switch a["type"] {
@@ -169,8 +194,8 @@ func authInputs(a map[string]any, path string, warnings *[]string) []input {
 			if _, ok := a["refresh_token"]; ok {
 				field("refresh_token", secretInput("Refresh token"), true, true)
 			} else if updater != nil {
-				if l := strList(updater["refresh_token_config_path"]); len(l) == 1 {
-					out = append(out, input{key: l[0], def: secretInput("Refresh token"), required: true})
+				if l := strList(updater["refresh_token_config_path"]); len(l) > 0 {
+					out = append(out, input{path: l, def: secretInput("Refresh token"), required: true})
 				}
 			}
 		}
@@ -188,6 +213,145 @@ func authInputs(a map[string]any, path string, warnings *[]string) []input {
 		}
 	}
 	return out
+}
+
+// narrowChoices handles the oneOf objects of a spec whose options each pin a
+// key to a constant (the usual {auth_type: const} choice): a config missing
+// that key, or naming no option, is said so plainly, with the names
+// allowed; a config naming one option has the oneOf replaced by that
+// option, so that only its own fields are reported.
+func narrowChoices(schema map[string]any, value any, path string) []string {
+	var errs []string
+	obj, _ := value.(map[string]any)
+	if props, ok := schema["properties"].(map[string]any); ok && obj != nil {
+		for _, k := range interp.SortedKeys(props) {
+			if sub, ok := props[k].(map[string]any); ok {
+				if v, present := obj[k]; present {
+					errs = append(errs, narrowChoices(sub, v, strings.TrimPrefix(path+"."+k, "."))...)
+				}
+			}
+		}
+	}
+	options, _ := schema["oneOf"].([]any)
+	key, consts := discriminator(options)
+	if key == "" || obj == nil {
+		return errs
+	}
+	where := strings.TrimPrefix(path+"."+key, ".")
+	allowed := make([]string, len(consts))
+	for i, c := range consts {
+		allowed[i] = interp.String(c)
+	}
+	v, present := obj[key]
+	if !present {
+		return append(errs, fmt.Sprintf("config key %s is required (one of: %s)", where, strings.Join(allowed, ", ")))
+	}
+	for i, c := range consts {
+		if jsonText(c) == jsonText(v) {
+			delete(schema, "oneOf")
+			schema["allOf"] = append(anyList(schema["allOf"]), options[i])
+			return append(errs, narrowChoices(options[i].(map[string]any), value, path)...)
+		}
+	}
+	return append(errs, fmt.Sprintf("config key %s is %s, not one of: %s", where, jsonText(v), strings.Join(allowed, ", ")))
+}
+
+// discriminator finds the key every option pins with a const.
+func discriminator(options []any) (string, []any) {
+	if len(options) == 0 {
+		return "", nil
+	}
+	first, _ := options[0].(map[string]any)
+	props, _ := first["properties"].(map[string]any)
+	for _, key := range interp.SortedKeys(props) {
+		var consts []any
+		for _, o := range options {
+			om, _ := o.(map[string]any)
+			op, _ := om["properties"].(map[string]any)
+			p, _ := op[key].(map[string]any)
+			c, ok := p["const"]
+			if !ok {
+				break
+			}
+			consts = append(consts, c)
+		}
+		if len(consts) == len(options) {
+			return key, consts
+		}
+	}
+	return "", nil
+}
+
+func anyList(v any) []any {
+	l, _ := v.([]any)
+	return l
+}
+
+func jsonText(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// selectiveInputs lists the inputs of a SelectiveAuthenticator. With a
+// selection path of two keys ({credentials: {auth_type: ...}}, the usual
+// shape) the choice is an object whose oneOf offers each method, its name
+// as a const beside that method's inputs under the same object; with one
+// key the choice is an enum of the names. Inputs of a method at the top of
+// the config follow, not required (only one method is used).
+func selectiveInputs(a map[string]any, path string, warnings *[]string) []input {
+	sel := strList(a["authenticator_selection_path"])
+	auths, _ := a["authenticators"].(map[string]any)
+	names := interp.SortedKeys(auths)
+	var choice, top []input
+	branchInputs := func(name string) []input {
+		branch, _ := auths[name].(map[string]any)
+		return authInputs(branch, path+".authenticators."+name, warnings)
+	}
+	topLevel := func(in input) {
+		if len(in.path) == 1 {
+			in.required = false
+			top = append(top, in)
+		}
+	}
+	switch len(sel) {
+	case 1:
+		enum := make([]any, len(names))
+		for i, n := range names {
+			enum[i] = n
+		}
+		choice = []input{{path: sel, required: true, def: map[string]any{"type": "string", "title": "Authentication method", "enum": enum}}}
+		for _, name := range names {
+			for _, in := range branchInputs(name) {
+				topLevel(in)
+			}
+		}
+	case 2:
+		group, key := sel[0], sel[1]
+		options := make([]any, 0, len(names))
+		for _, name := range names {
+			props := map[string]any{key: map[string]any{"type": "string", "const": name, "order": int64(0)}}
+			required := []any{key}
+			for _, in := range branchInputs(name) {
+				if len(in.path) != 2 || in.path[0] != group {
+					topLevel(in)
+					continue
+				}
+				if _, exists := props[in.path[1]]; exists {
+					continue
+				}
+				in.def["order"] = int64(len(props))
+				props[in.path[1]] = in.def
+				if in.required {
+					required = append(required, in.path[1])
+				}
+			}
+			options = append(options, map[string]any{"type": "object", "title": name, "required": required, "properties": props})
+		}
+		choice = []input{{path: []string{group}, required: true, def: map[string]any{"type": "object", "title": "Authentication", "oneOf": options}}}
+	default:
+		*warnings = append(*warnings, fmt.Sprintf("%s.authenticator_selection_path: a path of %d keys is not offered in the derived spec; declare the choice in the spec's connection_specification", path, len(sel)))
+	}
+	return append(choice, top...)
 }
 
 // DeepCopy copies decoded JSON or YAML values (maps and lists); scalars are shared.
@@ -212,12 +376,24 @@ func DeepCopy(v any) any {
 // ValidateConfig checks a config against a connection specification; the
 // error names the config key.
 func ValidateConfig(connSpec map[string]any, config map[string]any) error {
+	connSpec, _ = DeepCopy(connSpec).(map[string]any)
+	if choices := narrowChoices(connSpec, config, ""); len(choices) > 0 {
+		sort.Strings(choices)
+		return errors.New(strings.Join(choices, "; "))
+	}
 	b, err := json.Marshal(connSpec)
 	if err != nil {
 		return err
 	}
 	c := jsonschema.NewCompiler()
 	c.Draft = jsonschema.Draft7
+	// Formats are annotations, as for the reference, which validates the
+	// config without a format checker: a spec asking for format date and
+	// pattern dd-mm-yyyy (source-coingecko-coins) must accept 01-01-2024.
+	c.Formats = map[string]func(any) bool{}
+	for name := range jsonschema.Formats {
+		c.Formats[name] = func(any) bool { return true }
+	}
 	if err := c.AddResource("spec.json", bytes.NewReader(b)); err != nil {
 		return fmt.Errorf("the spec's connection_specification is not a valid JSON schema: %v", err)
 	}

@@ -11,8 +11,13 @@ type Stream struct {
 	Name       string
 	Path       string // manifest path, e.g. streams[0]
 	PrimaryKey [][]string
-	Schema     map[string]any // nil: a permissive object schema
-	Retriever  *Retriever
+	// SchemaLoaders give the stream's schema, merged when there are several;
+	// none: the JSON file named after the stream, if there is one.
+	SchemaLoaders   []*SchemaLoader
+	Retriever       *Retriever
+	Transformations []*Transformation // in manifest order
+	// Incremental is the incremental_sync; nil for a full-refresh-only stream.
+	Incremental *Incremental
 }
 
 // Retriever is a SimpleRetriever.
@@ -22,12 +27,23 @@ type Retriever struct {
 	Paginator *Paginator // nil: one request
 	// PartitionRouter is nil for a stream read as one partition.
 	PartitionRouter *PartitionRouter
+	// IgnoreSlicerOnPages leaves the partition and cursor request options off
+	// the requests after a slice's first page.
+	IgnoreSlicerOnPages bool
+	Decoder             *Decoder // nil: JsonDecoder
 }
 
 // Selector is a RecordSelector with a DpathExtractor.
 type Selector struct {
-	FieldPath []*interp.Template
-	Filter    *interp.Template
+	FieldPath    []*interp.Template
+	Filter       *interp.Template // nil: every record is kept
+	FilterParams map[string]any   // the record filter's $parameters
+	// Normalize casts record values to the stream schema's types
+	// (schema_normalization: Default).
+	Normalize bool
+	// TransformBeforeFiltering runs the transformations before the record
+	// filter; true by default for client-side incremental streams.
+	TransformBeforeFiltering bool
 }
 
 func (d *decoder) stream(v any, path string) *Stream {
@@ -40,7 +56,7 @@ func (d *decoder) stream(v any, path string) *Stream {
 	if st.Name == "" {
 		d.fail(path+".name", "is required")
 	}
-	for _, f := range []string{"incremental_sync", "transformations", "state_migrations", "file_uploader"} {
+	for _, f := range []string{"state_migrations", "file_uploader"} {
 		if x, ok := m[f]; ok && x != nil && !isFalsy(x) {
 			d.unsupported(x, join(path, f))
 		}
@@ -59,12 +75,19 @@ func (d *decoder) stream(v any, path string) *Stream {
 			}
 		}
 	}
-	if sl, ok := m["schema_loader"]; ok && sl != nil {
-		if slm, _, ok := d.component(sl, path+".schema_loader", "InlineSchemaLoader"); ok {
-			st.Schema, _ = slm["schema"].(map[string]any)
+	st.SchemaLoaders = d.schemaLoaders(m["schema_loader"], path+".schema_loader")
+	st.Transformations = d.transformations(m["transformations"], path+".transformations")
+	st.Retriever = d.retriever(m["retriever"], path+".retriever")
+	if inc, ok := m["incremental_sync"]; ok && inc != nil && !isFalsy(inc) {
+		st.Incremental = d.incremental(inc, path+".incremental_sync")
+	}
+	if st.Incremental.ClientSideIncremental() && st.Retriever != nil && st.Retriever.Selector != nil {
+		rs, _ := m["retriever"].(map[string]any)
+		sel, _ := rs["record_selector"].(map[string]any)
+		if _, explicit := sel["transform_before_filtering"]; !explicit {
+			st.Retriever.Selector.TransformBeforeFiltering = true
 		}
 	}
-	st.Retriever = d.retriever(m["retriever"], path+".retriever")
 	return st
 }
 
@@ -77,9 +100,11 @@ func (d *decoder) retriever(v any, path string) *Retriever {
 	if pr, ok := m["partition_router"]; ok && pr != nil && !isFalsy(pr) {
 		r.PartitionRouter = d.partitionRouter(pr, path+".partition_router")
 	}
-	if dec, ok := m["decoder"]; ok && dec != nil {
-		d.component(dec, path+".decoder", "JsonDecoder")
+	if x, ok := m["pagination_reset"]; ok && x != nil && !isFalsy(x) {
+		d.unsupported(x, path+".pagination_reset")
 	}
+	r.IgnoreSlicerOnPages, _ = m["ignore_stream_slicer_parameters_on_paginated_requests"].(bool)
+	r.Decoder = d.responseDecoder(m["decoder"], path+".decoder", retrieverDecoders)
 	r.Requester = d.requester(m["requester"], path+".requester", allAuth)
 	r.Selector = d.selector(m["record_selector"], path+".record_selector")
 	if p, ok := m["paginator"]; ok && p != nil {
@@ -87,6 +112,9 @@ func (d *decoder) retriever(v any, path string) *Retriever {
 	}
 	if r.Paginator != nil && r.Requester != nil {
 		d.checkCollisions(r.Requester, r.Paginator)
+	}
+	if r.Paginator != nil && !r.Decoder.Paginates() {
+		d.fail(path+".decoder", "%s cannot read pages of a DefaultPaginator (with pagination: JsonDecoder, XmlDecoder or GzipDecoder of JsonDecoder, as in Airbyte's runtime)", r.Decoder.Name())
 	}
 	return r
 }
@@ -97,18 +125,25 @@ func (d *decoder) selector(v any, path string) *Selector {
 		return nil
 	}
 	s := &Selector{}
+	s.TransformBeforeFiltering, _ = m["transform_before_filtering"].(bool)
+	if sn, ok := m["schema_normalization"].(string); ok && sn != "None" && sn != "Default" {
+		d.fail(path+".schema_normalization", "%q is not a schema normalization (None or Default)", sn)
+	}
 	if ex, _, ok := d.component(m["extractor"], path+".extractor", "DpathExtractor"); ok {
+		if x, ok := ex["record_expander"]; ok && x != nil {
+			d.unsupported(x, path+".extractor.record_expander")
+		}
 		for i, seg := range ex["field_path"].([]any) {
 			s.FieldPath = append(s.FieldPath, d.value(seg, fmt.Sprintf("%s.extractor.field_path[%d]", path, i)))
 		}
 	}
 	if f, ok := m["record_filter"]; ok && f != nil {
 		if fm, _, ok := d.component(f, path+".record_filter", "RecordFilter"); ok {
-			s.Filter = d.tpl(fm, "condition", path+".record_filter")
-			if s.Filter == nil {
-				s.Filter = interp.Constant(false, path+".record_filter.condition")
-			}
+			// No condition: no filter. (The reference drops every record.)
+			s.Filter = d.condition(fm, path+".record_filter")
+			s.FilterParams, _ = fm["$parameters"].(map[string]any)
 		}
 	}
+	s.Normalize = m["schema_normalization"] == "Default"
 	return s
 }

@@ -1,42 +1,35 @@
 package protocol
 
-import (
-	"encoding/json"
-	"strings"
-
-	"github.com/rs/zerolog"
+// Levels of LOG messages.
+const (
+	LevelDebug = "DEBUG"
+	LevelInfo  = "INFO"
+	LevelWarn  = "WARN"
+	LevelError = "ERROR"
 )
 
-// NewLogger returns a zerolog logger whose every line becomes a LOG message
-// on w (masked like every LOG), never free text on stdout.
-func NewLogger(w *Writer) zerolog.Logger {
-	return zerolog.New(logSink{w}).Level(zerolog.DebugLevel)
+// SetDebug makes Log print DEBUG messages; without it they are dropped, as
+// the reference drops them without --debug.
+func (w *Writer) SetDebug(on bool) {
+	w.mu.Lock()
+	w.debug = on
+	w.mu.Unlock()
 }
 
-type logSink struct{ w *Writer }
-
-var levels = map[string]string{"trace": "TRACE", "debug": "DEBUG", "info": "INFO", "warn": "WARN", "error": "ERROR", "fatal": "FATAL", "panic": "FATAL"}
-
-func (s logSink) Write(p []byte) (int, error) {
-	var entry map[string]any
-	if err := json.Unmarshal(p, &entry); err != nil {
-		return len(p), s.w.Log("INFO", strings.TrimSpace(string(p)))
-	}
-	level := levels[asString(entry[zerolog.LevelFieldName])]
-	if level == "" {
-		level = "INFO"
-	}
-	msg := asString(entry[zerolog.MessageFieldName])
-	delete(entry, zerolog.LevelFieldName)
-	delete(entry, zerolog.MessageFieldName)
-	if len(entry) > 0 {
-		extra, _ := json.Marshal(entry)
-		msg += " " + string(extra)
-	}
-	return len(p), s.w.Log(level, msg)
+// Debugging tells whether DEBUG messages are printed, so that a caller can
+// skip building them.
+func (w *Writer) Debugging() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.debug
 }
 
-func asString(v any) string {
-	s, _ := v.(string)
-	return s
+// Log prints a LOG message, masked like every LOG text.
+func (w *Writer) Log(level, message string) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if level == LevelDebug && !w.debug {
+		return w.err
+	}
+	return w.writeLocked(&Message{Type: TypeLog, Log: &Log{Level: level, Message: message}})
 }

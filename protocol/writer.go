@@ -22,6 +22,7 @@ type Writer struct {
 	masker Masker
 	now    func() time.Time
 	err    error
+	debug  bool
 }
 
 // NewWriter returns a writer on out.
@@ -113,11 +114,6 @@ func (w *Writer) Flush() error {
 // Millis is the current time in epoch milliseconds.
 func (w *Writer) Millis() int64 { return w.now().UnixMilli() }
 
-// Log prints a LOG message.
-func (w *Writer) Log(level, message string) error {
-	return w.Write(&Message{Type: TypeLog, Log: &Log{Level: level, Message: message}})
-}
-
 // Error prints a TRACE ERROR. stream may be empty.
 func (w *Writer) Error(failureType, message, internal, stream string) error {
 	e := &TraceError{Message: message, InternalMessage: internal, FailureType: failureType}
@@ -133,12 +129,17 @@ func (w *Writer) Status(stream, status string) error {
 		StreamStatus: &StreamStatus{StreamDescriptor: StreamDescriptor{Name: stream}, Status: status}}})
 }
 
-// StreamStateDone prints the STREAM state closing a full-refresh stream with
-// the number of records emitted.
-func (w *Writer) StreamStateDone(stream string, count int64) error {
-	return w.Write(&Message{Type: TypeState, State: &State{Type: "STREAM",
-		Stream:      &StreamState{StreamDescriptor: StreamDescriptor{Name: stream}, StreamState: map[string]any{"__ab_no_cursor_state_message": true}},
-		SourceStats: &StateStats{RecordCount: Count(count)}}})
+// StreamState prints a STREAM state: the stream's state and the number of
+// its records emitted since its previous state.
+func (w *Writer) StreamState(stream string, state map[string]any, count int64) error {
+	return w.Write(StreamStateMessage(stream, state, count))
+}
+
+// StreamStateMessage is the STATE message of one stream.
+func StreamStateMessage(stream string, state map[string]any, count int64) *Message {
+	return &Message{Type: TypeState, State: &State{Type: "STREAM",
+		Stream:      &StreamState{StreamDescriptor: StreamDescriptor{Name: stream}, StreamState: state},
+		SourceStats: &StateStats{RecordCount: Count(count)}}}
 }
 
 // ConnectionStatus prints the answer of check.

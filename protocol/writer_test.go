@@ -19,7 +19,8 @@ func TestMessagesExactJSON(t *testing.T) {
 	w.now = func() time.Time { return time.UnixMilli(1714521600000) }
 	w.SetMasker(upper{})
 	w.WriteRecord("users", []byte(`{"id":1}`), 1714521600000)
-	w.StreamStateDone("users", 42)
+	w.StreamState("users", map[string]any{"__ab_no_cursor_state_message": true}, 42)
+	w.StreamState("users", map[string]any{"updated_at": "2024-01-05T00:00:00Z"}, 0)
 	w.Write(&Message{Type: TypeState, State: &State{Type: "GLOBAL", Global: &GlobalState{SharedState: map[string]any{"lsn": "1"},
 		StreamStates: []StreamState{{StreamDescriptor: StreamDescriptor{Name: "users"}, StreamState: map[string]any{"pk": 1}}}}, SourceStats: &StateStats{RecordCount: 10}}})
 	w.Log("INFO", "the secret is out")
@@ -34,6 +35,7 @@ func TestMessagesExactJSON(t *testing.T) {
 	want := []string{
 		`{"type":"RECORD","record":{"stream":"users","data":{"id":1},"emitted_at":1714521600000}}`,
 		`{"type":"STATE","state":{"type":"STREAM","stream":{"stream_descriptor":{"name":"users"},"stream_state":{"__ab_no_cursor_state_message":true}},"sourceStats":{"recordCount":42.0}}}`,
+		`{"type":"STATE","state":{"type":"STREAM","stream":{"stream_descriptor":{"name":"users"},"stream_state":{"updated_at":"2024-01-05T00:00:00Z"}},"sourceStats":{"recordCount":0.0}}}`,
 		`{"type":"STATE","state":{"type":"GLOBAL","global":{"shared_state":{"lsn":"1"},"stream_states":[{"stream_descriptor":{"name":"users"},"stream_state":{"pk":1}}]},"sourceStats":{"recordCount":10.0}}}`,
 		`{"type":"LOG","log":{"level":"INFO","message":"the **** is out"}}`,
 		`{"type":"CONNECTION_STATUS","connectionStatus":{"status":"FAILED","message":"401 with ****"}}`,
@@ -106,3 +108,17 @@ func BenchmarkWriteRecordsMarshal(b *testing.B) {
 type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+func TestDebugLogsOnlyWhenAsked(t *testing.T) {
+	var b bytes.Buffer
+	w := NewWriter(&b)
+	w.Log(LevelDebug, "hidden")
+	w.Log(LevelInfo, "shown")
+	w.SetDebug(true)
+	w.Log(LevelDebug, "now shown")
+	w.Flush()
+	want := `{"type":"LOG","log":{"level":"INFO","message":"shown"}}` + "\n" + `{"type":"LOG","log":{"level":"DEBUG","message":"now shown"}}` + "\n"
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/airbyte-go/source-declarative/examples/exampleapi"
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/protocol"
+	"github.com/airbyte-go/source-declarative/runtime/incremental"
 )
 
 func benchRunner(b *testing.B, url string) *Runner {
@@ -42,7 +43,7 @@ func BenchmarkRead(b *testing.B) {
 	b.SetBytes(100000 * 200)
 	for i := 0; i < b.N; i++ {
 		r := benchRunner(b, srv.URL)
-		if err := r.Read(context.Background(), cat); err != nil {
+		if err := r.Read(context.Background(), cat, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -64,7 +65,7 @@ func BenchmarkExtractRecords(b *testing.B) {
 	page := benchPage()
 	b.SetBytes(int64(len(page)))
 	for i := 0; i < b.N; i++ {
-		recs, err := extractRecords(page, []string{"data"})
+		recs, err := extractRecords(page, []string{"data"}, true)
 		if err != nil || len(recs) != 1000 {
 			b.Fatal(err)
 		}
@@ -91,13 +92,13 @@ func BenchmarkExtractRecordsEncodingJSON(b *testing.B) {
 // options and an API key.
 func BenchmarkBuildRequest(b *testing.B) {
 	r := benchRunner(b, "http://127.0.0.1:1")
-	sr, err := r.streamReader(r.Source.Streams[0])
+	sr, err := r.streamReader(r.Source.Streams[0], incremental.FullRefresh{})
 	if err != nil {
 		b.Fatal(err)
 	}
 	token := sr.b.pag.First()
 	for i := 0; i < b.N; i++ {
-		p, err := sr.b.build(context.Background(), token, nil)
+		p, err := sr.b.build(context.Background(), pageRequest{token: token})
 		if err != nil {
 			b.Fatal(err)
 		}

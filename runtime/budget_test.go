@@ -62,7 +62,7 @@ func TestPartitionRouterNotRunYet(t *testing.T) {
 	r, out := loadRunner(t, oneStream("https://api.example.com", "          type: NoAuth",
 		"      partition_router: {type: ListPartitionRouter, cursor_field: id, values: [a]}"), map[string]any{})
 	cat := &protocol.ConfiguredCatalog{Streams: []protocol.ConfiguredStream{{Stream: protocol.Stream{Name: "s"}, SyncMode: "full_refresh"}}}
-	if err := r.Read(context.Background(), cat); err == nil {
+	if err := r.Read(context.Background(), cat, nil); err == nil {
 		t.Fatal("the read succeeded")
 	}
 	r.Out.Flush()

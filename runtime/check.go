@@ -4,13 +4,19 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/protocol"
+	"github.com/airbyte-go/source-declarative/runtime/incremental"
 )
 
 // Check reads the first page of each CheckStream stream and prints exactly
 // one CONNECTION_STATUS. A failure to connect is FAILED, not an error.
 func (r *Runner) Check(ctx context.Context) error {
-	names := r.Source.CheckStreams
+	names, err := r.checkStreams(ctx)
+	if err != nil {
+		r.log("ERROR", "Check failed: "+OneLine(err))
+		return r.Out.ConnectionStatus(false, OneLine(err))
+	}
 	if len(names) == 0 && len(r.Source.Streams) > 0 {
 		names = []string{r.Source.Streams[0].Name}
 	}
@@ -19,10 +25,7 @@ func (r *Runner) Check(ctx context.Context) error {
 		if st == nil {
 			return r.Out.ConnectionStatus(false, fmt.Sprintf("check stream %q is not defined in the manifest", name))
 		}
-		sr, err := r.streamReader(st)
-		if err == nil {
-			err = sr.read(ctx, 1, func([][]byte) error { return nil })
-		}
+		err := r.checkStream(ctx, st)
 		if err != nil {
 			r.log("ERROR", "Check failed: "+OneLine(err))
 			return r.Out.ConnectionStatus(false, OneLine(err))
@@ -31,21 +34,61 @@ func (r *Runner) Check(ctx context.Context) error {
 	return r.Out.ConnectionStatus(true, "")
 }
 
-// Discover prints exactly one CATALOG.
-func (r *Runner) Discover() error {
+// checkStreams makes the dynamic streams and lists the streams check reads.
+func (r *Runner) checkStreams(ctx context.Context) ([]string, error) {
+	if err := r.resolveDynamic(ctx); err != nil {
+		return nil, err
+	}
+	return r.checkNames()
+}
+
+// checkStream reads the first page of the stream's first slice.
+func (r *Runner) checkStream(ctx context.Context, st *manifest.Stream) error {
+	cur, err := r.cursor(st, nil, nil)
+	if err != nil {
+		return err
+	}
+	sr, err := r.streamReader(st, cur)
+	if err != nil {
+		return err
+	}
+	for sl := range cur.Slices() {
+		return sr.read(ctx, sl, 1, func([][]byte) error { return nil })
+	}
+	return nil
+}
+
+// Discover prints exactly one CATALOG, each stream's schema from its schema
+// loaders (dynamic streams are made first). An incremental stream supports
+// both sync modes, with its cursor field as the default one.
+func (r *Runner) Discover(ctx context.Context) error {
+	if err := r.resolveDynamic(ctx); err != nil {
+		return err
+	}
 	cat := &protocol.Catalog{Streams: []protocol.Stream{}}
 	for _, st := range r.Source.Streams {
-		schema := any(st.Schema)
-		if st.Schema == nil {
-			schema = map[string]any{"$schema": "http://json-schema.org/draft-07/schema#", "type": "object", "additionalProperties": true, "properties": map[string]any{}}
+		schema, err := r.streamSchema(ctx, st)
+		if err != nil {
+			return err
 		}
-		cat.Streams = append(cat.Streams, protocol.Stream{
+		s := protocol.Stream{
 			Name:                    st.Name,
 			JSONSchema:              schema,
 			SupportedSyncModes:      []string{"full_refresh"},
 			SourceDefinedPrimaryKey: st.PrimaryKey,
-			IsResumable:             new(bool),
-		})
+			IsResumable:             new(false),
+		}
+		if st.Incremental != nil {
+			field, err := incremental.CursorField(st, r.Config)
+			if err != nil {
+				return ConfigErr("stream %s: %v", st.Name, err)
+			}
+			s.SupportedSyncModes = append(s.SupportedSyncModes, "incremental")
+			s.SourceDefinedCursor = new(!st.Incremental.CatalogCursorField())
+			s.DefaultCursorField = []string{field}
+			s.IsResumable = new(true)
+		}
+		cat.Streams = append(cat.Streams, s)
 	}
 	return r.Out.Write(&protocol.Message{Type: protocol.TypeCatalog, Catalog: cat})
 }

@@ -4,38 +4,22 @@ package runtime
 
 import (
 	"encoding/json"
-	"errors"
-	"fmt"
 	"strings"
 
-	"github.com/airbyte-go/source-declarative/protocol"
-	"github.com/airbyte-go/source-declarative/runtime/request"
+	"github.com/airbyte-go/source-declarative/runtime/failure"
 )
 
-// Error is a failure with its Airbyte failure type.
-type Error struct {
-	Failure string
-	Message string
-}
-
-func (e *Error) Error() string { return e.Message }
+// Error is the connector's one failure type, named here for the read loop.
+type Error = failure.Error
 
 // ConfigErr is a user mistake in the config, catalog or manifest.
 func ConfigErr(format string, args ...any) error {
-	return &Error{Failure: protocol.ConfigError, Message: fmt.Sprintf(format, args...)}
+	return failure.Config(format, args...)
 }
 
 // FailureType classifies an error: config_error, transient_error or system_error.
 func FailureType(err error) string {
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Failure
-	}
-	var re *request.Error
-	if errors.As(err, &re) && re.Failure != "" {
-		return re.Failure
-	}
-	return protocol.SystemError
+	return failure.Type(err)
 }
 
 // OneLine flattens an error to one line.

@@ -192,7 +192,7 @@ func TestFaultInjection(t *testing.T) {
 	for _, n := range []string{"users", "orders", "events"} {
 		cat.Streams = append(cat.Streams, protocol.ConfiguredStream{Stream: protocol.Stream{Name: n}, SyncMode: "full_refresh"})
 	}
-	if err := r.Read(context.Background(), cat); err != nil {
+	if err := r.Read(context.Background(), cat, nil); err != nil {
 		t.Fatalf("read failed: %v\n%s", err, out.String())
 	}
 	w.Flush()

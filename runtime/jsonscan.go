@@ -13,6 +13,7 @@ import (
 type scanner struct {
 	b     []byte
 	depth int
+	lines int // line breaks skipped as whitespace so far
 }
 
 var errSyntax = errors.New("invalid JSON")
@@ -22,7 +23,10 @@ const maxDepth = 1000
 func (s *scanner) ws(i int) int {
 	for i < len(s.b) {
 		switch s.b[i] {
-		case ' ', '\n', '\r', '\t':
+		case ' ', '\t':
+			i++
+		case '\n', '\r':
+			s.lines++
 			i++
 		default:
 			return i
@@ -141,6 +145,19 @@ func hex4(b []byte) bool {
 // object skips an object; each member is handed to member with the raw key
 // (quotes included) and the value's span.
 func (s *scanner) object(i int, member func(key []byte, start, end int)) (int, error) {
+	return s.members(i, func(key []byte, start int) (int, error) {
+		end, err := s.value(start)
+		if err == nil && member != nil {
+			member(key, start, end)
+		}
+		return end, err
+	})
+}
+
+// members walks an object whose members' values visit scans: visit gets the
+// raw key (quotes included) and where the value starts, and returns where it
+// ends, so a caller can look into a value while scanning it once.
+func (s *scanner) members(i int, visit func(key []byte, start int) (int, error)) (int, error) {
 	if s.depth++; s.depth > maxDepth {
 		return 0, errSyntax
 	}
@@ -163,12 +180,12 @@ func (s *scanner) object(i int, member func(key []byte, start, end int)) (int, e
 			return 0, errSyntax
 		}
 		start := s.ws(i + 1)
-		end, err := s.value(start)
+		if start >= len(s.b) {
+			return 0, errSyntax
+		}
+		end, err := visit(key, start)
 		if err != nil {
 			return 0, err
-		}
-		if member != nil {
-			member(key, start, end)
 		}
 		i = s.ws(end)
 		if i >= len(s.b) {
@@ -187,6 +204,17 @@ func (s *scanner) object(i int, member func(key []byte, start, end int)) (int, e
 
 // array skips an array; each item's span is handed to item.
 func (s *scanner) array(i int, item func(start, end int)) (int, error) {
+	return s.items(i, func(start int) (int, error) {
+		end, err := s.value(start)
+		if err == nil && item != nil {
+			item(start, end)
+		}
+		return end, err
+	})
+}
+
+// items walks an array whose items visit scans, as members does for objects.
+func (s *scanner) items(i int, visit func(start int) (int, error)) (int, error) {
 	if s.depth++; s.depth > maxDepth {
 		return 0, errSyntax
 	}
@@ -197,12 +225,12 @@ func (s *scanner) array(i int, item func(start, end int)) (int, error) {
 	}
 	for {
 		start := s.ws(i)
-		end, err := s.value(start)
+		if start >= len(s.b) {
+			return 0, errSyntax
+		}
+		end, err := visit(start)
 		if err != nil {
 			return 0, err
-		}
-		if item != nil {
-			item(start, end)
 		}
 		i = s.ws(end)
 		if i >= len(s.b) {

@@ -76,7 +76,7 @@ func readAll(t *testing.T, r *Runner, streams ...string) {
 	for _, s := range streams {
 		cat.Streams = append(cat.Streams, protocol.ConfiguredStream{Stream: protocol.Stream{Name: s}, SyncMode: "full_refresh"})
 	}
-	if err := r.Read(context.Background(), cat); err != nil {
+	if err := r.Read(context.Background(), cat, nil); err != nil {
 		t.Fatal(err)
 	}
 	r.Out.Flush()
@@ -161,11 +161,61 @@ func TestTokenEndpointDownIsTransient(t *testing.T) {
 	r, out := loadRunner(t, oneStream(srv.URL, `          {type: OAuthAuthenticator, token_refresh_endpoint: "`+srv.URL+`/token", client_id: c, client_secret: s, grant_type: client_credentials}`, ""), map[string]any{})
 	r.Client.Sleep = func(context.Context, time.Duration) error { return nil }
 	cat := &protocol.ConfiguredCatalog{Streams: []protocol.ConfiguredStream{{Stream: protocol.Stream{Name: "s"}, SyncMode: "full_refresh"}}}
-	if err := r.Read(context.Background(), cat); err == nil {
+	if err := r.Read(context.Background(), cat, nil); err == nil {
 		t.Fatal("want a failure")
 	}
 	r.Out.Flush()
 	if tokenCalls != 6 || !strings.Contains(out.String(), `"failure_type":"transient_error"`) || !strings.Contains(out.String(), "HTTP 503") {
 		t.Fatalf("%d token calls; output:\n%s", tokenCalls, out.String())
+	}
+}
+
+// token_expiry_date_format in the older pendulum style reads the expiry date
+// as a strftime format does.
+func TestOAuthExpiryDateInPendulumFormat(t *testing.T) {
+	clk := &clock{now: time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)}
+	var tokens []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/token" {
+			tokens = append(tokens, clk.Now().Format(time.TimeOnly))
+			fmt.Fprintf(w, `{"access_token":"at-%d","expires_at":"%s"}`, len(tokens), clk.Now().Add(time.Hour).Format("02/01/2006 15:04"))
+			return
+		}
+		clk.advance(40 * time.Minute)
+		if r.URL.Query().Get("page") == "3" {
+			fmt.Fprint(w, `{"data":[]}`)
+			return
+		}
+		fmt.Fprint(w, `{"data":[{"id":1}]}`)
+	}))
+	defer srv.Close()
+	r, _ := loadRunner(t, oneStream(srv.URL, `          type: OAuthAuthenticator
+          token_refresh_endpoint: `+srv.URL+`/token
+          client_id: id
+          client_secret: secret
+          grant_type: client_credentials
+          expires_in_name: expires_at
+          token_expiry_date_format: "DD/MM/YYYY HH:mm"`, `      paginator:
+        type: DefaultPaginator
+        page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: page}
+        pagination_strategy: {type: PageIncrement, page_size: 1, start_from_page: 1}
+`), map[string]any{})
+	r.Now = clk.Now
+	readAll(t, r, "s")
+	if strings.Join(tokens, ",") != "12:00:00,13:20:00" {
+		t.Errorf("token requests at %v, want 12:00:00 and 13:20:00 (the first token expired at 13:00)", tokens)
+	}
+}
+
+// A Connector Builder test read runs without retries and leaves the
+// runner's retries as they were.
+func TestTestReadRestoresRetries(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, `{"data":[{"id":1}]}`) }))
+	defer srv.Close()
+	r, _ := loadRunner(t, oneStream(srv.URL, "          type: NoAuth", ""), map[string]any{})
+	r.Client.MaxRetries = 7
+	r.TestRead(context.Background(), "s", DefaultTestLimits)
+	if r.Client.MaxRetries != 7 {
+		t.Errorf("MaxRetries = %d after a test read, want 7", r.Client.MaxRetries)
 	}
 }

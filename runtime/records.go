@@ -3,154 +3,216 @@ package runtime
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"path"
 	"strconv"
 	"strings"
 
 	"github.com/airbyte-go/source-declarative/runtime/interp"
 )
 
-// extractRecords returns the records at path in a JSON body as slices of
-// the body, in one validating pass and without decoding them: an empty path
-// is the body itself (a top-level array gives its items, an object is one
-// record); "*" matches every key or item of one level; a list found at the
-// end gives its items.
-func extractRecords(body []byte, path []string) ([][]byte, error) {
-	s := &scanner{b: body}
+// extractRecords cuts the records at path out of one decoded document, as
+// slices of it, scanning it once and validating it on the way, as Airbyte's
+// DpathExtractor picks them: an empty path takes the document; a path
+// without wildcards takes the one value it leads to, and with a wildcard
+// segment ("*", or a glob such as "item_*") every value it matches. A list
+// gives its items, a non-empty object itself; an empty object, null, false,
+// 0, "", or a path that leads nowhere give no record. With elements set, a
+// top-level array is a list of documents, each searched on its own (the JSON
+// decoders read a body that way).
+//
+// Two choices where the reference fails the stream: a list matched by a
+// wildcard gives its items instead of being one record, and a null item is
+// skipped. Any other value that is not an object is an error.
+func extractRecords(doc []byte, path []string, elements bool) ([][]byte, error) {
+	s := &scanner{b: doc}
 	start := s.ws(0)
-	if start == len(body) {
+	if start == len(doc) {
 		return nil, nil
 	}
-	var out [][]byte
-	var failure error
-	var walk func(start, end, depth int) error
-	walk = func(start, end, depth int) error {
-		if depth == len(path) {
-			return collectRecords(s, start, end, depth == 0, &out)
-		}
-		seg := path[depth]
-		found := false
-		var err error
-		switch body[start] {
-		case '{':
-			_, err = s.object(start, func(key []byte, vs, ve int) {
-				if failure == nil && (seg == "*" || keyEquals(key, seg)) {
-					found = true
-					failure = walk(vs, ve, depth+1)
-				}
-			})
-		case '[':
-			i := 0
-			_, err = s.array(start, func(vs, ve int) {
-				if failure == nil && (seg == "*" || itoa(i) == seg) {
-					found = true
-					failure = walk(vs, ve, depth+1)
-				}
-				i++
-			})
-		case 'n':
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if !found && seg != "*" {
-			return &missingPathError{path: path[:depth+1]}
-		}
-		return failure
+	x := &extractor{s: s, path: path}
+	for _, seg := range path {
+		x.glob = x.glob || isGlob(seg)
 	}
-	end, err := s.value(start)
-	if err != nil {
+	var end int
+	var err error
+	if elements && doc[start] == '[' {
+		end, err = s.items(start, func(i int) (int, error) { return x.walk(i, 0) })
+	} else {
+		end, err = x.walk(start, 0)
+	}
+	if err != nil || s.ws(end) != len(doc) {
 		return nil, errNotJSON
 	}
-	if s.ws(end) != len(body) {
-		return nil, errNotJSON
+	if x.err != nil {
+		return nil, x.err
 	}
-	if inner := s.ws(start + 1); body[start] == '{' && inner < len(body) && body[inner] == '}' {
-		return nil, nil // an empty object holds no records, whatever the path
-	}
-	if err := walk(start, end, 0); err != nil {
-		if err == errSyntax {
-			return nil, errNotJSON
-		}
-		return nil, err
-	}
-	return out, nil
+	return x.out, nil
 }
 
-// collectRecords adds the records of the value body[start:end]: a list's items, or
-// the value itself. An empty top-level object is no record.
-func collectRecords(s *scanner, start, end int, top bool, out *[][]byte) error {
-	switch s.b[start] {
-	case '[':
-		var err error
-		_, scanErr := s.array(start, func(vs, ve int) {
-			if err == nil {
-				err = appendRecord(s.b[vs:ve], out)
-			}
-		})
-		if scanErr != nil {
-			return scanErr
-		}
-		return err
-	case 'n':
-		return nil
+// extractor holds the state of one extraction.
+type extractor struct {
+	s    *scanner
+	path []string
+	glob bool // a segment is a wildcard: every match is a record
+	out  [][]byte
+	err  error // the first value that cannot be a record
+}
+
+// walk scans the value at i, which the first depth segments of the path
+// led to, and returns where it ends.
+func (x *extractor) walk(i, depth int) (int, error) {
+	s := x.s
+	if depth == len(x.path) {
+		return x.take(i)
+	}
+	seg := x.path[depth]
+	switch s.b[i] {
 	case '{':
-		if top && s.ws(start+1) < end && s.b[s.ws(start+1)] == '}' {
-			return nil
-		}
+		// A repeated key: the last one wins, as in a decoded object.
+		seen, mark := false, 0
+		return s.members(i, func(key []byte, vs int) (int, error) {
+			if !x.segmentMatches(seg, key, -1) {
+				return s.value(vs)
+			}
+			if !x.glob {
+				if seen {
+					x.out = x.out[:mark]
+				}
+				seen, mark = true, len(x.out)
+			}
+			return x.walk(vs, depth+1)
+		})
+	case '[':
+		n := -1
+		return s.items(i, func(vs int) (int, error) {
+			n++
+			if !x.segmentMatches(seg, nil, n) {
+				return s.value(vs)
+			}
+			return x.walk(vs, depth+1)
+		})
 	}
-	return appendRecord(s.b[start:end], out)
+	return s.value(i)
 }
 
-func appendRecord(raw []byte, out *[][]byte) error {
-	rec, err := record(raw)
-	if err != nil {
-		return err
+// segmentMatches tells whether a path segment selects an object's key (raw,
+// with quotes) or, when key is nil, an array's index.
+func (x *extractor) segmentMatches(seg string, key []byte, index int) bool {
+	if key == nil {
+		if seg == "*" {
+			return true
+		}
+		if isGlob(seg) {
+			ok, _ := path.Match(seg, strconv.Itoa(index))
+			return ok
+		}
+		n, err := strconv.Atoi(seg)
+		return err == nil && n == index && seg == strconv.Itoa(n)
 	}
-	if rec != nil {
-		*out = append(*out, rec)
+	if seg == "*" {
+		return true
+	}
+	if isGlob(seg) {
+		ok, _ := path.Match(seg, unquote(key))
+		return ok
+	}
+	return keyEquals(key, seg)
+}
+
+// checkRecordPath refuses the recursive wildcard "**", which is not supported.
+func checkRecordPath(segs []string, where string) error {
+	for i, seg := range segs {
+		if strings.Contains(seg, "**") {
+			return ConfigErr("%s[%d]: the recursive wildcard ** is not supported; name each level, with * for any key", where, i)
+		}
 	}
 	return nil
 }
 
-func itoa(i int) string { return strconv.Itoa(i) }
+func isGlob(seg string) bool { return strings.ContainsAny(seg, "*?[") }
 
-var errNotJSON = fmt.Errorf("the response body is not valid JSON")
-
-type missingPathError struct{ path []string }
-
-func (e *missingPathError) Error() string {
-	return fmt.Sprintf("record path [%s] is not in the response", strings.Join(e.path, ", "))
-}
-
-func firstByte(b []byte) byte {
-	for _, c := range b {
-		if c != ' ' && c != '\n' && c != '\r' && c != '\t' {
-			return c
+// take scans the value at i that the path led to and keeps its records.
+func (x *extractor) take(i int) (int, error) {
+	s := x.s
+	switch s.b[i] {
+	case '[':
+		return s.items(i, func(vs int) (int, error) {
+			before := s.lines
+			ve, err := s.value(vs)
+			if err == nil {
+				x.record(vs, ve, s.lines != before)
+			}
+			return ve, err
+		})
+	case 'n':
+		return s.value(i)
+	}
+	before := s.lines
+	end, err := s.value(i)
+	if err != nil {
+		return end, err
+	}
+	if !x.glob {
+		if s.b[i] == '{' && s.b[s.ws(i+1)] == '}' {
+			return end, nil // an empty object holds no record
+		}
+		if s.b[i] != '{' && falsy(s.b[i:end]) {
+			return end, nil
 		}
 	}
-	return 0
+	x.record(i, end, s.lines != before)
+	return end, nil
 }
 
-// record checks that raw is an object and makes it one line.
-func record(raw json.RawMessage) ([]byte, error) {
-	switch firstByte(raw) {
+// record adds the object at [start, end) as one line; null is skipped and
+// any other value is an error.
+func (x *extractor) record(start, end int, multiline bool) {
+	raw := x.s.b[start:end]
+	switch raw[0] {
 	case '{':
 	case 'n':
-		return nil, nil
+		return
 	default:
-		return nil, fmt.Errorf("a record must be a JSON object, got %s", interp.String(string(truncate(raw, 40))))
+		if x.err == nil {
+			x.err = fmt.Errorf("a record must be a JSON object, got %s", interp.String(string(truncate(raw, 40))))
+		}
+		return
 	}
-	if bytes.ContainsAny(raw, "\n\r") {
+	if multiline {
 		var b bytes.Buffer
 		if err := json.Compact(&b, raw); err != nil {
-			return nil, err
+			x.err = err
+			return
 		}
-		return b.Bytes(), nil
+		raw = b.Bytes()
 	}
-	return raw, nil
+	x.out = append(x.out, raw)
 }
+
+// falsy tells whether a JSON scalar is false in Python: false, 0, "".
+func falsy(v []byte) bool {
+	switch v[0] {
+	case 'f':
+		return true
+	case '"':
+		return len(v) == 2
+	case 't':
+		return false
+	}
+	for _, c := range v {
+		if c == 'e' || c == 'E' {
+			break
+		}
+		if c >= '1' && c <= '9' {
+			return false
+		}
+	}
+	return true
+}
+
+var errNotJSON = errors.New("the response body is not valid JSON")
 
 func truncate(b []byte, n int) []byte {
 	if len(b) > n {

@@ -7,28 +7,58 @@ import (
 	"testing"
 )
 
+// TestExtractRecords pins DpathExtractor's choices: what a path leads to,
+// and which values are records, none, or errors.
 func TestExtractRecords(t *testing.T) {
 	cases := []struct {
-		body string
-		path []string
-		want string
+		body     string
+		path     []string
+		elements bool // the body is read by a JSON decoder
+		want     string
 	}{
-		{`{"data":[{"id":1},{"id":2}]}`, []string{"data"}, `{"id":1}|{"id":2}`},
-		{`[{"id":1},{"id":2}]`, nil, `{"id":1}|{"id":2}`},
-		{`{"id":1}`, nil, `{"id":1}`},
-		{`{"data":{"id":1}}`, []string{"data"}, `{"id":1}`},
-		{`{"a":[{"b":[{"id":1}]},{"b":[{"id":2},{"id":3}]}]}`, []string{"a", "*", "b"}, `{"id":1}|{"id":2}|{"id":3}`},
-		{`{"m":{"x":{"id":1},"y":{"id":2}}}`, []string{"m", "*"}, `{"id":1}|{"id":2}`},
-		{`{"a":[{"id":0},{"id":1}]}`, []string{"a", "1"}, `{"id":1}`},
-		{`{"data":null}`, []string{"data"}, ``},
-		{`{"data":[]}`, []string{"data"}, ``},
-		{"{\"data\":[{\n  \"id\": 1\n}]}", []string{"data"}, `{"id":1}`},
-		{``, []string{"data"}, ``},
-		{`{}`, nil, ``},
-		{` { } `, []string{"data"}, ``},
+		{`{"data":[{"id":1},{"id":2}]}`, []string{"data"}, true, `{"id":1}|{"id":2}`},
+		{`[{"id":1},{"id":2}]`, nil, true, `{"id":1}|{"id":2}`},
+		{`{"id":1}`, nil, true, `{"id":1}`},
+		{`{"data":{"id":1}}`, []string{"data"}, true, `{"id":1}`},
+		{`{"a":[{"b":[{"id":1}]},{"b":[{"id":2},{"id":3}]}]}`, []string{"a", "*", "b"}, true, `{"id":1}|{"id":2}|{"id":3}`},
+		{`{"m":{"x":{"id":1},"y":{"id":2}}}`, []string{"m", "*"}, true, `{"id":1}|{"id":2}`},
+		{`{"m":{"item_1":{"id":1},"other":{"id":9},"item_2":{"id":2}}}`, []string{"m", "item_*"}, true, `{"id":1}|{"id":2}`},
+		{`{"a":[{"id":0},{"id":1}]}`, []string{"a", "1"}, true, `{"id":1}`},
+		{`{"a":[{"id":0},{"id":1}]}`, []string{"a", "01"}, true, ``},
+		{"{\"data\":[{\n  \"id\": 1\n}, {\"id\":2}]}", []string{"data"}, true, `{"id":1}|{"id":2}`},
+		{`{"data":[{"id":1},null,{}]}`, []string{"data"}, true, `{"id":1}|{}`},
+		// A repeated key: the last one, as a decoded object holds.
+		{`{"data":[{"id":1}],"data":[{"id":2}]}`, []string{"data"}, true, `{"id":2}`},
+		// A JSON decoder reads a top-level array as bodies, each searched.
+		{`[{"data":[{"id":1}]},{"data":[{"id":2}]},{"other":1}]`, []string{"data"}, true, `{"id":1}|{"id":2}`},
+		{`[[{"id":1},{"id":2}],{"id":3},{}]`, nil, true, `{"id":1}|{"id":2}|{"id":3}`},
+		{`[{"id":1}]`, []string{"0"}, true, ``},
+		// Other decoders' documents are one body each.
+		{`[{"id":1}]`, []string{"0"}, false, `{"id":1}`},
+		{`[{"data":[{"id":1}]}]`, []string{"data"}, false, ``},
+		// Nothing there: no records, no error.
+		{`{"meta":{"count":0}}`, []string{"data"}, true, ``},
+		{`{"data":null}`, []string{"data"}, true, ``},
+		{`{"data":{"items":null}}`, []string{"data", "items"}, true, ``},
+		{`{"data":{}}`, []string{"data", "items"}, true, ``},
+		{`{"data":"text"}`, []string{"data", "items"}, true, ``},
+		{`{"data":[]}`, []string{"data"}, true, ``},
+		{`{"data":{}}`, []string{"data"}, true, ``},
+		{`{"data":false}`, []string{"data"}, true, ``},
+		{`{"data":0}`, []string{"data"}, true, ``},
+		{`{"data":-0.0e5}`, []string{"data"}, true, ``},
+		{`{"data":""}`, []string{"data"}, true, ``},
+		{`{"data":[]}`, []string{"data", "*"}, true, ``},
+		{``, []string{"data"}, true, ``},
+		{`{}`, nil, true, ``},
+		{` { } `, []string{"data"}, true, ``},
+		{`null`, nil, true, ``},
+		{`[]`, nil, true, ``},
+		// A wildcard keeps every match, an empty object too.
+		{`{"m":{"x":{},"y":{"id":2}}}`, []string{"m", "*"}, true, `{}|{"id":2}`},
 	}
 	for _, c := range cases {
-		recs, err := extractRecords([]byte(c.body), c.path)
+		recs, err := extractRecords([]byte(c.body), c.path, c.elements)
 		if err != nil {
 			t.Errorf("%s %v: %v", c.body, c.path, err)
 			continue
@@ -41,11 +71,22 @@ func TestExtractRecords(t *testing.T) {
 			t.Errorf("%s %v: got %s want %s", c.body, c.path, got, c.want)
 		}
 	}
-	if _, err := extractRecords([]byte(`{"items":[]}`), []string{"data"}); err == nil || err.Error() != "record path [data] is not in the response" {
-		t.Errorf("missing path: %v", err)
-	}
-	if _, err := extractRecords([]byte(`{"data":[`), []string{"data"}); err != errNotJSON {
-		t.Errorf("truncated: %v", err)
+	for _, c := range []struct {
+		body string
+		path []string
+		want string
+	}{
+		{`{"data":[1,2]}`, []string{"data"}, "a record must be a JSON object, got 1"},
+		{`{"data":"abc"}`, []string{"data"}, `a record must be a JSON object, got "abc"`},
+		{`{"data":true}`, []string{"data"}, "a record must be a JSON object, got true"},
+		{`{"m":{"x":0}}`, []string{"m", "*"}, "a record must be a JSON object, got 0"},
+		{`{"data":[`, []string{"data"}, "the response body is not valid JSON"},
+		{`{"data":[{"id":1}]} x`, []string{"data"}, "the response body is not valid JSON"},
+		{`{"data":[1,2]`, []string{"data"}, "the response body is not valid JSON"},
+	} {
+		if _, err := extractRecords([]byte(c.body), c.path, true); err == nil || err.Error() != c.want {
+			t.Errorf("%s %v: got %v, want %s", c.body, c.path, err, c.want)
+		}
 	}
 }
 
@@ -57,7 +98,7 @@ func FuzzExtractRecords(f *testing.F) {
 		if path != "" {
 			segs = strings.Split(path, "/")
 		}
-		_, err := extractRecords(body, segs)
+		_, err := extractRecords(body, segs, true)
 		if (err == errNotJSON) == json.Valid(body) && len(bytes.TrimSpace(body)) > 0 {
 			t.Fatalf("scanner and encoding/json disagree on %q: %v", body, err)
 		}

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/protocol"
 	"github.com/airbyte-go/source-declarative/runtime/auth"
+	"github.com/airbyte-go/source-declarative/runtime/incremental"
 	"github.com/airbyte-go/source-declarative/runtime/interp"
 	"github.com/airbyte-go/source-declarative/runtime/paginate"
 	"github.com/airbyte-go/source-declarative/runtime/request"
@@ -16,10 +18,28 @@ import (
 
 // builder builds the requests of one requester.
 type builder struct {
-	r    *Runner
-	req  *manifest.Requester
-	auth auth.Authenticator
-	pag  *paginate.Paginator
+	r      *Runner
+	req    *manifest.Requester
+	auth   auth.Authenticator
+	pag    *paginate.Paginator
+	policy *request.Policy // the requester's error handler, evaluated
+}
+
+// newBuilder prepares the requests of a requester: its authenticator and its
+// error handler, evaluated against the config before any request is sent.
+func (r *Runner) newBuilder(req *manifest.Requester, pag *paginate.Paginator) (*builder, error) {
+	au, err := r.authenticator(req.Auth)
+	if err != nil {
+		return nil, err
+	}
+	policy, err := request.NewPolicy(req.ErrorHandler, r.Config)
+	if err != nil {
+		return nil, err
+	}
+	if refresher, ok := au.(auth.Refresher); ok && policy != nil {
+		policy.Refresh = refresher.Invalidate
+	}
+	return &builder{r: r, req: req, auth: au, pag: pag, policy: policy}, nil
 }
 
 // baseURL joins url_base and path (or url and path) as the reference does.
@@ -50,9 +70,20 @@ func joinURL(base, path string) string {
 	return strings.TrimRight(base, "/") + "/" + strings.TrimLeft(path, "/")
 }
 
-// build makes the parts of one request for a pagination token.
-func (b *builder) build(ctx context.Context, token paginate.Token, extra func(*request.Parts) error) (*request.Parts, error) {
-	vars := b.r.vars(b.req.Parameters)
+// pageRequest is what one request is built for: a pagination token in a
+// slice, with the slice's own request options when withSlice, and a check of
+// the request before credentials go in (nil: none).
+type pageRequest struct {
+	token     paginate.Token
+	slice     *incremental.Slice
+	withSlice bool
+	check     func(*request.Parts) error
+}
+
+// build makes the parts of one request.
+func (b *builder) build(ctx context.Context, pr pageRequest) (*request.Parts, error) {
+	token := pr.token
+	vars := b.r.vars(b.req.Parameters, pr.slice)
 	vars["next_page_token"] = token.Vars()
 	full, base, err := b.baseURL(vars)
 	if err != nil {
@@ -95,6 +126,11 @@ func (b *builder) build(ctx context.Context, token paginate.Token, extra func(*r
 			p.BodyRaw = &s
 		}
 	}
+	if b.req.BodyText != nil {
+		if err := b.plainText(p, vars); err != nil {
+			return nil, err
+		}
+	}
 	if b.req.BodyJSON != nil {
 		v, err := renderNested(b.req.BodyJSON, vars)
 		if err != nil {
@@ -113,8 +149,15 @@ func (b *builder) build(ctx context.Context, token paginate.Token, extra func(*r
 	if err := b.pag.Inject(p, token); err != nil {
 		return nil, err
 	}
-	if extra != nil {
-		if err := extra(p); err != nil {
+	if pr.slice != nil && pr.withSlice {
+		for _, o := range pr.slice.Options {
+			if err := request.Inject(p, o.Where, o.Value, vars); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if pr.check != nil {
+		if err := pr.check(p); err != nil {
 			return nil, err
 		}
 	}
@@ -124,6 +167,29 @@ func (b *builder) build(ctx context.Context, token paginate.Token, extra func(*r
 		}
 	}
 	return p, nil
+}
+
+// plainText sets a RequestBodyPlainText body, sent as written: as JSON when
+// it is a JSON object (the reference sends it as a JSON body then), else as
+// text/plain, unless request_headers name a Content-Type.
+func (b *builder) plainText(p *request.Parts, vars interp.Vars) error {
+	text, err := b.req.BodyText.Render(vars)
+	if err != nil {
+		return err
+	}
+	if text == "" {
+		return nil
+	}
+	p.BodyRaw = &text
+	if p.Headers.Get("Content-Type") == "" {
+		var obj map[string]any
+		if json.Unmarshal([]byte(text), &obj) == nil {
+			p.Headers.Set("Content-Type", "application/json")
+		} else {
+			p.Headers.Set("Content-Type", "text/plain; charset=utf-8")
+		}
+	}
+	return nil
 }
 
 // checkHost refuses to send credentials to a next-page URL on another host
@@ -172,7 +238,7 @@ func (b *builder) mapping(m *manifest.Mapping, vars interp.Vars, path string, se
 		return nil
 	}
 	for _, k := range m.Keys {
-		v, err := m.Values[k].Eval(vars)
+		v, err := m.Values[k].Param(vars)
 		if err != nil {
 			return err
 		}
@@ -195,7 +261,7 @@ func dropEmpty(v any) any {
 func renderNested(v any, vars interp.Vars) (any, error) {
 	switch x := v.(type) {
 	case *interp.Template:
-		return x.Eval(vars)
+		return x.EvalOrNil(vars)
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {

@@ -7,13 +7,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/rs/zerolog"
-
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/protocol"
 	"github.com/airbyte-go/source-declarative/runtime/auth"
+	"github.com/airbyte-go/source-declarative/runtime/incremental"
 	"github.com/airbyte-go/source-declarative/runtime/interp"
-	"github.com/airbyte-go/source-declarative/runtime/paginate"
 	"github.com/airbyte-go/source-declarative/runtime/request"
 )
 
@@ -31,9 +29,10 @@ type Runner struct {
 	// Observer, when set, sees every exchange (for test reads).
 	Observer Observer
 
-	authMu sync.Mutex
-	auths  map[string]auth.Authenticator
-	logger zerolog.Logger
+	authMu  sync.Mutex
+	auths   map[string]auth.Authenticator
+	schemas sync.Map       // *manifest.Stream -> its JSON schema (schema.go)
+	dynamic dynamicStreams // the streams dynamic_streams made (dynamic.go)
 }
 
 // Observer is told of each data request and of each token or login request.
@@ -44,24 +43,16 @@ type Observer interface {
 
 // New prepares a runner. The writer's masker hides the spec's secrets.
 func New(src *manifest.Source, config map[string]any, out *protocol.Writer, masker *Masker) *Runner {
-	r := &Runner{Source: src, Config: config, Out: out, Masker: masker, Now: time.Now, auths: map[string]auth.Authenticator{},
-		logger: protocol.NewLogger(out)}
+	r := &Runner{Source: src, Config: config, Out: out, Masker: masker, Now: time.Now, auths: map[string]auth.Authenticator{}}
 	r.Client = request.NewClient(r.log)
-	r.Client.Budget = request.NewBudget(src.APIBudget, r.vars(nil), r.log)
+	r.Client.Debug = out.Debugging
+	r.Client.Budget = request.NewBudget(src.APIBudget, r.vars(nil, nil), r.log)
 	return r
 }
 
+// log prints a LOG message straight through the protocol writer.
 func (r *Runner) log(level, msg string) {
-	switch level {
-	case "ERROR":
-		r.logger.Error().Msg(msg)
-	case "WARN":
-		r.logger.Warn().Msg(msg)
-	case "DEBUG":
-		r.logger.Debug().Msg(msg)
-	default:
-		r.logger.Info().Msg(msg)
-	}
+	r.Out.Log(level, msg)
 }
 
 // authenticator returns the authenticator of a requester, shared by every
@@ -124,33 +115,34 @@ func authKey(a *manifest.Auth) string {
 
 // login sends a session-token login request.
 func (r *Runner) login(ctx context.Context, req *manifest.Requester) (*request.Response, error) {
-	au, err := r.authenticator(req.Auth)
+	b, err := r.newBuilder(req, nil)
 	if err != nil {
 		return nil, err
 	}
-	b := &builder{r: r, req: req, auth: au}
 	var parts *request.Parts
 	resp, err := r.Client.Send(ctx, func() (*http.Request, error) {
-		p, err := b.build(ctx, paginate.Token{}, nil)
+		p, err := b.build(ctx, pageRequest{})
 		if err != nil {
 			return nil, err
 		}
 		parts = p
 		return p.HTTP(ctx)
-	}, req.ErrorHandler)
+	}, b.policy)
 	if r.Observer != nil && parts != nil {
 		r.Observer.Auxiliary("Login request", "Obtains session token", parts, resp)
 	}
 	return resp, err
 }
 
-// vars are the template variables of a requester without pagination.
-func (r *Runner) vars(params map[string]any) interp.Vars {
+// vars are the template variables of requests and records, the one place
+// they come from: config, a component's parameters, and the slice being read
+// (nil: none) under stream_slice, stream_partition and stream_interval.
+func (r *Runner) vars(params map[string]any, sl *incremental.Slice) interp.Vars {
 	if params == nil {
 		params = map[string]any{}
 	}
-	return interp.Vars{"config": r.Config, "parameters": params,
-		"stream_slice": map[string]any{}, "stream_partition": map[string]any{}, "stream_interval": map[string]any{}}
+	m := sl.Mapping()
+	return interp.Vars{"config": r.Config, "parameters": params, "stream_slice": m, "stream_partition": m, "stream_interval": m}
 }
 
 // ConfigJSON is the config as JSON, for writing it back.

@@ -2,28 +2,35 @@ package runtime
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/protocol"
 	"github.com/airbyte-go/source-declarative/runtime/auth"
+	"github.com/airbyte-go/source-declarative/runtime/decode"
+	"github.com/airbyte-go/source-declarative/runtime/failure"
+	"github.com/airbyte-go/source-declarative/runtime/incremental"
 	"github.com/airbyte-go/source-declarative/runtime/interp"
 	"github.com/airbyte-go/source-declarative/runtime/paginate"
 	"github.com/airbyte-go/source-declarative/runtime/request"
 )
 
-// streamReader reads the pages of one stream.
+// streamReader reads the pages of one stream, slice by slice.
 type streamReader struct {
-	r    *Runner
-	st   *manifest.Stream
-	b    *builder
-	path []string // the record path, rendered
+	r      *Runner
+	st     *manifest.Stream
+	b      *builder
+	path   []string        // the record path, rendered
+	dec    *decode.Decoder // the retriever's decoder
+	cursor incremental.Cursor
+	field  string // the record key holding the cursor value ("": none)
+	warned bool   // whether a record without a readable cursor value was logged
+	pipe   *pipeline
+	piped  bool // whether pipe was made (nil: records need no processing)
 }
 
-func (r *Runner) streamReader(st *manifest.Stream) (*streamReader, error) {
+func (r *Runner) streamReader(st *manifest.Stream, cursor incremental.Cursor) (*streamReader, error) {
 	if st.Retriever == nil || st.Retriever.Requester == nil || st.Retriever.Selector == nil {
 		return nil, ConfigErr("%s: the stream has no usable retriever", st.Path)
 	}
@@ -31,16 +38,16 @@ func (r *Runner) streamReader(st *manifest.Stream) (*streamReader, error) {
 		return nil, ConfigErr("%s: partition routers are not supported yet: the read loop does not run them", pr.Path)
 	}
 	req := st.Retriever.Requester
-	vars := r.vars(req.Parameters)
+	vars := r.vars(req.Parameters, nil)
 	pag, err := paginate.New(st.Retriever.Paginator, vars)
 	if err != nil {
 		return nil, &Error{Failure: protocol.ConfigError, Message: err.Error()}
 	}
-	au, err := r.authenticator(req.Auth)
+	b, err := r.newBuilder(req, pag)
 	if err != nil {
 		return nil, err
 	}
-	sr := &streamReader{r: r, st: st, b: &builder{r: r, req: req, auth: au, pag: pag}}
+	sr := &streamReader{r: r, st: st, b: b, dec: decode.New(st.Retriever.Decoder, r.Client.MaxBody), cursor: cursor, field: cursor.Field()}
 	for _, seg := range st.Retriever.Selector.FieldPath {
 		s, err := seg.Render(vars)
 		if err != nil {
@@ -48,27 +55,35 @@ func (r *Runner) streamReader(st *manifest.Stream) (*streamReader, error) {
 		}
 		sr.path = append(sr.path, s)
 	}
+	if err := checkRecordPath(sr.path, st.Path+".retriever.record_selector.extractor.field_path"); err != nil {
+		return nil, err
+	}
 	return sr, nil
 }
 
 // pageResult is one page read.
 type pageResult struct {
-	records [][]byte
-	parts   *request.Parts
-	resp    *request.Response
+	parts *request.Parts
+	resp  *request.Response
 }
 
-// read fetches pages until the paginator stops or maxPages pages were read
-// (0: no limit), handing each page's records to emit.
-func (s *streamReader) read(ctx context.Context, maxPages int, emit func([][]byte) error) error {
+// read fetches the pages of a slice, from the first, until the paginator
+// stops or maxPages pages were read (0: no limit), handing each page's
+// records to emit; the cursor then observes them.
+func (s *streamReader) read(ctx context.Context, sl *incremental.Slice, maxPages int, emit func([][]byte) error) error {
 	token := s.b.pag.First()
-	var previous string
+	if s.streams() {
+		return s.readStreamed(ctx, token, sl, maxPages > 0, emit)
+	}
+	sent := paginate.NewRequestLog()
 	for page := 1; ; page++ {
-		var raw [][]byte
+		var body decodedPage
 		var extractErr error
-		res, err := s.fetch(ctx, token, func(resp *request.Response) error {
-			raw, extractErr = extractRecords(resp.Body, s.path)
-			if extractErr == errNotJSON {
+		pr := pageRequest{token: token, slice: sl, withSlice: page == 1 || !s.st.Retriever.IgnoreSlicerOnPages,
+			check: func(p *request.Parts) error { return sent.Check(page, token, p) }}
+		res, err := s.fetch(ctx, pr, func(resp *request.Response) error {
+			body, extractErr = s.decodePage(resp)
+			if isBadBody(extractErr) {
 				return extractErr // a truncated or garbled body is fetched again
 			}
 			return nil
@@ -79,27 +94,22 @@ func (s *streamReader) read(ctx context.Context, maxPages int, emit func([][]byt
 		if res.resp.Ignored {
 			return nil
 		}
-		// An offset or page token injected nowhere gives the same request
-		// forever (a cursor has its own guard against repeating).
-		if sig := signature(res.parts); sig == previous && !s.b.pag.IsCursor() {
-			return &Error{Failure: protocol.ConfigError, Message: fmt.Sprintf(
-				"stream %s: page %d would be requested exactly like page %d (%s); the pagination token is injected nowhere, stopping instead of reading the same page forever",
-				s.st.Name, page, page-1, res.resp.URL)}
-		} else {
-			previous = sig
-		}
 		if extractErr != nil {
 			return s.badResponse(res.resp, extractErr)
 		}
-		records, err := s.filter(raw, token)
+		records, err := s.process(ctx, body.records, token, sl)
 		if err != nil {
 			return err
 		}
+		inc := s.st.Incremental
+		if inc.ClientSideIncremental() {
+			records = s.inWindow(records)
+		}
 		var decoded []any
 		pg := paginate.Page{
-			Count:    len(raw),
+			Count:    len(body.records),
 			Header:   res.resp.Header,
-			Response: func(u interp.Usage) any { return decodeJSONKeys(res.resp.Body, u) },
+			Response: body.responseValue,
 			LastRecords: func() []any {
 				if decoded == nil {
 					decoded = make([]any, len(records))
@@ -111,6 +121,14 @@ func (s *streamReader) read(ctx context.Context, maxPages int, emit func([][]byt
 			},
 		}
 		next, more, err := s.b.pag.Next(token, pg)
+		if inc != nil && inc.Datetime != nil && inc.Datetime.DataFeed && len(records) > 0 {
+			// A data feed runs from the newest record back: a page ending
+			// before the sync's window is the last one needed.
+			if !s.cursor.Keep(incremental.FieldValue(records[len(records)-1], s.field)) {
+				more = false
+			}
+			records = s.inWindow(records)
+		}
 		if s.r.Observer != nil {
 			s.r.Observer.Page(s.st.Name, res.parts, res.resp, records, decision(next, more, err))
 		}
@@ -118,6 +136,7 @@ func (s *streamReader) read(ctx context.Context, maxPages int, emit func([][]byt
 			if err := emit(records); err != nil {
 				return err
 			}
+			s.observe(sl, records)
 		}
 		if err != nil {
 			return &Error{Failure: protocol.SystemError, Message: err.Error()}
@@ -141,17 +160,17 @@ func decision(next paginate.Token, more bool, err error) string {
 
 // fetch sends one page request; a 401 with a token-based authenticator
 // refreshes the token once and tries again.
-func (s *streamReader) fetch(ctx context.Context, token paginate.Token, check func(*request.Response) error) (*pageResult, error) {
+func (s *streamReader) fetch(ctx context.Context, pr pageRequest, check func(*request.Response) error) (*pageResult, error) {
 	res := &pageResult{}
 	send := func() (*request.Response, error) {
 		return s.r.Client.SendChecked(ctx, func() (*http.Request, error) {
-			p, err := s.b.build(ctx, token, nil)
+			p, err := s.b.build(ctx, pr)
 			if err != nil {
 				return nil, err
 			}
 			res.parts = p
 			return p.HTTP(ctx)
-		}, s.b.req.ErrorHandler, check)
+		}, s.b.policy, check)
 	}
 	resp, err := send()
 	if refresher, ok := s.b.auth.(auth.Refresher); ok && request.IsStatus(err, http.StatusUnauthorized) {
@@ -167,13 +186,8 @@ func (s *streamReader) fetch(ctx context.Context, token paginate.Token, check fu
 }
 
 func (s *streamReader) requestError(err error) error {
-	var re *request.Error
-	if errors.As(err, &re) {
-		return &Error{Failure: re.Failure, Message: fmt.Sprintf("stream %s: %s", s.st.Name, re.Message)}
-	}
-	var e *Error
-	if errors.As(err, &e) {
-		return err
+	if f := failure.As(err); f != nil {
+		return &Error{Failure: f.Failure, Status: f.Status, Message: fmt.Sprintf("stream %s: %s", s.st.Name, f.Message)}
 	}
 	return &Error{Failure: protocol.ConfigError, Message: fmt.Sprintf("stream %s: %v", s.st.Name, err)}
 }
@@ -183,40 +197,45 @@ func (s *streamReader) badResponse(resp *request.Response, err error) error {
 		s.st.Name, err, resp.Status, resp.URL, request.BodyStart(resp.Body))}
 }
 
-// filter keeps the records the record filter accepts.
-func (s *streamReader) filter(records [][]byte, token paginate.Token) ([][]byte, error) {
-	f := s.st.Retriever.Selector.Filter
-	if f == nil {
-		return records, nil
+// process runs the record filter, transformations and normalization
+// (pipeline.go) on a page's records, with the template variables of the
+// request that fetched the page.
+func (s *streamReader) process(ctx context.Context, records [][]byte, token paginate.Token, sl *incremental.Slice) ([][]byte, error) {
+	if !s.piped {
+		pipe, err := s.r.newPipeline(ctx, s.st)
+		if err != nil {
+			return nil, err
+		}
+		s.pipe, s.piped = pipe, true
 	}
-	vars := s.r.vars(s.b.req.Parameters)
+	vars := s.r.vars(s.b.req.Parameters, sl)
 	vars["next_page_token"] = token.Vars()
+	return s.pipe.run(records, vars)
+}
+
+// inWindow keeps the records whose cursor value is inside the sync's window
+// (client-side incremental streams and data feeds); a record without a
+// readable cursor value is kept.
+func (s *streamReader) inWindow(records [][]byte) [][]byte {
 	kept := records[:0:0]
 	for _, rec := range records {
-		vars["record"] = decodeJSON(rec)
-		ok, err := f.Bool(vars)
-		if err != nil {
-			return nil, &Error{Failure: protocol.ConfigError, Message: err.Error()}
-		}
-		if ok {
+		if s.cursor.Keep(incremental.FieldValue(rec, s.field)) {
 			kept = append(kept, rec)
 		}
 	}
-	return kept, nil
+	return kept
 }
 
-// signature identifies a request: method, URL, headers and body.
-func signature(p *request.Parts) string {
-	if p == nil {
-		return ""
+// observe hands the cursor value of each emitted record to the cursor. A
+// record without a readable value is logged once per stream.
+func (s *streamReader) observe(sl *incremental.Slice, records [][]byte) {
+	if s.field == "" {
+		return
 	}
-	full, _ := p.FullURL()
-	body, _, _ := p.Body()
-	var b strings.Builder
-	b.WriteString(p.Method + " " + full + "\n")
-	for _, k := range interp.SortedKeys(p.Headers) {
-		b.WriteString(k + ": " + strings.Join(p.Headers[k], ",") + "\n")
+	for _, rec := range records {
+		if err := s.cursor.Observe(sl, incremental.FieldValue(rec, s.field)); err != nil && !s.warned {
+			s.warned = true
+			s.r.log("WARN", err.Error())
+		}
 	}
-	b.Write(body)
-	return b.String()
 }

@@ -12,7 +12,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/protocol"
+	"github.com/airbyte-go/source-declarative/runtime/datetime"
 	"github.com/airbyte-go/source-declarative/runtime/request"
 )
 
@@ -49,7 +51,7 @@ type TestLog struct {
 type TestSlice struct {
 	Pages             []TestPage         `json:"pages"`
 	SliceDescriptor   any                `json:"slice_descriptor"`
-	State             []any              `json:"state"`
+	State             []*protocol.State  `json:"state"`
 	AuxiliaryRequests []AuxiliaryRequest `json:"auxiliary_requests"`
 }
 
@@ -86,12 +88,59 @@ type AuxiliaryRequest struct {
 	Response    *HTTPResponse `json:"response"`
 }
 
-// testReader collects the exchanges of a test read.
+// testReader collects the exchanges of a test read, slice by slice.
 type testReader struct {
-	r     *Runner
-	mu    sync.Mutex
-	read  *StreamRead
-	pages []TestPage
+	r       *Runner
+	mu      sync.Mutex
+	read    *StreamRead
+	current *TestSlice // the slice being read
+	field   string     // the cursor field, "" without one
+}
+
+// slices reads up to MaxSlices slices of MaxPagesPerSlice pages each, and
+// stops at MaxRecords records.
+func (t *testReader) slices(ctx context.Context, st *manifest.Stream, limits TestLimits) error {
+	cur, err := t.r.cursor(st, nil, nil)
+	if err != nil {
+		return err
+	}
+	sr, err := t.r.streamReader(st, cur)
+	if err != nil {
+		return err
+	}
+	t.field = cur.Field()
+	total, read := 0, 0
+	for sl := range cur.Slices() {
+		if read == limits.MaxSlices {
+			break
+		}
+		read++
+		t.current = &TestSlice{Pages: []TestPage{}, SliceDescriptor: sl.Descriptor(), State: []*protocol.State{}, AuxiliaryRequests: []AuxiliaryRequest{}}
+		err := sr.read(ctx, sl, limits.MaxPagesPerSlice, func(records [][]byte) error {
+			total += len(records)
+			if total >= limits.MaxRecords {
+				return errLimit
+			}
+			return nil
+		})
+		if len(t.current.Pages) >= limits.MaxPagesPerSlice {
+			t.read.TestReadLimitReached = true
+		}
+		if err != nil {
+			return err
+		}
+		cur.Close(sl)
+		if cur.Field() != "" {
+			t.current.State = []*protocol.State{{Type: "STREAM", Stream: &protocol.StreamState{
+				StreamDescriptor: protocol.StreamDescriptor{Name: st.Name}, StreamState: cur.State()}}}
+		}
+		t.read.Slices = append(t.read.Slices, *t.current)
+		t.current = nil
+	}
+	if read == limits.MaxSlices {
+		t.read.TestReadLimitReached = true
+	}
+	return nil
 }
 
 func (t *testReader) Page(_ string, req *request.Parts, resp *request.Response, records [][]byte, decision string) {
@@ -100,7 +149,9 @@ func (t *testReader) Page(_ string, req *request.Parts, resp *request.Response, 
 		page.Records = append(page.Records, json.RawMessage(rec))
 	}
 	t.mu.Lock()
-	t.pages = append(t.pages, page)
+	if t.current != nil {
+		t.current.Pages = append(t.current.Pages, page)
+	}
 	t.mu.Unlock()
 }
 
@@ -174,10 +225,13 @@ func (t *testReader) mask() {
 			r.Headers[k] = m(v)
 		}
 	}
-	for i := range t.pages {
-		maskReq(t.pages[i].Request)
-		maskResp(t.pages[i].Response)
-		t.pages[i].Decision = m(t.pages[i].Decision)
+	for i := range t.read.Slices {
+		pages := t.read.Slices[i].Pages
+		for j := range pages {
+			maskReq(pages[j].Request)
+			maskResp(pages[j].Response)
+			pages[j].Decision = m(pages[j].Decision)
+		}
 	}
 	for i := range t.read.AuxiliaryRequests {
 		maskReq(t.read.AuxiliaryRequests[i].Request)
@@ -197,11 +251,16 @@ func (r *Runner) TestRead(ctx context.Context, stream string, limits TestLimits)
 	if limits.MaxPagesPerSlice <= 0 {
 		limits.MaxPagesPerSlice = DefaultTestLimits.MaxPagesPerSlice
 	}
+	if limits.MaxSlices <= 0 {
+		limits.MaxSlices = DefaultTestLimits.MaxSlices
+	}
 	read := &StreamRead{Logs: []TestLog{}, Slices: []TestSlice{}, AuxiliaryRequests: []AuxiliaryRequest{}, InferredDatetimeFormats: map[string]string{}}
 	tr := &testReader{r: r, read: read}
 	r.Observer = tr
 	defer func() { r.Observer = nil }()
+	prevRetries := r.Client.MaxRetries
 	r.Client.MaxRetries = 0
+	defer func() { r.Client.MaxRetries = prevRetries }()
 	var control map[string]any
 	prevSave := r.SaveConfig
 	r.SaveConfig = func(cfg map[string]any) error {
@@ -211,46 +270,42 @@ func (r *Runner) TestRead(ctx context.Context, stream string, limits TestLimits)
 		}
 		return nil
 	}
-	total := 0
-	var err error
+	err := r.resolveDynamic(ctx) // dynamic.go
 	st := r.Source.Stream(stream)
-	if st == nil {
+	if err != nil {
+		st = nil
+	} else if st == nil {
 		err = ConfigErr("stream %q is not defined in the manifest (streams: %s)", stream, strings.Join(r.streamNames(), ", "))
 	} else {
-		var sr *streamReader
-		sr, err = r.streamReader(st)
-		if err == nil {
-			err = sr.read(ctx, limits.MaxPagesPerSlice, func(records [][]byte) error {
-				total += len(records)
-				if total >= limits.MaxRecords {
-					return errLimit
-				}
-				return nil
-			})
-		}
+		err = tr.slices(ctx, st, limits)
 	}
 	if err != nil && !errors.Is(err, errLimit) {
 		read.Logs = append(read.Logs, TestLog{Message: r.Masker.Mask(OneLine(err)), Level: "ERROR", InternalMessage: FailureType(err)})
 	}
+	if tr.current != nil { // the slice that failed or met a limit
+		read.Slices = append(read.Slices, *tr.current)
+	}
 	tr.mask()
 	// Trim the records past the limit from the last pages.
 	left := limits.MaxRecords
-	for i := range tr.pages {
-		if len(tr.pages[i].Records) > left {
-			tr.pages[i].Records = tr.pages[i].Records[:left]
+	var pages []TestPage
+	for i := range read.Slices {
+		for j := range read.Slices[i].Pages {
+			pg := &read.Slices[i].Pages[j]
+			if len(pg.Records) > left {
+				pg.Records = pg.Records[:left]
+			}
+			left -= len(pg.Records)
+			pages = append(pages, *pg)
 		}
-		left -= len(tr.pages[i].Records)
 	}
-	read.Slices = append(read.Slices, TestSlice{Pages: tr.pages, State: []any{}, AuxiliaryRequests: []AuxiliaryRequest{}})
-	if read.Slices[0].Pages == nil {
-		read.Slices[0].Pages = []TestPage{}
-	}
-	read.TestReadLimitReached = len(tr.pages) >= limits.MaxPagesPerSlice || total >= limits.MaxRecords
+	read.TestReadLimitReached = read.TestReadLimitReached || left <= 0
+	read.InferredDatetimeFormats = inferDatetimeFormats(pages)
 	var pk [][]string
 	if st != nil {
 		pk = st.PrimaryKey
 	}
-	read.InferredSchema = inferSchema(tr.pages, pk)
+	read.InferredSchema = inferSchema(pages, pk, tr.field)
 	if control != nil {
 		read.LatestConfigUpdate = map[string]any{}
 		for k, v := range control {
@@ -262,9 +317,22 @@ func (r *Runner) TestRead(ctx context.Context, stream string, limits TestLimits)
 	return read
 }
 
+// inferDatetimeFormats finds the top-level fields holding dates in one format.
+func inferDatetimeFormats(pages []TestPage) map[string]string {
+	var in datetime.Inferrer
+	for _, p := range pages {
+		for _, rec := range p.Records {
+			if m, ok := decodeJSON(rec).(map[string]any); ok {
+				in.Add(m)
+			}
+		}
+	}
+	return in.Formats()
+}
+
 // inferSchema infers a nullable JSON schema from the records; primary key
-// fields are required.
-func inferSchema(pages []TestPage, pk [][]string) map[string]any {
+// fields and the cursor field are required.
+func inferSchema(pages []TestPage, pk [][]string, cursorField string) map[string]any {
 	props := map[string]any{}
 	for _, p := range pages {
 		for _, rec := range p.Records {
@@ -281,6 +349,9 @@ func inferSchema(pages []TestPage, pk [][]string) map[string]any {
 		if len(k) > 0 {
 			required = append(required, k[0])
 		}
+	}
+	if cursorField != "" && !slices.Contains(required, cursorField) {
+		required = append(required, cursorField)
 	}
 	if len(required) > 0 {
 		schema["required"] = required
@@ -342,13 +413,21 @@ func (s *StreamRead) WritePretty(w io.Writer, stream string) {
 		}
 		fmt.Fprintf(w, "%s (%s): %s %s -> %d\n", a.Title, a.Description, a.Request.HTTPMethod, a.Request.URL, status)
 	}
-	for _, sl := range s.Slices {
+	for n, sl := range s.Slices {
+		if sl.SliceDescriptor != nil {
+			b, _ := json.Marshal(sl.SliceDescriptor)
+			fmt.Fprintf(w, "slice %d: %s\n", n+1, b)
+		}
 		for i, p := range sl.Pages {
 			status := 0
 			if p.Response != nil {
 				status = p.Response.Status
 			}
 			fmt.Fprintf(w, "page %d: %s %s -> %d, %d records; %s\n", i+1, p.Request.HTTPMethod, p.Request.URL, status, len(p.Records), p.Decision)
+		}
+		for _, st := range sl.State {
+			b, _ := json.Marshal(st.Stream.StreamState)
+			fmt.Fprintf(w, "state: %s\n", b)
 		}
 	}
 	for _, l := range s.Logs {

@@ -1,7 +1,8 @@
 // Package exampleapi is a small HTTP API that answers from memory, used by
 // the demo, the acceptance tests and the benchmarks. It pages in the three
 // ways of the seed: offset (/v1/users), page (/v1/orders) and cursor
-// (/v1/events, and /v1/tags through Link headers).
+// (/v1/events, and /v1/tags through Link headers); /v1/activities filters
+// by updated_at for incremental reads.
 package exampleapi
 
 import (
@@ -22,6 +23,18 @@ type Options struct {
 	MaxPage    int    // largest page the API serves
 }
 
+// Base is the time the data set starts from.
+var Base = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// UpdateEvery is the time between the updated_at of two records.
+const UpdateEvery = 6 * time.Hour
+
+// UpdatedAt is when record i (from 1) was last updated (in seconds, so that
+// millions of records run past the 292 years a time.Duration holds).
+func UpdatedAt(i int) time.Time {
+	return time.Unix(Base.Unix()+int64(i)*int64(UpdateEvery/time.Second), 0).UTC()
+}
+
 // Server serves the example collections.
 type Server struct {
 	opt      Options
@@ -38,13 +51,13 @@ func New(opt Options) *Server {
 		opt.MaxPage = 1000
 	}
 	s := &Server{opt: opt}
-	base := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 	for i := 1; i <= opt.Records; i++ {
 		rec := map[string]any{
 			"id":         i,
 			"name":       fmt.Sprintf("user-%d", i),
 			"email":      fmt.Sprintf("user%d@example.com", i),
-			"created_at": base.Add(time.Duration(i) * time.Minute).Format(time.RFC3339),
+			"created_at": Base.Add(time.Duration(i) * time.Minute).Format(time.RFC3339),
+			"updated_at": UpdatedAt(i).Format(time.RFC3339),
 		}
 		b, _ := json.Marshal(rec)
 		if pad := opt.RecordSize - len(b) - 12; pad > 0 {
@@ -84,6 +97,22 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			next = strconv.Itoa(from + size)
 		}
 		s.write(w, `{"events":`, from, size, `,"next_cursor":`+next+`}`)
+	case "/v1/activities":
+		// Records updated in [updated_since, updated_until], both included,
+		// in pages of page_size from the cursor on.
+		from, to, err := s.updatedRange(q.Get("updated_since"), q.Get("updated_until"))
+		if err != nil {
+			w.WriteHeader(http.StatusBadRequest)
+			fmt.Fprintf(w, `{"error":%q}`, err.Error())
+			return
+		}
+		at := from + intParam(q.Get("cursor"), 0)
+		end := min(at+size, to)
+		next := "null"
+		if end < to {
+			next = strconv.Itoa(end - from)
+		}
+		s.write(w, `{"activities":`, at, end-at, `,"next_cursor":`+next+`}`)
 	case "/v1/tags":
 		page := intParam(q.Get("page"), 1)
 		if page*size < len(s.pages) {
@@ -95,6 +124,40 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte(`{"error":"not found"}`))
 	}
 }
+
+// updatedRange is the index range [from, to) of the records updated between
+// two RFC 3339 times, both included (either may be empty).
+func (s *Server) updatedRange(since, until string) (int, int, error) {
+	from, to := 0, len(s.pages)
+	every := int64(UpdateEvery / time.Second)
+	if since != "" {
+		t, err := time.Parse(time.RFC3339, since)
+		if err != nil {
+			return 0, 0, fmt.Errorf("updated_since: %v", err)
+		}
+		// the first i with UpdatedAt(i) >= t, as an index (i-1)
+		from = max(0, min(len(s.pages), int(ceilDiv(t.Unix()-Base.Unix(), every))-1))
+	}
+	if until != "" {
+		t, err := time.Parse(time.RFC3339, until)
+		if err != nil {
+			return 0, 0, fmt.Errorf("updated_until: %v", err)
+		}
+		// the last i with UpdatedAt(i) <= t, as an end index (i)
+		to = max(0, min(len(s.pages), int(floorDiv(t.Unix()-Base.Unix(), every))))
+	}
+	return from, max(from, to), nil
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && a < 0 {
+		q--
+	}
+	return q
+}
+
+func ceilDiv(a, b int64) int64 { return -floorDiv(-a, b) }
 
 // write answers prefix + the records [from, from+size) as a JSON array + suffix.
 func (s *Server) write(w http.ResponseWriter, prefix string, from, size int, suffix string) {

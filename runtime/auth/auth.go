@@ -71,6 +71,8 @@ func New(a *manifest.Auth, env *Env) (Authenticator, error) {
 		return newOAuth(a, env, vars)
 	case manifest.SessionToken:
 		return newSession(a, env, vars)
+	case manifest.Selective:
+		return newSelective(a, env) // selective.go (records lane)
 	}
 	return nil, fmt.Errorf("%s: unsupported authenticator %s", a.Path, a.Type)
 }

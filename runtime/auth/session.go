@@ -1,9 +1,7 @@
 package auth
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -11,6 +9,8 @@ import (
 
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/protocol"
+	"github.com/airbyte-go/source-declarative/runtime/decode"
+	"github.com/airbyte-go/source-declarative/runtime/failure"
 	"github.com/airbyte-go/source-declarative/runtime/interp"
 	"github.com/airbyte-go/source-declarative/runtime/request"
 )
@@ -68,11 +68,9 @@ func (s *session) sessionToken(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("session token login failed: %w", err)
 	}
-	var body any
-	d := json.NewDecoder(bytes.NewReader(resp.Body))
-	d.UseNumber()
-	if err := d.Decode(&body); err != nil {
-		return "", &request.Error{Failure: protocol.SystemError, Message: fmt.Sprintf("session token login %s answered HTTP %d with a body that is not JSON: %s", resp.URL, resp.Status, request.BodyStart(resp.Body))}
+	body, err := decode.Value(s.s.Decoder, resp.Body, s.env.Client.MaxBody)
+	if err != nil {
+		return "", &failure.Error{Failure: protocol.SystemError, Message: fmt.Sprintf("session token login %s answered HTTP %d: %v: %s", resp.URL, resp.Status, err, request.BodyStart(resp.Body))}
 	}
 	v := body
 	for _, k := range s.s.TokenPath {
@@ -85,7 +83,7 @@ func (s *session) sessionToken(ctx context.Context) (string, error) {
 	}
 	token := interp.String(v)
 	if token == "" {
-		return "", &request.Error{Failure: protocol.SystemError, Message: fmt.Sprintf("%s.session_token_path: no token at [%s] in the login response", s.a.Path, strings.Join(s.s.TokenPath, ", "))}
+		return "", &failure.Error{Failure: protocol.SystemError, Message: fmt.Sprintf("%s.session_token_path: no token at [%s] in the login response", s.a.Path, strings.Join(s.s.TokenPath, ", "))}
 	}
 	s.env.secret(token)
 	s.token = token

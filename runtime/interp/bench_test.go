@@ -5,23 +5,51 @@ import (
 	"testing"
 )
 
-// BenchmarkRenderMixed renders a mixed-text template once compiled.
-func BenchmarkRenderMixed(b *testing.B) {
-	t := MustCompile(`{{ next_page_token['next_page_token'] or '0' }},50`)
-	vars := Vars{"next_page_token": map[string]any{"next_page_token": int64(100)}}
+func benchRecord() Vars {
+	return Vars{"config": map[string]any{}, "parameters": map[string]any{}, "record": map[string]any{
+		"status": "active", "n": int64(7), "name": "Ditto", "id": int64(132),
+		"uri": "https://api.calendly.com/scheduled_events/AAAA-1234"}}
+}
+
+func benchEval(b *testing.B, src string, bool bool) {
+	t := MustCompile(src)
+	vars := benchRecord()
+	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		if _, err := t.Eval(vars); err != nil {
+		var err error
+		if bool {
+			_, err = t.Bool(vars)
+		} else {
+			_, err = t.Eval(vars)
+		}
+		if err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
-// BenchmarkRenderCursor evaluates a typical cursor stop condition.
-func BenchmarkRenderCursor(b *testing.B) {
-	t := MustCompile(`{{ response.meta.has_more is false }}`)
-	vars := Vars{"response": map[string]any{"meta": map[string]any{"has_more": true}}}
+// BenchmarkRecordFilter is a typical RecordFilter condition, per record.
+func BenchmarkRecordFilter(b *testing.B) {
+	benchEval(b, `{{ record['status'] == 'active' and record['n'] > 3 }}`, true)
+}
+
+// BenchmarkAddFieldsValue is a typical AddFields value, per record.
+func BenchmarkAddFieldsValue(b *testing.B) {
+	benchEval(b, `{{ record['name'] }}__REGRESSION_DEMO`, false)
+}
+
+// BenchmarkAddFieldsRegex is an AddFields value with a regex_search.
+func BenchmarkAddFieldsRegex(b *testing.B) {
+	benchEval(b, `{{ record['uri'] | regex_search("\/([a-zA-Z0-9-]*)$") }}`, false)
+}
+
+// BenchmarkRenderMixed renders a mixed-text template once compiled.
+func BenchmarkRenderMixed(b *testing.B) {
+	t := MustCompile(`{{ next_page_token['next_page_token'] or '0' }},50`)
+	vars := Vars{"next_page_token": map[string]any{"next_page_token": int64(100)}}
+	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		if _, err := t.Bool(vars); err != nil {
+		if _, err := t.Render(vars); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -30,8 +58,19 @@ func BenchmarkRenderCursor(b *testing.B) {
 // BenchmarkRenderBaseline is what the mixed template does in plain Go.
 func BenchmarkRenderBaseline(b *testing.B) {
 	vars := Vars{"next_page_token": map[string]any{"next_page_token": int64(100)}}
+	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		tok := vars["next_page_token"].(map[string]any)["next_page_token"]
 		_ = fmt.Sprintf("%v,50", tok)
+	}
+}
+
+// BenchmarkCompile compiles a cursor template, as a manifest loads.
+func BenchmarkCompile(b *testing.B) {
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if _, err := Compile(`{{ response.get("pagination", {}).get("next_page_token", {}) }}`, "x"); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -1,93 +1,975 @@
 package interp
 
 import (
-	"crypto/hmac"
-	"crypto/md5"
-	"crypto/sha1"
-	"crypto/sha256"
-	"crypto/sha512"
-	"encoding/base64"
-	"encoding/hex"
-	"fmt"
-	"hash"
-	"regexp"
-
-	"github.com/nikolalohinski/gonja/v2/exec"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
-// airbyteFilters are the filters Airbyte's declarative CDK adds to Jinja.
-func airbyteFilters() map[string]exec.FilterFunction {
-	return map[string]exec.FilterFunction{
-		"hash": func(_ *exec.Evaluator, in *exec.Value, p *exec.VarArgs) *exec.Value {
-			kind, salt := "md5", ""
-			if len(p.Args) > 0 {
-				kind = p.Args[0].String()
-			}
-			if len(p.Args) > 1 {
-				salt = String(native(p.Args[1]))
-			}
-			h := newHash(kind)
-			if h == nil {
-				return exec.AsValue(fmt.Errorf("hash: unknown hash type %q", kind))
-			}
-			h.Write([]byte(String(native(in)) + salt))
-			return exec.AsValue(hex.EncodeToString(h.Sum(nil)))
-		},
-		"base64encode": func(_ *exec.Evaluator, in *exec.Value, _ *exec.VarArgs) *exec.Value {
-			return exec.AsValue(base64.StdEncoding.EncodeToString([]byte(String(native(in)))))
-		},
-		"base64decode": func(_ *exec.Evaluator, in *exec.Value, _ *exec.VarArgs) *exec.Value {
-			b, err := base64.StdEncoding.DecodeString(String(native(in)))
-			if err != nil {
-				return exec.AsValue(fmt.Errorf("base64decode: %v", err))
-			}
-			return exec.AsValue(string(b))
-		},
-		"string": func(_ *exec.Evaluator, in *exec.Value, _ *exec.VarArgs) *exec.Value {
-			return exec.AsValue(String(native(in)))
-		},
-		"regex_search": func(_ *exec.Evaluator, in *exec.Value, p *exec.VarArgs) *exec.Value {
-			re, err := regexp.Compile(p.First().String())
-			if err != nil {
-				return exec.AsValue(fmt.Errorf("regex_search: %v", err))
-			}
-			m := re.FindStringSubmatch(String(native(in)))
-			if len(m) < 2 {
-				return exec.AsValue("")
-			}
-			return exec.AsValue(m[1])
-		},
-		"regex_replace": func(_ *exec.Evaluator, in *exec.Value, p *exec.VarArgs) *exec.Value {
-			if len(p.Args) < 2 {
-				return exec.AsValue(fmt.Errorf("regex_replace(pattern, replacement) needs two arguments"))
-			}
-			re, err := regexp.Compile(p.Args[0].String())
-			if err != nil {
-				return exec.AsValue(fmt.Errorf("regex_replace: %v", err))
-			}
-			return exec.AsValue(re.ReplaceAllString(String(native(in)), p.Args[1].String()))
-		},
-		"hmac": func(_ *exec.Evaluator, in *exec.Value, p *exec.VarArgs) *exec.Value {
-			if len(p.Args) > 1 && p.Args[1].String() != "sha256" {
-				return exec.AsValue(fmt.Errorf("hmac: only sha256 is supported"))
-			}
-			m := hmac.New(sha256.New, []byte(p.First().String()))
-			m.Write([]byte(String(native(in))))
-			return exec.AsValue(hex.EncodeToString(m.Sum(nil)))
-		},
+// filterFunc is a filter: x | name(args).
+type filterFunc func(s *state, in any, a *args) (any, error)
+
+// filterFuncs are Jinja's built-in filters that templates may use, and the
+// Airbyte CDK's (cdkfilters.go). A filter not listed here is refused when
+// the manifest loads.
+var filterFuncs map[string]filterFunc
+
+func init() {
+	filterFuncs = map[string]filterFunc{
+		"abs":         fAbs,
+		"attr":        fAttr,
+		"capitalize":  strFilter(capitalize),
+		"center":      fCenter,
+		"count":       fLength,
+		"d":           fDefault,
+		"default":     fDefault,
+		"dictsort":    fDictsort,
+		"e":           fEscape,
+		"escape":      fEscape,
+		"first":       fFirst,
+		"float":       fFloat,
+		"forceescape": fEscape,
+		"format":      fFormat,
+		"indent":      fIndent,
+		"int":         fInt,
+		"items":       fItems,
+		"join":        fJoin,
+		"last":        fLast,
+		"length":      fLength,
+		"list":        fList,
+		"lower":       strFilter(strings.ToLower),
+		"map":         fMap,
+		"max":         fMinMax(1),
+		"min":         fMinMax(-1),
+		"reject":      fSelect(false, false),
+		"rejectattr":  fSelect(false, true),
+		"replace":     fReplace,
+		"reverse":     fReverse,
+		"round":       fRound,
+		"safe":        fSafe,
+		"select":      fSelect(true, false),
+		"selectattr":  fSelect(true, true),
+		"sort":        fSort,
+		"striptags":   fStriptags,
+		"sum":         fSum,
+		"title":       strFilter(pyTitle),
+		"tojson":      fToJSON,
+		"trim":        fTrim,
+		"truncate":    fTruncate,
+		"unique":      fUnique,
+		"upper":       strFilter(strings.ToUpper),
+		"urlencode":   fURLEncode,
+		"wordcount":   fWordcount,
+	}
+	for name, f := range cdkFilters {
+		filterFuncs[name] = f
 	}
 }
 
-func newHash(kind string) hash.Hash {
-	switch kind {
-	case "md5":
-		return md5.New()
-	case "sha1":
-		return sha1.New()
-	case "sha256":
-		return sha256.New()
-	case "sha512":
-		return sha512.New()
+// checkFilter checks at load what can be checked: a literal regular
+// expression must compile.
+func checkFilter(f *filterExpr) error {
+	if f.name != "regex_search" && f.name != "regex_replace" || len(f.args.pos) == 0 {
+		return nil
+	}
+	if c, ok := f.args.pos[0].(*constExpr); ok {
+		if p, ok := c.v.(string); ok {
+			if _, err := compileRegex(p); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
+
+func failUndefined(v any) error {
+	if u, ok := v.(*undefined); ok {
+		return u.err()
+	}
+	return nil
+}
+
+func strFilter(f func(string) string) filterFunc {
+	return func(s *state, in any, a *args) (any, error) {
+		str := pyStr(in)
+		return f(str), s.charge(len(str))
+	}
+}
+
+func fAbs(_ *state, in any, a *args) (any, error) {
+	switch x := in.(type) {
+	case int64:
+		if x == math.MinInt64 {
+			return nil, errOverflow
+		}
+		return abs64(x), nil
+	case float64:
+		return math.Abs(x), nil
+	case bool:
+		i, _ := intLike(x)
+		return i, nil
+	}
+	return nil, typeErr("bad operand type for abs(): '%s'", typeName(in))
+}
+
+func fAttr(_ *state, in any, a *args) (any, error) {
+	name, ok, err := argStr(a, 0, "name", "attr")
+	if err != nil || !ok {
+		return nil, orTypeErr(err, "attr() missing required argument 'name'")
+	}
+	if err := failUndefined(in); err != nil {
+		return nil, err
+	}
+	if m, isMap := in.(map[string]any); isMap {
+		if findMethod(m, name) == nil {
+			return noAttr(in, name), nil
+		}
+	}
+	return getattr(in, name)
+}
+
+func fCenter(s *state, in any, a *args) (any, error) {
+	w, err := argInt(a, 0, "width", "center", 80)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkLen(int(min(w, MaxOutput+1))); err != nil {
+		return nil, err
+	}
+	return pad(pyStr(in), int(w), " ", "center"), nil
+}
+
+func fLength(_ *state, in any, a *args) (any, error) {
+	switch x := canon(in).(type) {
+	case string:
+		return int64(utf8.RuneCountInString(x)), nil
+	case []any:
+		return int64(len(x)), nil
+	case tuple:
+		return int64(len(x)), nil
+	case map[string]any:
+		return int64(len(x)), nil
+	case *view:
+		return int64(len(x.items)), nil
+	case *undefined:
+		return int64(0), nil
+	}
+	return nil, typeErr("object of type '%s' has no len()", typeName(in))
+}
+
+func fDefault(_ *state, in any, a *args) (any, error) {
+	if err := a.check("default", 2, "default_value", "boolean"); err != nil {
+		return nil, err
+	}
+	def, ok := a.get(0, "default_value")
+	if !ok {
+		def = ""
+	}
+	boolean, _ := a.get(1, "boolean")
+	if _, undef := in.(*undefined); undef || (Truthy(boolean) && !Truthy(in)) {
+		return def, nil
+	}
+	return in, nil
+}
+
+func fDictsort(s *state, in any, a *args) (any, error) {
+	m, ok := canon(in).(map[string]any)
+	if !ok {
+		if err := failUndefined(in); err != nil {
+			return nil, err
+		}
+		return nil, typeErr("dictsort needs a dict, not %s", typeName(in))
+	}
+	by, _, err := argStr(a, 2, "by", "dictsort")
+	if err != nil {
+		return nil, err
+	}
+	caseSensitive, _ := a.get(1, "case_sensitive")
+	reverse, _ := a.get(3, "reverse")
+	pairs := dictView(m, "items").items
+	pos := 0
+	if by == "value" {
+		pos = 1
+	} else if by != "" && by != "key" {
+		return nil, valueErr("You can only sort by either 'key' or 'value'")
+	}
+	return sortItems(s, pairs, func(v any) (any, error) {
+		return sortKey(v.(tuple)[pos], Truthy(caseSensitive)), nil
+	}, Truthy(reverse))
+}
+
+func fEscape(_ *state, in any, a *args) (any, error) {
+	return htmlEscape(pyStr(in)), nil
+}
+
+func htmlEscape(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&#34;", "'", "&#39;").Replace(s)
+}
+
+func fFirst(_ *state, in any, a *args) (any, error) {
+	items, err := iterate(in)
+	if err != nil {
+		return nil, err
+	}
+	if len(items) == 0 {
+		return &undefined{hint: "No first item, sequence was empty."}, nil
+	}
+	return items[0], nil
+}
+
+func fLast(_ *state, in any, a *args) (any, error) {
+	if _, ok := in.(*undefined); ok {
+		return nil, typeErr("'Undefined' object is not reversible")
+	}
+	items, err := iterate(in)
+	if err != nil {
+		return nil, err
+	}
+	if len(items) == 0 {
+		return &undefined{hint: "No last item, sequence was empty."}, nil
+	}
+	return items[len(items)-1], nil
+}
+
+// pyFloat is Python's float() of a string.
+func pyFloat(str string) (float64, bool) {
+	t := strings.TrimFunc(str, pySpace)
+	low := strings.ToLower(strings.TrimLeft(t, "+-"))
+	switch low {
+	case "inf", "infinity":
+		if strings.HasPrefix(t, "-") {
+			return math.Inf(-1), true
+		}
+		return math.Inf(1), true
+	case "nan":
+		return math.NaN(), true
+	}
+	if strings.Contains(t, "__") || strings.HasPrefix(t, "_") || strings.HasSuffix(t, "_") || strings.ContainsAny(t, "xXpP") {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(strings.ReplaceAll(t, "_", ""), 64)
+	if err != nil && !strings.Contains(err.Error(), "range") {
+		return 0, false
+	}
+	return f, true
+}
+
+// pyInt is Python's int() of a string in a base.
+func pyInt(str string, base int) (int64, bool) {
+	t := strings.TrimFunc(str, pySpace)
+	sign := ""
+	if t != "" && (t[0] == '+' || t[0] == '-') {
+		sign, t = t[:1], t[1:]
+	}
+	lower := strings.ToLower(t)
+	if (base == 16 && strings.HasPrefix(lower, "0x")) || (base == 8 && strings.HasPrefix(lower, "0o")) || (base == 2 && strings.HasPrefix(lower, "0b")) {
+		t = t[2:]
+		t = strings.TrimPrefix(t, "_")
+	}
+	if t == "" || strings.HasPrefix(t, "_") || strings.HasSuffix(t, "_") || strings.Contains(t, "__") {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(sign+strings.ReplaceAll(t, "_", ""), base, 64)
+	return n, err == nil
+}
+
+func fInt(_ *state, in any, a *args) (any, error) {
+	if err := a.check("int", 2, "default", "base"); err != nil {
+		return nil, err
+	}
+	def, ok := a.get(0, "default")
+	if !ok {
+		def = int64(0)
+	}
+	base, err := argInt(a, 1, "base", "int", 10)
+	if err != nil {
+		return nil, err
+	}
+	switch x := in.(type) {
+	case string:
+		if base >= 2 && base <= 36 {
+			if n, ok := pyInt(x, int(base)); ok {
+				return n, nil
+			}
+		}
+		if f, ok := pyFloat(x); ok && !math.IsNaN(f) && !math.IsInf(f, 0) {
+			return truncInt(f)
+		}
+		return def, nil
+	case int64:
+		return x, nil
+	case bool:
+		i, _ := intLike(x)
+		return i, nil
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil, valueErr("cannot convert float infinity or NaN to integer")
+		}
+		return truncInt(x)
+	case *undefined:
+		return nil, x.err()
+	}
+	return def, nil
+}
+
+func truncInt(f float64) (any, error) {
+	t := math.Trunc(f)
+	if t >= 9.223372036854775807e18 || t < -9.223372036854775808e18 {
+		return nil, errOverflow
+	}
+	return int64(t), nil
+}
+
+func fFloat(_ *state, in any, a *args) (any, error) {
+	def, ok := a.get(0, "default")
+	if !ok {
+		def = 0.0
+	}
+	switch x := in.(type) {
+	case string:
+		if f, ok := pyFloat(x); ok {
+			return f, nil
+		}
+		return def, nil
+	case int64:
+		return float64(x), nil
+	case float64:
+		return x, nil
+	case bool:
+		i, _ := intLike(x)
+		return float64(i), nil
+	case *undefined:
+		return nil, x.err()
+	}
+	return def, nil
+}
+
+func fFormat(_ *state, in any, a *args) (any, error) {
+	var arg any = tuple(a.pos)
+	if len(a.names) > 0 {
+		if len(a.pos) > 0 {
+			return nil, valueErr("can't handle positional and keyword arguments at the same time")
+		}
+		m := map[string]any{}
+		for i, n := range a.names {
+			m[n] = a.kw[i]
+		}
+		arg = m
+	}
+	out, err := percentFormat(pyStr(in), arg)
+	if err != nil {
+		return nil, err
+	}
+	return out, checkLen(len(out))
+}
+
+func fIndent(s *state, in any, a *args) (any, error) {
+	width, err := argInt(a, 0, "width", "indent", 4)
+	if err != nil {
+		return nil, err
+	}
+	first, _ := a.get(1, "first")
+	blank, _ := a.get(2, "blank")
+	if err := checkLen(int(min(width, MaxOutput+1))); err != nil {
+		return nil, err
+	}
+	ind := strings.Repeat(" ", int(max(width, 0)))
+	text := pyStr(in) + "\n"
+	lines := strings.Split(text, "\n")
+	lines = lines[:len(lines)-1]
+	var b strings.Builder
+	for i, l := range lines {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		if (i > 0 || Truthy(first)) && (l != "" || Truthy(blank)) {
+			b.WriteString(ind)
+		}
+		b.WriteString(l)
+		if err := checkLen(b.Len()); err != nil {
+			return nil, err
+		}
+	}
+	out := b.String()
+	return out, s.charge(len(out))
+}
+
+func fItems(_ *state, in any, a *args) (any, error) {
+	switch x := canon(in).(type) {
+	case *undefined:
+		return []any{}, nil
+	case map[string]any:
+		return dictView(x, "items").items, nil
+	}
+	return nil, typeErr("Can only get item pairs from a mapping.")
+}
+
+func fJoin(s *state, in any, a *args) (any, error) {
+	sep, _, err := argStr(a, 0, "d", "join")
+	if err != nil {
+		return nil, err
+	}
+	items, err := iterate(in)
+	if err != nil {
+		return nil, err
+	}
+	if attr, ok := a.get(1, "attribute"); ok && attr != nil {
+		if items, err = mapAttr(items, attr); err != nil {
+			return nil, err
+		}
+	}
+	var b strings.Builder
+	for i, it := range items {
+		if i > 0 {
+			b.WriteString(sep)
+		}
+		b.WriteString(pyStr(it))
+		if err := checkLen(b.Len()); err != nil {
+			return nil, err
+		}
+	}
+	return b.String(), s.charge(b.Len() + len(items))
+}
+
+func fList(s *state, in any, a *args) (any, error) {
+	items, err := iterate(in)
+	if err != nil {
+		return nil, err
+	}
+	return append([]any{}, items...), s.charge(len(items))
+}
+
+// attrGetter reads a dotted attribute (a.b, 0.name) of an item, as Jinja's
+// make_attrgetter does.
+func attrGetter(attr any) func(any) (any, error) {
+	var parts []any
+	switch x := attr.(type) {
+	case string:
+		for _, p := range strings.Split(x, ".") {
+			if n, err := strconv.ParseInt(p, 10, 64); err == nil {
+				parts = append(parts, n)
+			} else {
+				parts = append(parts, p)
+			}
+		}
+	default:
+		parts = []any{attr}
+	}
+	return func(v any) (any, error) {
+		for _, p := range parts {
+			var err error
+			if v, err = getitem(v, p); err != nil {
+				return nil, err
+			}
+		}
+		return v, nil
+	}
+}
+
+func mapAttr(items []any, attr any) ([]any, error) {
+	get := attrGetter(attr)
+	out := make([]any, len(items))
+	for i, it := range items {
+		v, err := get(it)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+func fMap(s *state, in any, a *args) (any, error) {
+	items, err := iterate(in)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.charge(len(items)); err != nil {
+		return nil, err
+	}
+	if attr, ok := a.get(-1, "attribute"); ok {
+		out, err := mapAttr(items, attr)
+		if err != nil {
+			return nil, err
+		}
+		if def, ok := a.get(-1, "default"); ok {
+			for i, v := range out {
+				if _, undef := v.(*undefined); undef {
+					out[i] = def
+				}
+			}
+		}
+		return out, nil
+	}
+	if len(a.pos) == 0 {
+		return nil, valueErr("map requires a filter argument")
+	}
+	name, ok := a.pos[0].(string)
+	if !ok {
+		return nil, typeErr("map: the filter name must be a string")
+	}
+	f, ok := filterFuncs[name]
+	if !ok {
+		return nil, valueErr("no filter named %q", name)
+	}
+	rest := &args{pos: a.pos[1:], names: a.names, kw: a.kw}
+	out := make([]any, len(items))
+	for i, it := range items {
+		if out[i], err = f(s, it, rest); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// sortKey is the key Jinja sorts by: strings lower-cased unless case
+// sensitive.
+func sortKey(v any, caseSensitive bool) any {
+	if s, ok := v.(string); ok && !caseSensitive {
+		return strings.ToLower(s)
+	}
+	return v
+}
+
+func sortItems(s *state, items []any, key func(any) (any, error), reverse bool) ([]any, error) {
+	if err := s.charge(len(items) * 8); err != nil {
+		return nil, err
+	}
+	keys := make([]any, len(items))
+	for i, it := range items {
+		k, err := key(it)
+		if err != nil {
+			return nil, err
+		}
+		keys[i] = k
+	}
+	idx := make([]int, len(items))
+	for i := range idx {
+		idx[i] = i
+	}
+	var failure error
+	sort.SliceStable(idx, func(x, y int) bool {
+		a, b := keys[idx[x]], keys[idx[y]]
+		if reverse {
+			a, b = b, a
+		}
+		lt, err := less(a, b)
+		if err != nil && failure == nil {
+			failure = err
+		}
+		return lt
+	})
+	if failure != nil {
+		return nil, failure
+	}
+	out := make([]any, len(items))
+	for i, j := range idx {
+		out[i] = items[j]
+	}
+	return out, nil
+}
+
+func fSort(s *state, in any, a *args) (any, error) {
+	if err := a.check("sort", 3, "reverse", "case_sensitive", "attribute"); err != nil {
+		return nil, err
+	}
+	items, err := iterate(in)
+	if err != nil {
+		return nil, err
+	}
+	reverse, _ := a.get(0, "reverse")
+	cs, _ := a.get(1, "case_sensitive")
+	get := func(v any) (any, error) { return v, nil }
+	if attr, ok := a.get(2, "attribute"); ok && attr != nil {
+		get = attrGetter(attr)
+	}
+	return sortItems(s, items, func(v any) (any, error) {
+		k, err := get(v)
+		return sortKey(k, Truthy(cs)), err
+	}, Truthy(reverse))
+}
+
+func fUnique(s *state, in any, a *args) (any, error) {
+	items, err := iterate(in)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.charge(len(items) * 4); err != nil {
+		return nil, err
+	}
+	cs, _ := a.get(0, "case_sensitive")
+	get := func(v any) (any, error) { return v, nil }
+	if attr, ok := a.get(1, "attribute"); ok && attr != nil {
+		get = attrGetter(attr)
+	}
+	var out, seen []any
+	for _, it := range items {
+		k, err := get(it)
+		if err != nil {
+			return nil, err
+		}
+		k = sortKey(k, Truthy(cs))
+		if err := s.charge(len(seen)); err != nil {
+			return nil, err
+		}
+		if !containsItem(seen, k) {
+			seen = append(seen, k)
+			out = append(out, it)
+		}
+	}
+	if out == nil {
+		out = []any{}
+	}
+	return out, nil
+}
+
+func fMinMax(sign int) filterFunc {
+	return func(s *state, in any, a *args) (any, error) {
+		items, err := iterate(in)
+		if err != nil {
+			return nil, err
+		}
+		if len(items) == 0 {
+			return &undefined{hint: "No aggregated item, sequence was empty."}, nil
+		}
+		cs, _ := a.get(0, "case_sensitive")
+		get := func(v any) (any, error) { return v, nil }
+		if attr, ok := a.get(1, "attribute"); ok && attr != nil {
+			get = attrGetter(attr)
+		}
+		best := items[0]
+		bestKey, err := get(best)
+		if err != nil {
+			return nil, err
+		}
+		bestKey = sortKey(bestKey, Truthy(cs))
+		for _, it := range items[1:] {
+			k, err := get(it)
+			if err != nil {
+				return nil, err
+			}
+			k = sortKey(k, Truthy(cs))
+			c, err := cmp(k, bestKey, "<")
+			if err != nil {
+				return nil, err
+			}
+			if c*sign > 0 && c != 2 {
+				best, bestKey = it, k
+			}
+		}
+		return best, s.charge(len(items))
+	}
+}
+
+func fSelect(keep, byAttr bool) filterFunc {
+	return func(s *state, in any, a *args) (any, error) {
+		items, err := iterate(in)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.charge(len(items)); err != nil {
+			return nil, err
+		}
+		pos := a.pos
+		get := func(v any) (any, error) { return v, nil }
+		if byAttr {
+			if len(pos) == 0 {
+				return nil, typeErr("missing parameter for attribute name")
+			}
+			get = attrGetter(pos[0])
+			pos = pos[1:]
+		}
+		test := func(_ *state, v any, _ *args) (any, error) { return Truthy(v), nil }
+		rest := &args{names: a.names, kw: a.kw}
+		if len(pos) > 0 {
+			name, ok := pos[0].(string)
+			if !ok {
+				return nil, typeErr("the test name must be a string")
+			}
+			t, ok := testFuncs[name]
+			if !ok {
+				return nil, valueErr("no test named %q", name)
+			}
+			test = t
+			rest.pos = pos[1:]
+		}
+		out := []any{}
+		for _, it := range items {
+			v, err := get(it)
+			if err != nil {
+				return nil, err
+			}
+			ok, err := test(s, v, rest)
+			if err != nil {
+				return nil, err
+			}
+			if Truthy(ok) == keep {
+				out = append(out, it)
+			}
+		}
+		return out, nil
+	}
+}
+
+func fReplace(s *state, in any, a *args) (any, error) {
+	if len(a.pos) < 2 {
+		return nil, typeErr("replace() missing required arguments 'old' and 'new'")
+	}
+	n, err := argInt(a, 2, "count", "replace", -1)
+	if err != nil {
+		return nil, err
+	}
+	return replaceChecked(s, pyStr(in), pyStr(a.pos[0]), pyStr(a.pos[1]), int(max(min(n, MaxOutput), -1)))
+}
+
+func fReverse(s *state, in any, a *args) (any, error) {
+	if str, ok := in.(string); ok {
+		r := []rune(str)
+		for i, j := 0, len(r)-1; i < j; i, j = i+1, j-1 {
+			r[i], r[j] = r[j], r[i]
+		}
+		return string(r), nil
+	}
+	items, err := iterate(in)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]any, len(items))
+	for i, it := range items {
+		out[len(items)-1-i] = it
+	}
+	return out, s.charge(len(items))
+}
+
+func fRound(_ *state, in any, a *args) (any, error) {
+	prec, err := argInt(a, 0, "precision", "round", 0)
+	if err != nil {
+		return nil, err
+	}
+	method, ok, err := argStr(a, 1, "method", "round")
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		method = "common"
+	}
+	i, f, isF, isNum := num(in)
+	if !isNum {
+		return nil, typeErr("type %s doesn't define __round__ method", typeName(in))
+	}
+	scale := math.Pow(10, float64(prec))
+	switch method {
+	case "common":
+		if !isF {
+			if prec >= 0 {
+				return i, nil
+			}
+			r := math.RoundToEven(float64(i)*scale) / scale
+			return int64(r), nil
+		}
+		return pyRound(f, int(prec)), nil
+	case "ceil":
+		return math.Ceil(toFloat(i, f, isF)*scale) / scale, nil
+	case "floor":
+		return math.Floor(toFloat(i, f, isF)*scale) / scale, nil
+	}
+	return nil, valueErr("method must be common, ceil or floor")
+}
+
+// pyRound is Python's round(float, ndigits): the exact value rounded half to
+// even at that decimal.
+func pyRound(f float64, ndigits int) float64 {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return f
+	}
+	if ndigits >= 0 {
+		if ndigits > 300 {
+			return f
+		}
+		r, _ := strconv.ParseFloat(strconv.FormatFloat(f, 'f', ndigits, 64), 64)
+		return r
+	}
+	scale := math.Pow(10, float64(-ndigits))
+	return math.RoundToEven(f/scale) * scale
+}
+
+func fSafe(_ *state, in any, a *args) (any, error) { return pyStr(in), nil }
+
+func fStriptags(_ *state, in any, a *args) (any, error) {
+	text := pyStr(in)
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(text, '<')
+		if i < 0 {
+			b.WriteString(text)
+			break
+		}
+		b.WriteString(text[:i])
+		rest := text[i:]
+		end := "<!--"
+		if strings.HasPrefix(rest, end) {
+			j := strings.Index(rest, "-->")
+			if j < 0 {
+				b.WriteString(rest)
+				break
+			}
+			text = rest[j+3:]
+			continue
+		}
+		j := strings.IndexByte(rest, '>')
+		if j < 0 {
+			b.WriteString(rest)
+			break
+		}
+		text = rest[j+1:]
+	}
+	return strings.Join(strings.FieldsFunc(htmlUnescape(b.String()), pySpace), " "), nil
+}
+
+func htmlUnescape(s string) string {
+	return strings.NewReplacer("&amp;", "&", "&lt;", "<", "&gt;", ">", "&#34;", `"`, "&#39;", "'", "&quot;", `"`, "&nbsp;", "\u00a0").Replace(s)
+}
+
+func fSum(s *state, in any, a *args) (any, error) {
+	items, err := iterate(in)
+	if err != nil {
+		return nil, err
+	}
+	if attr, ok := a.get(0, "attribute"); ok && attr != nil {
+		if items, err = mapAttr(items, attr); err != nil {
+			return nil, err
+		}
+	}
+	total, ok := a.get(1, "start")
+	if !ok {
+		total = int64(0)
+	}
+	for _, it := range items {
+		if total, err = binary(s, "+", total, it); err != nil {
+			return nil, err
+		}
+	}
+	return total, nil
+}
+
+func fToJSON(_ *state, in any, a *args) (any, error) {
+	indent, err := argInt(a, 0, "indent", "tojson", 0)
+	if err != nil {
+		return nil, err
+	}
+	out, err := pyJSON(in, int(min(indent, 64)))
+	if err != nil {
+		return nil, err
+	}
+	return strings.NewReplacer("<", `\u003c`, ">", `\u003e`, "&", `\u0026`, "'", `\u0027`).Replace(out), checkLen(len(out))
+}
+
+func fTrim(_ *state, in any, a *args) (any, error) {
+	chars, ok, err := argStr(a, 0, "chars", "trim")
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		return strings.Trim(pyStr(in), chars), nil
+	}
+	return strings.TrimFunc(pyStr(in), pySpace), nil
+}
+
+func fTruncate(_ *state, in any, a *args) (any, error) {
+	length, err := argInt(a, 0, "length", "truncate", 255)
+	if err != nil {
+		return nil, err
+	}
+	killwords, _ := a.get(1, "killwords")
+	end, ok, err := argStr(a, 2, "end", "truncate")
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		end = "..."
+	}
+	leeway, err := argInt(a, 3, "leeway", "truncate", 5)
+	if err != nil {
+		return nil, err
+	}
+	r := []rune(pyStr(in))
+	if length < int64(utf8.RuneCountInString(end)) || leeway < 0 {
+		return nil, valueErr("truncate: the length must be at least the end's length")
+	}
+	if int64(len(r)) <= length+leeway {
+		return string(r), nil
+	}
+	cut := string(r[:length-int64(utf8.RuneCountInString(end))])
+	if Truthy(killwords) {
+		return cut + end, nil
+	}
+	if i := strings.LastIndexByte(cut, ' '); i >= 0 {
+		cut = cut[:i]
+	}
+	return cut + end, nil
+}
+
+// urlQuote is Jinja's url_quote: UTF-8 percent-encoding, keeping "/" unless
+// forQuery (where a space becomes "+").
+func urlQuote(s string, forQuery bool) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || strings.IndexByte("_.-~", c) >= 0:
+			b.WriteByte(c)
+		case c == '/' && !forQuery:
+			b.WriteByte(c)
+		case c == ' ' && forQuery:
+			b.WriteByte('+')
+		default:
+			b.WriteString("%" + strings.ToUpper(hex2(int(c))))
+		}
+	}
+	return b.String()
+}
+
+func fURLEncode(_ *state, in any, a *args) (any, error) {
+	var pairs [][2]any
+	switch x := canon(in).(type) {
+	case string:
+		return urlQuote(x, false), nil
+	case map[string]any:
+		for _, k := range SortedKeys(x) {
+			pairs = append(pairs, [2]any{k, x[k]})
+		}
+	case []any, tuple:
+		for _, it := range items(x) {
+			p, err := iterate(it)
+			if err != nil || len(p) != 2 {
+				return nil, valueErr("urlencode needs pairs of key and value")
+			}
+			pairs = append(pairs, [2]any{p[0], p[1]})
+		}
+	default:
+		return urlQuote(pyStr(x), false), nil
+	}
+	parts := make([]string, len(pairs))
+	for i, p := range pairs {
+		parts[i] = urlQuote(pyStr(p[0]), true) + "=" + urlQuote(pyStr(p[1]), true)
+	}
+	return strings.Join(parts, "&"), nil
+}
+
+func fWordcount(_ *state, in any, a *args) (any, error) {
+	n := 0
+	inWord := false
+	for _, r := range pyStr(in) {
+		w := r == '_' || isWordRune(r)
+		if w && !inWord {
+			n++
+		}
+		inWord = w
+	}
+	return int64(n), nil
+}
+
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsNumber(r) }

@@ -1,27 +1,15 @@
-// Package interp renders the Jinja templates of a manifest in a sandbox:
-// no file access, bounded output and evaluation time, and typed results.
+// Package interp renders the Jinja templates of a manifest as Airbyte's
+// declarative CDK does (Jinja2's sandbox with the CDK's macros and filters,
+// and its typing of results), with its own lexer, parser and evaluator: no
+// file access, and bounded work, output and nesting without a goroutine.
 package interp
 
 import (
-	"errors"
+	"encoding/json"
 	"fmt"
-	"io"
+	"math"
+	"regexp"
 	"strings"
-	"time"
-
-	"github.com/nikolalohinski/gonja/v2/builtins"
-	"github.com/nikolalohinski/gonja/v2/config"
-	"github.com/nikolalohinski/gonja/v2/exec"
-	"github.com/nikolalohinski/gonja/v2/loaders"
-	"github.com/nikolalohinski/gonja/v2/nodes"
-	"github.com/nikolalohinski/gonja/v2/parser"
-	"github.com/nikolalohinski/gonja/v2/tokens"
-)
-
-// Limits of one evaluation; a template that passes them fails.
-const (
-	MaxOutput   = 1 << 20
-	MaxDuration = 2 * time.Second
 )
 
 // Vars are the variables a template sees (config, parameters, response...).
@@ -31,70 +19,92 @@ type Vars map[string]any
 type Template struct {
 	Source string
 	Path   string // manifest path, for errors
+
+	isConst bool
+	value   any // the value of a constant
+
 	static bool
-	whole  *nodes.Output   // set when the template is exactly one {{ expression }}
-	parts  []nodes.Node    // Data and Output nodes, when the template has no control structure
-	full   *exec.Template  // used when the template has control structures
-	value  any             // the value of a constant
-	root   *nodes.Template // the parsed template, to see which variables it reads
+	text   string // the text of a static template, as Jinja renders it
+
+	body       []stmt
+	whole      expr   // the template is this one {{ expression }} ...
+	pre, post  string // ... between these white spaces
+	topString  bool   // ... whose last filter is string
+	undeclared []string
 }
 
 // Constant is a template that always yields v (a number, list or bool written
 // in the manifest where a template could stand).
 func Constant(v any, path string) *Template {
-	return &Template{Source: String(v), Path: path, static: true, value: v}
+	return &Template{Source: String(v), Path: path, isConst: true, static: true, value: v}
 }
 
+// streamStateVar finds the stream_state variable in a template.
+var streamStateVar = regexp.MustCompile(`\bstream_state\b`)
+
 // Compile parses src once. path names its place in the manifest for errors.
+// A template that mentions stream_state is refused, as the reference refuses
+// it; so are include, import, extends, from, macro and call, unknown filters
+// and tests, and literal regular expressions that do not compile.
 func Compile(src, path string) (*Template, error) {
 	t := &Template{Source: src, Path: path}
+	norm := normalizeSource(src)
 	if !strings.Contains(src, "{{") && !strings.Contains(src, "{%") && !strings.Contains(src, "{#") {
 		t.static = true
+		t.text = norm
 		return t, nil
 	}
-	root, err := parse(src)
+	if streamStateVar.MatchString(src) {
+		return nil, fmt.Errorf("%s: `stream_state` is no longer supported in templates (Airbyte's runtime refuses it too); use stream_interval.start_time and stream_interval.end_time, the bounds of the slice being read", path)
+	}
+	body, undeclared, err := parseTemplate(norm)
 	if err != nil {
 		return nil, fmt.Errorf("%s: invalid template %q: %s", path, src, firstLine(err))
 	}
-	t.root = root
-	var kept []nodes.Node
-	simple := true
-	for _, n := range root.Nodes {
-		switch n := n.(type) {
-		case *nodes.Data:
-			kept = append(kept, n)
-		case *nodes.Output:
-			kept = append(kept, n)
-		case *nodes.Comment:
-		default:
-			simple = false
-		}
-	}
-	if !simple {
-		full, err := exec.NewTemplate("template", cfg, &refusingLoader{src: src}, environment)
-		if err != nil {
-			return nil, fmt.Errorf("%s: invalid template %q: %s", path, src, firstLine(err))
-		}
-		t.full = full
-		return t, nil
-	}
-	t.parts = kept
-	var outputs []*nodes.Output
-	blank := true
-	for _, n := range kept {
-		switch n := n.(type) {
-		case *nodes.Output:
-			outputs = append(outputs, n)
-		case *nodes.Data:
-			if strings.TrimSpace(n.Data.Val) != "" {
-				blank = false
-			}
-		}
-	}
-	if blank && len(outputs) == 1 {
-		t.whole = outputs[0]
-	}
+	t.body, t.undeclared = body, undeclared
+	t.findWhole()
 	return t, nil
+}
+
+// findWhole notes when the template is one expression between white space.
+func (t *Template) findWhole() {
+	var out *outputStmt
+	var pre, post strings.Builder
+	for _, st := range t.body {
+		switch x := st.(type) {
+		case *dataStmt:
+			if strings.TrimSpace(x.text) != "" {
+				return
+			}
+			if out == nil {
+				pre.WriteString(x.text)
+			} else {
+				post.WriteString(x.text)
+			}
+		case *outputStmt:
+			if out != nil {
+				return
+			}
+			out = x
+		default:
+			return
+		}
+	}
+	if out == nil {
+		return
+	}
+	t.whole, t.pre, t.post = out.x, pre.String(), post.String()
+	if f, ok := out.x.(*filterExpr); ok && f.name == "string" {
+		t.topString = true
+	}
+}
+
+func firstLine(err error) string {
+	s := err.Error()
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
 }
 
 // MustCompile compiles a template known to be valid (for tests and constants).
@@ -109,238 +119,353 @@ func MustCompile(src string) *Template {
 // IsStatic tells whether the template holds no Jinja at all.
 func (t *Template) IsStatic() bool { return t == nil || t.static }
 
-// Eval renders the template to a native value: a template that is exactly one
-// expression gives that expression's value (number, bool, list, object, nil);
-// anything else gives a string.
-func (t *Template) Eval(vars Vars) (any, error) {
-	if t == nil {
-		return nil, nil
-	}
-	if t.static {
-		if t.value != nil {
-			return t.value, nil
-		}
-		return t.Source, nil
-	}
-	return t.bounded(func() (any, error) {
-		if t.whole != nil {
-			return t.evalOutput(t.whole, vars)
-		}
-		return t.render(vars)
-	})
+// result is one evaluation: the value of a whole-expression template, or the
+// rendered text of any other.
+type result struct {
+	value    any
+	text     string
+	isValue  bool
+	jsonText bool
 }
 
-// Render renders the template as text: nil renders empty, booleans as
-// true/false, lists and objects as JSON.
-func (t *Template) Render(vars Vars) (string, error) {
-	v, err := t.Eval(vars)
-	if err != nil {
-		return "", err
+func (t *Template) fail(err error) error {
+	if kindOf(err) == kindUndefined {
+		return &UndefinedError{Path: t.Path, Source: t.Source, Msg: err.Error()}
 	}
-	return String(v), nil
+	return fmt.Errorf("%s: template %q: %s", t.Path, t.Source, firstLine(err))
 }
 
-// Bool evaluates the template as a condition: empty, false, 0, none, empty
-// lists and objects are false.
-func (t *Template) Bool(vars Vars) (bool, error) {
-	v, err := t.Eval(vars)
-	if err != nil {
-		return false, err
-	}
-	return Truthy(v), nil
-}
-
-func (t *Template) bounded(f func() (any, error)) (any, error) {
-	type result struct {
-		v   any
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		defer func() {
-			if r := recover(); r != nil {
-				done <- result{nil, fmt.Errorf("template failed: %v", r)}
-			}
-		}()
-		v, err := f()
-		done <- result{v, err}
-	}()
-	timer := time.NewTimer(MaxDuration)
-	defer timer.Stop()
-	select {
-	case r := <-done:
-		if r.err != nil {
-			return nil, fmt.Errorf("%s: template %q: %s", t.Path, t.Source, firstLine(r.err))
+// run evaluates a dynamic template. typeErr tells that the reference would
+// take the template's own text as the value (a TypeError).
+func (t *Template) run(vars Vars) (r result, typeErr bool, err error) {
+	var missing []string
+	for _, name := range t.undeclared {
+		if _, ok := vars[name]; !ok {
+			missing = append(missing, name)
 		}
-		if s, ok := r.v.(string); ok && len(s) > MaxOutput {
-			return nil, fmt.Errorf("%s: template %q: output larger than %d bytes", t.Path, t.Source, MaxOutput)
-		}
-		return r.v, nil
-	case <-timer.C:
-		return nil, fmt.Errorf("%s: template %q: evaluation took longer than %s", t.Path, t.Source, MaxDuration)
 	}
-}
-
-func (t *Template) render(vars Vars) (any, error) {
-	if t.full != nil {
-		var b strings.Builder
-		lw := &limitedWriter{w: &b, left: MaxOutput}
-		if err := t.full.Execute(lw, exec.NewContext(vars)); err != nil {
-			return nil, err
+	if missing != nil {
+		return r, false, fmt.Errorf("%s: template %q uses undeclared variables: %s", t.Path, t.Source, strings.Join(missing, ", "))
+	}
+	s := &state{vars: vars}
+	if t.whole != nil && t.pre == "" && t.post == "" {
+		v, err := t.whole.eval(s)
+		if err != nil {
+			return r, kindOf(err) == kindType, err
 		}
-		return b.String(), nil
+		return result{value: v, isValue: true, jsonText: t.topString && s.jsonText}, false, nil
 	}
 	var b strings.Builder
-	for _, n := range t.parts {
-		switch n := n.(type) {
-		case *nodes.Data:
-			b.WriteString(n.Data.Val)
-		case *nodes.Output:
-			v, err := t.evalOutput(n, vars)
-			if err != nil {
-				return nil, err
-			}
-			b.WriteString(String(v))
-		}
-		if b.Len() > MaxOutput {
-			return nil, fmt.Errorf("output larger than %d bytes", MaxOutput)
-		}
+	s.out = &b
+	if err := s.run(t.body); err != nil {
+		return r, kindOf(err) == kindType, err
 	}
-	return b.String(), nil
+	return result{text: b.String()}, false, nil
 }
 
-// evalOutput evaluates {{ expr }} or {{ expr if cond else other }}.
-func (t *Template) evalOutput(n *nodes.Output, vars Vars) (any, error) {
-	expr := n.Expression
-	if n.Condition != nil {
-		c, err := t.evalExpr(n.Condition, vars)
-		if err != nil {
-			return nil, err
-		}
-		if !Truthy(c) {
-			expr = n.Alternative
-		}
+// Eval gives the template's typed value as the reference types results
+// (InterpolatedString): a template that is one expression gives that
+// expression's value; the text of any other template (and a string value)
+// becomes the Python literal it spells when it spells one ('5' becomes 5,
+// "[1, 2]" a list, "True" true), and stays text otherwise. A template that
+// renders nothing gives "". The result is nil, bool, int64, float64,
+// string, json.Number, []any or map[string]any. An undefined value used
+// further than rendering gives an UndefinedError.
+func (t *Template) Eval(vars Vars) (any, error) {
+	v, empty, err := t.eval(vars)
+	if empty {
+		return "", err
 	}
-	if expr == nil {
+	return v, err
+}
+
+// EvalOrNil is Eval for a field of a JSON body or of a token request body,
+// as the reference's mappings evaluate them: nil when the template renders
+// nothing or uses an undefined value further than rendering it (the field
+// is then left out).
+func (t *Template) EvalOrNil(vars Vars) (any, error) {
+	v, _, err := t.eval(vars)
+	if err != nil && IsUndefined(err) {
 		return nil, nil
 	}
-	return t.evalExpr(expr, vars)
+	return v, err
 }
 
-func (t *Template) evalExpr(e nodes.Expression, vars Vars) (any, error) {
-	ev := &exec.Evaluator{
-		Config: cfg,
-		Environment: &exec.Environment{
-			Context:           environment.Context.Inherit().Update(exec.NewContext(vars)),
-			Filters:           environment.Filters,
-			Tests:             environment.Tests,
-			ControlStructures: environment.ControlStructures,
-			Methods:           environment.Methods,
-		},
-		Loader: &refusingLoader{},
+// eval is Eval with nil for an empty rendering, which empty tells.
+func (t *Template) eval(vars Vars) (v any, empty bool, err error) {
+	switch {
+	case t == nil:
+		return nil, false, nil
+	case t.isConst:
+		return t.value, false, nil
+	case t.static:
+		return typedText(t.text), t.text == "", nil
 	}
-	v := ev.Eval(e)
-	if v.IsError() {
-		msg := v.Error()
-		// A chain through a missing key (config.a.b with a missing) is undefined, not an error.
-		if strings.Contains(msg, "on None") {
+	r, typeErr, err := t.run(vars)
+	if typeErr {
+		return typedText(t.Source), false, nil
+	}
+	if err != nil {
+		return nil, false, t.fail(err)
+	}
+	if !r.isValue {
+		return typedText(r.text), r.text == "", nil
+	}
+	if r.jsonText {
+		return r.value, false, nil
+	}
+	switch x := r.value.(type) {
+	case *undefined:
+		return nil, true, nil
+	case string:
+		if x == "" {
+			return nil, true, nil
+		}
+	}
+	return typedValue(r.value), false, nil
+}
+
+// typedText is the reference's literal_eval of a rendered text.
+func typedText(text string) any {
+	if text == "" {
+		return nil
+	}
+	if v, ok := literalEval(text); ok {
+		return plain(v)
+	}
+	return text
+}
+
+// typedValue is typedText of a value's Python text, without writing it when
+// the value is already a literal.
+func typedValue(v any) any {
+	switch x := v.(type) {
+	case nil, *undefined:
+		return nil
+	case bool, int64:
+		return x
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return FormatFloat(x)
+		}
+		return x
+	case string:
+		return typedText(x)
+	}
+	if lit, ok := literalCopy(v); ok {
+		return plain(lit)
+	}
+	return typedText(pyStr(v))
+}
+
+// literalCopy copies a list or dict whose items are all literals.
+func literalCopy(v any) (any, bool) {
+	switch x := canon(v).(type) {
+	case nil, bool, int64, string:
+		return x, true
+	case float64:
+		return x, !math.IsNaN(x) && !math.IsInf(x, 0)
+	case []any, tuple:
+		src := items(x)
+		out := make([]any, len(src))
+		for i, e := range src {
+			c, ok := literalCopy(e)
+			if !ok {
+				return nil, false
+			}
+			out[i] = c
+		}
+		return out, true
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			c, ok := literalCopy(e)
+			if !ok {
+				return nil, false
+			}
+			out[k] = c
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+// plain turns tuples into lists, for JSON.
+func plain(v any) any {
+	switch x := v.(type) {
+	case tuple:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = plain(e)
+		}
+		return out
+	case []any:
+		for i, e := range x {
+			x[i] = plain(e)
+		}
+	case map[string]any:
+		for k, e := range x {
+			x[k] = plain(e)
+		}
+	}
+	return v
+}
+
+// Render renders the template as text, as Jinja writes it, except that a
+// None written by {{ }} is empty and booleans are true and false.
+func (t *Template) Render(vars Vars) (string, error) {
+	switch {
+	case t == nil:
+		return "", nil
+	case t.isConst:
+		return String(t.value), nil
+	case t.static:
+		return t.text, nil
+	}
+	r, typeErr, err := t.run(vars)
+	if typeErr {
+		return t.Source, nil
+	}
+	if err != nil {
+		return "", t.fail(err)
+	}
+	if r.isValue {
+		return String(r.value), nil
+	}
+	return r.text, nil
+}
+
+// Param evaluates the template as a request parameter, header or form field,
+// as the reference's request mappings do (their valid types are str and
+// list): nil when it renders nothing, null or an undefined value; a list
+// when its value is one or its text spells one; otherwise its text.
+func (t *Template) Param(vars Vars) (any, error) {
+	switch {
+	case t == nil:
+		return nil, nil
+	case t.isConst:
+		return t.value, nil
+	case t.static:
+		return paramText(t.text), nil
+	}
+	r, typeErr, err := t.run(vars)
+	if typeErr {
+		return t.Source, nil
+	}
+	if err != nil {
+		if kindOf(err) == kindUndefined {
 			return nil, nil
 		}
-		return nil, errors.New(msg)
+		return nil, t.fail(err)
 	}
-	return native(v), nil
-}
-
-// parse parses a template; the parser's own panics on malformed input
-// become errors.
-func parse(src string) (root *nodes.Template, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			root, err = nil, fmt.Errorf("malformed template (%v)", r)
+	if !r.isValue {
+		return paramText(r.text), nil
+	}
+	switch x := r.value.(type) {
+	case nil, *undefined:
+		return nil, nil
+	case string:
+		if r.jsonText {
+			return x, nil
 		}
-	}()
-	stream := tokens.LexAll(src, cfg)
-	p := parser.NewParser("template", stream, cfg, &refusingLoader{src: src}, environment.ControlStructures)
-	return p.Parse()
-}
-
-func firstLine(err error) string {
-	s := err.Error()
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	return s
-}
-
-var cfg = config.New()
-
-// environment is gonja's default environment minus everything that reaches
-// outside the template: include, import, from and extends are refused, and
-// range and lipsum are gone.
-var environment = newEnvironment()
-
-func newEnvironment() *exec.Environment {
-	allowed := map[string]bool{"if": true, "for": true, "set": true, "with": true, "filter": true, "raw": true, "macro": true, "call": true, "autoescape": true}
-	structures := map[string]parser.ControlStructureParser{}
-	for name := range allowed {
-		if p, ok := builtins.ControlStructures.Get(name); ok {
-			structures[name] = p
+		return paramText(x), nil
+	case []any:
+		if lit, ok := literalCopy(x); ok {
+			return plain(lit), nil
 		}
 	}
-	globals := exec.NewContext(map[string]any{})
-	for _, name := range []string{"dict", "namespace", "cycler", "joiner"} {
-		if v, ok := builtins.GlobalFunctions.Get(name); ok {
-			globals.Set(name, v)
+	return String(r.value), nil
+}
+
+func paramText(text string) any {
+	if text == "" {
+		return nil
+	}
+	v, ok := literalEval(text)
+	if !ok {
+		return text
+	}
+	switch x := v.(type) {
+	case string:
+		return x
+	case []any:
+		return plain(x)
+	}
+	return text
+}
+
+// Bool evaluates the template as a condition, with the reference's rule
+// (InterpolatedBoolean): false when the typed value is False, 0, 0.0, an
+// empty string, list or dict, or the text "False", "false", "0", "0.0",
+// "[]", "{}" or "()"; when it renders nothing or uses an undefined value
+// further than rendering it; true otherwise, None and "FALSE" included.
+func (t *Template) Bool(vars Vars) (bool, error) {
+	switch {
+	case t == nil:
+		return false, nil
+	case t.isConst:
+		if b, ok := t.value.(bool); ok {
+			return b, nil
 		}
+		return !cdkFalse(t.value), nil
+	case t.static:
+		return t.text != "" && !cdkFalse(typedText(t.text)), nil
 	}
-	globals.Update(builtins.GlobalVariables)
-	globals.Update(macros())
-	filters := exec.NewFilterSet(map[string]exec.FilterFunction{})
-	filters.Update(builtins.Filters)
-	for name, f := range airbyteFilters() {
-		if filters.Exists(name) {
-			filters.Replace(name, f)
-		} else {
-			filters.Register(name, f)
+	r, typeErr, err := t.run(vars)
+	if typeErr {
+		return true, nil
+	}
+	if err != nil {
+		if kindOf(err) == kindUndefined {
+			return false, nil
 		}
+		return false, t.fail(err)
 	}
-	return &exec.Environment{
-		Context:           globals,
-		Filters:           filters,
-		Tests:             builtins.Tests,
-		ControlStructures: exec.NewControlStructureSet(structures),
-		Methods:           builtins.Methods,
+	if r.isValue {
+		switch x := r.value.(type) {
+		case bool:
+			return x, nil
+		case *undefined:
+			return false, nil
+		case string:
+			if x == "" {
+				return false, nil
+			}
+			if r.jsonText {
+				return !cdkFalse(x), nil
+			}
+		}
+		return !cdkFalse(typedValue(r.value)), nil
 	}
+	if r.text == "" {
+		return false, nil
+	}
+	return !cdkFalse(typedText(r.text)), nil
 }
 
-// refusingLoader gives the template its own source and refuses any other file.
-type refusingLoader struct{ src string }
-
-func (l *refusingLoader) Read(path string) (io.Reader, error) {
-	if path == "template" {
-		return strings.NewReader(l.src), nil
+// cdkFalse tells whether v is one of the reference's false values.
+func cdkFalse(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return false
+	case bool:
+		return !x
+	case string:
+		switch x {
+		case "False", "false", "{}", "[]", "()", "", "0", "0.0":
+			return true
+		}
+		return false
+	case int64:
+		return x == 0
+	case float64:
+		return x == 0
+	case json.Number:
+		return false
+	case []any:
+		return len(x) == 0
+	case map[string]any:
+		return len(x) == 0
 	}
-	return nil, fmt.Errorf("templates may not load files (%q)", path)
-}
-func (l *refusingLoader) Resolve(path string) (string, error) {
-	if path == "template" {
-		return path, nil
-	}
-	return "", fmt.Errorf("templates may not load files (%q)", path)
-}
-func (l *refusingLoader) Inherit(string) (loaders.Loader, error) {
-	return nil, errors.New("templates may not load files")
-}
-
-type limitedWriter struct {
-	w    *strings.Builder
-	left int
-}
-
-func (l *limitedWriter) Write(p []byte) (int, error) {
-	if len(p) > l.left {
-		return 0, fmt.Errorf("output larger than %d bytes", MaxOutput)
-	}
-	l.left -= len(p)
-	return l.w.Write(p)
+	return false
 }

@@ -2,160 +2,277 @@ package interp
 
 import (
 	"encoding/json"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
 )
 
 func testVars() Vars {
-	return Native(map[string]any{
-		"config": map[string]any{"api_key": "abc", "n": int64(5), "big": 1e10, "flag": true, "nothing": nil,
-			"list": []any{int64(1), int64(2)}, "obj": map[string]any{"a": int64(1)}, "num_str": "7", "key1e10": "1e10"},
-		"parameters":      map[string]any{"name": "users", "page_size": int64(3)},
-		"next_page_token": map[string]any{"next_page_token": int64(100)},
-		"response":        map[string]any{"has_more": false, "data": []any{map[string]any{"id": int64(7)}}, "next": "https://x/2", "meta": map[string]any{"cursor": "c1"}},
-		"headers":         map[string]any{"link": map[string]any{"next": map[string]any{"url": "https://x/3", "rel": "next"}}},
-		"last_records":    []any{map[string]any{"id": int64(7)}, map[string]any{"id": int64(9)}},
-		"last_record":     map[string]any{"id": int64(9)},
-		"last_page_size":  int64(2),
-	}).(map[string]any)
+	v, err := FromJSON([]byte(`{
+		"config": {"api_key": "abc", "n": 5, "big": 1e10, "flag": true, "nothing": null, "list": [1, 2], "obj": {"a": 1},
+			"num_str": "7", "key1e10": "1e10", "secret": "hunter2", "category": ["a", "b"]},
+		"parameters": {"name": "users", "page_size": 3},
+		"next_page_token": {"next_page_token": 100},
+		"response": {"has_more": false, "data": [{"id": 7}], "next": "https://x/2", "meta": {"cursor": "c1"}},
+		"headers": {"link": {"next": {"url": "https://x/3", "rel": "next"}}},
+		"last_records": [{"id": 7}, {"id": 9}],
+		"last_record": {"id": 9},
+		"last_page_size": 2,
+		"record": {"status": "active", "n": 4}
+	}`))
+	if err != nil {
+		panic(err)
+	}
+	return Vars(v.(map[string]any))
 }
 
-func TestTemplateSemantics(t *testing.T) {
+func frozen(t *testing.T) {
+	saved := Now
 	Now = func() time.Time { return time.Date(2021, 9, 1, 0, 0, 0, 0, time.UTC) }
-	defer func() { Now = func() time.Time { return time.Now().UTC() } }()
+	t.Cleanup(func() { Now = saved })
+}
+
+func asJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// TestEval: the typed value, as the reference types results (literal_eval).
+func TestEval(t *testing.T) {
+	frozen(t)
 	cases := []struct {
 		src  string
 		want any
 	}{
 		{`{{ config['api_key'] }}`, "abc"},
-		{`{{ config["api_key"] }}`, "abc"},
-		{`{{ config.api_key }}`, "abc"},
-		{`Bearer {{ config.api_key }}`, "Bearer abc"},
 		{`{{ config.n }}`, int64(5)},
 		{`{{ config.n + 1 }}`, int64(6)},
 		{`{{ config.big }}`, 1e10},
-		{`k={{ config.big }}`, "k=10000000000"},
-		{`{{ config.key1e10 }}`, "1e10"},
+		{`{{ config.key1e10 }}`, 1e10},
+		{`{{ config.num_str }}`, int64(7)},
+		{`{{ '5' }}`, int64(5)},
+		{`{{ '01' }}`, "01"},
 		{`{{ config.flag }}`, true},
-		{`flag={{ config.flag }}`, "flag=true"},
 		{`{{ config.nothing }}`, nil},
-		{`x{{ config.nothing }}y`, "xy"},
+		{`{{ config.missing }}`, ""},
 		{`{{ config.list }}`, []any{int64(1), int64(2)}},
 		{`{{ config.obj }}`, map[string]any{"a": int64(1)}},
-		{`q={{ config.list }}`, "q=[1,2]"},
-		{`{{ config.missing }}`, nil},
-		{`a{{ config.missing }}b`, "ab"},
-		{`{{ config.missing.deep }}`, nil},
-		{`{{ config.missing is none }}`, true},
-		{`{{ config.nothing is none }}`, true},
-		{`{{ response.has_more is false }}`, true},
-		{`{{ response.has_more }}`, false},
-		{`{{ not response.get('next') }}`, false},
-		{`{{ response.get('next') }}`, "https://x/2"},
-		{`{{ response.get('absent', 'dflt') }}`, "dflt"},
+		{`{{ 6 / 2 }}`, 3.0},
+		{`{{ -7 // 2 }}`, int64(-4)},
+		{`{{ '%s-%s' % (config.n, config.api_key) }}`, "5-abc"},
+		{`{{ (response.get('error') or {}).get('info') }}`, nil},
+		{`{{ ','.join(config['category']) }}`, "a,b"},
 		{`{{ response['data'][-1]['id'] }}`, int64(7)},
-		{`{{ last_records[-1]['id'] }}`, int64(9)},
-		{`{{ last_records[0].id }}`, int64(7)},
-		{`{{ last_record.id }}`, int64(9)},
-		{`{{ last_page_size }}`, int64(2)},
-		{`{{ next_page_token['next_page_token'] or '0' }},50`, "100,50"},
-		{`{{ next_page_token['next_page_token'] }}`, int64(100)},
-		{`{{ headers['link']['next']['url'] }}`, "https://x/3"},
-		{`{{ headers.link.next.url }}`, "https://x/3"},
-		{`{{ 'next' not in headers['link'] }}`, false},
-		{`{{ 'prev' not in headers['link'] }}`, true},
-		{`{{ 'api_key' in config }}`, true},
-		{`{{ config.missing or 'fallback' }}`, "fallback"},
-		{`{{ config.n or 'fallback' }}`, int64(5)},
-		{`{{ parameters.name }}`, "users"},
-		{`{{ parameters['page_size'] * 2 }}`, int64(6)},
-		{`{{ response.meta.cursor }}`, "c1"},
-		{`{{ 1 if config.flag else 2 }}`, int64(1)},
-		{`{{ config.num_str | int + 1 }}`, int64(8)},
-		{`{{ 'abc' | upper }}`, "ABC"},
-		{`{{ 'a b' | replace(' ', '_') }}`, "a_b"},
-		{`{{ [1, 2, 3] | length }}`, int64(3)},
-		{`{% if config.flag %}yes{% else %}no{% endif %}`, "yes"},
-		{`{% for i in config.list %}{{ i }},{% endfor %}`, "1,2,"},
-		{`plain text`, "plain text"},
-		{`100`, "100"},
-		{`{{ 100 }}`, int64(100)},
-		{`{{ 1.5 }}`, 1.5},
-		{`{{ now_utc() }}`, time.Date(2021, 9, 1, 0, 0, 0, 0, time.UTC)},
-		{`{{ today_utc() }}`, "2021-09-01"},
-		{`{{ day_delta(1) }}`, "2021-09-02T00:00:00.000000+0000"},
-		{`{{ duration('P6DT23H') }}`, 6*24*time.Hour + 23*time.Hour},
-		{`d={{ duration('P6DT23H') }}`, "d=6 days, 23:00:00"},
-		{`{{ timestamp('2022-02-28T00:00:00-08:00') }}`, int64(1646035200)},
+		{`{{ last_records[-1].id }}`, int64(9)},
+		{`{{ now_utc() }}`, "2021-09-01 00:00:00+00:00"},
+		{`{{ now_utc().strftime('%Y-%m-%d') }}`, "2021-09-01"},
+		{`{{ (now_utc() - duration('P1D')).strftime('%Y-%m-%dT%H:%M:%SZ') }}`, "2021-08-31T00:00:00Z"},
+		{`{{ timestamp('2022-02-28') }}`, 1646006400.0},
 		{`{{ timestamp(100.9) }}`, int64(100)},
-		{`{{ max(1, 5, 3) }}`, int64(5)},
-		{`{{ min([4, 2, 8]) }}`, int64(2)},
-		{`{{ format_datetime('2022-01-01T01:01:01-0800', '%Y-%m-%dT%H:%M:%SZ') }}`, "2022-01-01T09:01:01Z"},
-		{`{{ format_datetime(1640998861000, '%Y-%m-%dT%H:%M:%SZ', '%ms') }}`, "2022-01-01T01:01:01Z"},
-		{`{{ str_to_datetime('2022-01-01') }}`, time.Date(2022, 1, 1, 0, 0, 0, 0, time.UTC)},
-		{`{{ sanitize_url('a b/c') }}`, "a+b%2Fc"},
-		{`{{ 'Test client_secret' | hash('md5') }}`, "3032d57a12f76b61a820e47b9a5a0cbb"},
-		{`{{ 'abc' | base64encode }}`, "YWJj"},
-		{`{{ 'YWJj' | base64decode }}`, "abc"},
-		{`{{ config.flag | string }}`, "true"},
-		{`{{ 'id=42;x' | regex_search("id=([0-9]+)") }}`, "42"},
-		{`{{ camel_case_to_snake_case('CamelCase') }}`, "camel_case"},
+		{`{{ duration('P6DT23H') }}`, "6 days, 23:00:00"},
+		{`{{ config.n | string }}`, "5"},
+		{`{{ 'x' | regex_search('\$skiptoken=([^&]+)') }}`, ""},
+		{`{{ 'a?$skiptoken=s1&b' | regex_search('\$skiptoken=([^&]+)') }}`, "s1"},
+		{`100`, int64(100)},
+		{`plain text`, "plain text"},
+		{`{{ config.n }},50`, []any{int64(5), int64(50)}},
+		{`{% for i in config.list %}{{ i }}-{% endfor %}`, "1-2-"},
 	}
 	vars := testVars()
 	for _, c := range cases {
-		tpl, err := Compile(c.src, "test")
+		got, err := MustCompile(c.src).Eval(vars)
 		if err != nil {
-			t.Errorf("%s: compile: %v", c.src, err)
+			t.Errorf("%s: %v", c.src, err)
 			continue
 		}
-		got, err := tpl.Eval(vars)
-		if err != nil {
-			t.Errorf("%s: eval: %v", c.src, err)
-			continue
-		}
-		gj, _ := json.Marshal(got)
-		wj, _ := json.Marshal(c.want)
-		if string(gj) != string(wj) {
-			t.Errorf("%s = %s (%T), want %s (%T)", c.src, gj, got, wj, c.want)
+		if asJSON(got) != asJSON(c.want) || (got != nil && c.want != nil && typeName(got) != typeName(c.want)) {
+			t.Errorf("%s = %s (%T), want %s (%T)", c.src, asJSON(got), got, asJSON(c.want), c.want)
 		}
 	}
 }
 
+// TestEvalOrNil: a body field is left out (nil) when its template renders
+// nothing or reaches an undefined value.
+func TestEvalOrNil(t *testing.T) {
+	vars := testVars()
+	for src, want := range map[string]any{
+		`{{ config.missing }}`:      nil,
+		`{{ config.missing.deep }}`: nil,
+		`{{ config.nothing }}`:      nil,
+		``:                          nil,
+		`{{ config.n }}`:            int64(5),
+		`{{ '' }}`:                  nil,
+	} {
+		got, err := MustCompile(src).EvalOrNil(vars)
+		if err != nil || asJSON(got) != asJSON(want) {
+			t.Errorf("%s: got %s, %v; want %s", src, asJSON(got), err, asJSON(want))
+		}
+	}
+}
+
+// TestRender: the text, with the project's decisions: None is empty,
+// booleans are true/false, a text such as 1e10 stays as written.
+func TestRender(t *testing.T) {
+	frozen(t)
+	cases := map[string]string{
+		`Bearer {{ config.api_key }}`:                 "Bearer abc",
+		`{{ config.key1e10 }}`:                        "1e10",
+		`k={{ config.big }}`:                          "k=10000000000.0",
+		`flag={{ config.flag }}`:                      "flag=true",
+		`x{{ config.nothing }}y`:                      "xy",
+		`a{{ config.missing }}b`:                      "ab",
+		`q={{ config.list }}`:                         "q=[1, 2]",
+		`d={{ duration('P1D') }}`:                     "d=1 day, 0:00:00",
+		`{{ now_utc() }}`:                             "2021-09-01 00:00:00+00:00",
+		`{{ today_utc() }}`:                           "2021-09-01",
+		`{{ day_delta(1) }}`:                          "2021-09-02T00:00:00.000000+0000",
+		`{{ 'a b&c' | urlencode }}`:                   "a%20b%26c",
+		`{{ sanitize_url('a b/c') }}`:                 "a+b%2Fc",
+		`{{ 'Test client_secret' | hash('md5') }}`:    "3032d57a12f76b61a820e47b9a5a0cbb",
+		`{{ 'abc' | base64encode }}`:                  "YWJj",
+		`{{ 'YWJj' | base64decode }}`:                 "abc",
+		`{{ camel_case_to_snake_case('CamelCase') }}`: "camel_case",
+		`{%- if config.flag -%}  yes  {%- endif %}`:   "yes",
+		"{{ config.n }}\n":                            "5",
+		`{% set ns = namespace(n=0) %}{% for x in config.list %}{% set ns.n = ns.n + x %}{% endfor %}{{ ns.n }}`: "3",
+		`{{ config.n > 'x' }}`: "{{ config.n > 'x' }}", // a TypeError: the reference takes the template's text
+	}
+	vars := testVars()
+	for src, want := range cases {
+		got, err := MustCompile(src).Render(vars)
+		if err != nil || got != want {
+			t.Errorf("%s: got %q, %v; want %q", src, got, err, want)
+		}
+	}
+}
+
+// TestParam: request parameters, headers and form fields keep their text,
+// except lists, and drop null and undefined values.
+func TestParam(t *testing.T) {
+	cases := map[string]any{
+		`{{ config.key1e10 }}`:      "1e10",
+		`{{ config.n }}`:            "5",
+		`{{ config.flag }}`:         "true",
+		`{{ config.nothing }}`:      nil,
+		`{{ config.missing.deep }}`: nil,
+		`{{ config.list }}`:         []any{int64(1), int64(2)},
+		`[1, 2]`:                    []any{int64(1), int64(2)},
+		`1,2`:                       "1,2",
+		`{{ next_page_token.next_page_token }},50`: "100,50",
+		`{{ config.obj }}`:                         "{'a': 1}",
+		`{{ '' }}`:                                 nil,
+	}
+	vars := testVars()
+	for src, want := range cases {
+		got, err := MustCompile(src).Param(vars)
+		if err != nil || asJSON(got) != asJSON(want) {
+			t.Errorf("%s: got %s, %v; want %s", src, asJSON(got), err, asJSON(want))
+		}
+	}
+}
+
+// TestTemplateBool: conditions follow the reference's InterpolatedBoolean:
+// None, 'FALSE' and ' ' are true; 'false', 0, empty things and undefined
+// chains are false.
 func TestTemplateBool(t *testing.T) {
 	vars := testVars()
 	for src, want := range map[string]bool{
-		`{{ response.has_more is false }}`: true,
-		`{{ False }}`:                      false,
-		`{{ 0 }}`:                          false,
-		`{{ config.missing }}`:             false,
-		`{{ config.missing.deep }}`:        false,
-		`{{ [] }}`:                         false,
-		`{{ 'x' }}`:                        true,
-		`{{ "false" }}`:                    false,
+		`{{ response.has_more is false }}`:  true,
+		`{{ False }}`:                       false,
+		`{{ 0 }}`:                           false,
+		`{{ '0.0' }}`:                       false,
+		`{{ config.missing }}`:              false,
+		`{{ config.missing.deep }}`:         false,
+		`{{ [] }}`:                          false,
+		`{{ 'x' }}`:                         true,
+		`{{ "false" }}`:                     false,
+		`{{ "FALSE" }}`:                     true,
+		`{{ ' ' }}`:                         true,
+		`{{ none }}`:                        true,
+		`{{ config.nothing }}`:              true,
+		`{{ not response.get("num", {}) }}`: true,
+		`{{ record['status'] == 'active' and record['n'] > 3 }}`: true,
+		`{{ config.n > 'x' }}`: true, // a TypeError: the template's text, which is true
 	} {
 		got, err := MustCompile(src).Bool(vars)
 		if err != nil || got != want {
 			t.Errorf("%s: got %v %v, want %v", src, got, err, want)
 		}
 	}
+	if got, _ := Constant(false, "x").Bool(vars); got {
+		t.Errorf("a false constant is false")
+	}
 }
 
-func TestSandbox(t *testing.T) {
-	for _, src := range []string{`{% include '/etc/passwd' %}`, `{% import 'x.html' as x %}`, `{% extends 'base.html' %}`, `{% from 'x' import y %}`} {
-		if _, err := Compile(src, "streams[0].path"); err == nil || !strings.Contains(err.Error(), "streams[0].path") {
-			t.Errorf("%s: want a compile error naming the path, got %v", src, err)
+// TestErrors: undefined values used further than rendering, undeclared
+// names, and failures name the place and never a value.
+func TestErrors(t *testing.T) {
+	vars := testVars()
+	_, err := MustCompile(`{{ config.missing.deep }}`).Eval(vars)
+	if !IsUndefined(err) || !strings.Contains(err.Error(), "has no attribute 'missing'") {
+		t.Errorf("undefined chain: got %v", err)
+	}
+	tpl, _ := Compile(`{{ unknown_name ~ config.secret }}`, "streams[0].path")
+	_, err = tpl.Render(vars)
+	if err == nil || !strings.Contains(err.Error(), "streams[0].path") || !strings.Contains(err.Error(), "unknown_name") || strings.Contains(err.Error(), "hunter2") {
+		t.Errorf("undeclared: got %v", err)
+	}
+	tpl, _ = Compile(`{{ config.secret | int(base=99) + config.missing }}`, "streams[0].path")
+	_, err = tpl.Eval(vars)
+	if err == nil || strings.Contains(err.Error(), "hunter2") {
+		t.Errorf("failure: got %v", err)
+	}
+	_, err = MustCompile(`{{ 1 / 0 }}`).Eval(vars)
+	if err == nil || !strings.Contains(err.Error(), "division by zero") {
+		t.Errorf("division by zero: got %v", err)
+	}
+}
+
+func TestRefusedAtLoad(t *testing.T) {
+	for _, src := range []string{`{% include '/etc/passwd' %}`, `{% import 'x.html' as x %}`, `{% extends 'base.html' %}`,
+		`{% from 'x' import y %}`, `{% macro m() %}{% endmacro %}`, `{{ x | nofilter }}`, `{{ x is notatest }}`,
+		`{{ 'a' | regex_search('(') }}`, `{{ stream_state.get('x') }}`, `{{ 1 +`, `{% if x %}`, `{% for x in y %}{% break %}{% endfor %}`,
+		"{{ " + strings.Repeat("(", 100) + "1" + strings.Repeat(")", 100) + " }}"} {
+		_, err := Compile(src, "streams[0].path")
+		if err == nil || !strings.Contains(err.Error(), "streams[0].path") || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: want a one-line error naming the path, got %v", src, err)
 		}
 	}
-	_, err := MustCompile(`{{ range(10) }}`).Eval(Vars{})
-	if err == nil {
-		t.Errorf("range must not be available")
+}
+
+// TestLimits: work, output, strings and lists are bounded by the evaluator
+// itself; no goroutine is started.
+func TestLimits(t *testing.T) {
+	before := runtime.NumGoroutine()
+	big := make([]any, 2000)
+	huge := make([]any, 100000)
+	vars := Vars{"x": big, "y": huge, "config": map[string]any{}}
+	for src, want := range map[string]string{
+		`{% for a in x %}{% for b in x %}{{ 1 }}{% endfor %}{% endfor %}`:                               "steps",
+		`{% for a in x %}{% for b in x %}{{ 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxx' }}{% endfor %}{% endfor %}`: "larger than",
+		`{{ 'x' * 100000000 }}`:                   "longer than",
+		`{{ [1] * 100000000 }}`:                   "longer than",
+		`{{ ('x' * 1000000) ~ ('x' * 1000000) }}`: "longer than",
+		`{{ '%99999999s' % 'x' }}`:                "longer than",
+		`{{ 'x'.center(99999999) }}`:              "longer than",
+		`{{ 2 ** 100 }}`:                          "overflow",
+		`{{ 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!' | regex_search('^(a+)+$') }}`: "took longer",
+		`{% for i in x %}{{ 'aaaaaaaaaaaaaaaaaa!' | regex_search('^(a+)+$') }}{% endfor %}`:                       "steps",
+		`{% for a in y %}{% if a in y %}{% endif %}{% endfor %}`:                                                  "steps",
+		`{% for a in y %}{{ y | unique | length }}{% endfor %}`:                                                   "steps",
+	} {
+		start := time.Now()
+		_, err := MustCompile(src).Render(vars)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: want an error with %q, got %v", src, want, err)
+		}
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("%s: took %s", src, d)
+		}
 	}
-	huge := `{% for a in x %}{% for b in x %}{% for c in x %}{{ 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx' }}{% endfor %}{% endfor %}{% endfor %}`
-	list := make([]any, 200)
-	_, err = MustCompile(huge).Eval(Vars{"x": list})
-	if err == nil || !strings.Contains(err.Error(), "larger than") {
-		t.Errorf("output bound: got %v", err)
+	if after := runtime.NumGoroutine(); after > before+1 {
+		t.Errorf("goroutines: %d before, %d after", before, after)
 	}
 }
 
@@ -166,11 +283,14 @@ func TestUsageOf(t *testing.T) {
 		`{{ not response.get('next') }}`:                  "next",
 		`{{ response.get("meta", {}).get("token", {}) }}`: "meta",
 		`{{ response['data'][-1]['id'] }}`:                "data",
+		`{{ (response.get('error') or {}).get('info') }}`: "error",
 		`{{ response | tojson }}`:                         "ALL",
 		`{{ 'next' in response }}`:                        "ALL",
+		`{{ response.items() }}`:                          "ALL",
 		`{% for k in response %}{{ k }}{% endfor %}`:      "ALL",
 		`{{ headers['link']['next']['url'] }}`:            "",
 		`{{ response.a if response.b else config.c }}`:    "a,b",
+		`{% if response.a %}{{ response.b }}{% endif %}`:  "a,b",
 	}
 	for src, want := range cases {
 		u := MustCompile(src).UsageOf("response")
@@ -180,6 +300,29 @@ func TestUsageOf(t *testing.T) {
 		}
 		if got != want || u.Used != (want != "") {
 			t.Errorf("%s: got %q (used %v), want %q", src, got, u.Used, want)
+		}
+	}
+}
+
+func TestFromJSON(t *testing.T) {
+	v, err := FromJSON([]byte(` {"i": 12, "f": 1.5, "e": 1e3, "big": 123456789012345678901, "s": "a\u00e9\ud83d\ude00\n", "l": [true, null, -0], "o": {}} `))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := v.(map[string]any)
+	if m["i"] != int64(12) || m["f"] != 1.5 || m["e"] != 1000.0 || m["big"] != 123456789012345678901.0 || m["s"] != "aé😀\n" {
+		t.Errorf("got %#v", m)
+	}
+	if asJSON(m["l"]) != `[true,null,0]` || asJSON(m["o"]) != `{}` {
+		t.Errorf("got %#v", m)
+	}
+	got, _ := MustCompile(`{{ l[-1] }}`).Eval(Vars{"l": m["l"]})
+	if got != int64(0) {
+		t.Errorf("negative index: got %v", got)
+	}
+	for _, bad := range []string{``, `{`, `[1,]`, `{"a" 1}`, `01`, `"x`, `1 2`, `nul`} {
+		if _, err := FromJSON([]byte(bad)); err == nil {
+			t.Errorf("%q: want an error", bad)
 		}
 	}
 }

@@ -1,11 +1,5 @@
 package interp
 
-import (
-	"reflect"
-
-	"github.com/nikolalohinski/gonja/v2/nodes"
-)
-
 // Usage tells how a template uses a variable: not at all, through some of its
 // top-level keys only, or in any other way (All).
 type Usage struct {
@@ -28,96 +22,152 @@ func (u *Usage) Merge(o Usage) {
 
 // UsageOf reports how the template uses the variable name: `name.key`,
 // `name['key']` and `name.get('key', ...)` use one key; any other mention
-// uses all of it. A nil or static template uses nothing.
+// (a method such as name.items(), a computed key, name itself) uses all of
+// it. A nil or static template uses nothing.
 func (t *Template) UsageOf(name string) Usage {
 	u := Usage{Keys: map[string]bool{}}
-	if t == nil || t.static || t.root == nil {
+	if t == nil || t.static {
 		return u
 	}
-	seen := map[uintptr]bool{}
-	var visit func(v reflect.Value)
-	isName := func(n nodes.Node) bool {
-		x, ok := n.(*nodes.Name)
-		return ok && x.Name != nil && x.Name.Val == name
+	isName := func(x expr) bool {
+		n, ok := x.(*nameExpr)
+		return ok && n.name == name
 	}
 	key := func(k string) {
 		u.Used = true
 		u.Keys[k] = true
 	}
-	visit = func(v reflect.Value) {
-		switch v.Kind() {
-		case reflect.Interface:
-			if !v.IsNil() {
-				visit(v.Elem())
-			}
-			return
-		case reflect.Slice, reflect.Array:
-			for i := 0; i < v.Len(); i++ {
-				visit(v.Index(i))
-			}
-			return
-		case reflect.Map:
-			for _, k := range v.MapKeys() {
-				visit(v.MapIndex(k))
-			}
-			return
-		case reflect.Pointer:
-			if v.IsNil() || seen[v.Pointer()] {
-				return
-			}
-			seen[v.Pointer()] = true
-		default:
-			return
-		}
-		switch n := v.Interface().(type) {
-		case *nodes.Name:
-			if isName(n) {
+	var visit func(n any)
+	visit = func(n any) {
+		switch x := n.(type) {
+		case *nameExpr:
+			if x.name == name {
 				u.Used, u.All = true, true
 			}
 			return
-		case *nodes.Call:
-			if ga, ok := n.Func.(*nodes.GetAttribute); ok && isName(ga.Node) && ga.Attribute == "get" && len(n.Args) > 0 {
-				if s, ok := n.Args[0].(*nodes.String); ok {
-					key(s.Val)
-					for _, a := range n.Args[1:] {
-						visit(reflect.ValueOf(a))
+		case *callExpr:
+			if a, ok := x.fn.(*attrExpr); ok && isName(a.x) && a.name == "get" && len(x.args.pos) > 0 {
+				if c, ok := x.args.pos[0].(*constExpr); ok {
+					if k, ok := c.v.(string); ok {
+						key(k)
+						for _, e := range x.args.pos[1:] {
+							visit(e)
+						}
+						for _, e := range x.args.kw {
+							visit(e)
+						}
+						return
 					}
-					for _, a := range n.Kwargs {
-						visit(reflect.ValueOf(a))
-					}
+				}
+			}
+		case *itemExpr:
+			if c, ok := x.key.(*constExpr); ok && isName(x.x) {
+				if k, ok := c.v.(string); ok {
+					key(k)
 					return
 				}
 			}
-		case *nodes.GetItem:
-			if isName(n.Node) {
-				if s, ok := n.Arg.(*nodes.String); ok {
-					key(s.Val)
-					return
-				}
-			}
-		case *nodes.GetAttribute:
-			if isName(n.Node) {
-				switch n.Attribute {
-				case "get", "keys", "items", "values":
+		case *attrExpr:
+			if isName(x.x) {
+				if dictMethods[x.name] != nil {
 					u.Used, u.All = true, true
-				default:
-					key(n.Attribute)
+				} else {
+					key(x.name)
 				}
 				return
 			}
-		case *nodes.Template:
-			// its Parent is an inherited template; none here
 		}
-		e := v.Elem()
-		if e.Kind() != reflect.Struct {
-			return
-		}
-		for i := 0; i < e.NumField(); i++ {
-			if e.Type().Field(i).IsExported() {
-				visit(e.Field(i))
+		children(n, visit)
+	}
+	for _, st := range t.body {
+		visit(st)
+	}
+	return u
+}
+
+// children calls f on the direct sub-nodes of a node.
+func children(n any, f func(any)) {
+	each := func(xs []expr) {
+		for _, x := range xs {
+			if x != nil {
+				f(x)
 			}
 		}
 	}
-	visit(reflect.ValueOf(t.root))
-	return u
+	body := func(ss []stmt) {
+		for _, s := range ss {
+			f(s)
+		}
+	}
+	callArgs := func(a callArgs) {
+		each(a.pos)
+		each(a.kw)
+		each([]expr{a.star, a.starStar})
+	}
+	switch x := n.(type) {
+	case *attrExpr:
+		f(x.x)
+	case *itemExpr:
+		each([]expr{x.x, x.key})
+	case *sliceExpr:
+		each([]expr{x.x, x.lo, x.hi, x.stepExp})
+	case *callExpr:
+		f(x.fn)
+		callArgs(x.args)
+	case *filterExpr:
+		f(x.x)
+		callArgs(x.args)
+	case *testExpr:
+		f(x.x)
+		callArgs(x.args)
+	case *unaryExpr:
+		f(x.x)
+	case *binaryExpr:
+		each([]expr{x.l, x.r})
+	case *concatExpr:
+		each(x.parts)
+	case *andExpr:
+		each([]expr{x.l, x.r})
+	case *orExpr:
+		each([]expr{x.l, x.r})
+	case *compareExpr:
+		f(x.first)
+		for _, op := range x.ops {
+			f(op.x)
+		}
+	case *condExpr:
+		each([]expr{x.test, x.then, x.other})
+	case *listExpr:
+		each(x.items)
+	case *tupleExpr:
+		each(x.items)
+	case *dictExpr:
+		each(x.keys)
+		each(x.vals)
+	case *outputStmt:
+		f(x.x)
+	case *ifStmt:
+		each(x.tests)
+		for _, b := range x.bodies {
+			body(b)
+		}
+		body(x.els)
+	case *forStmt:
+		each([]expr{x.iter, x.filter})
+		body(x.body)
+		body(x.els)
+	case *setStmt:
+		f(x.value)
+	case *setBlockStmt:
+		body(x.body)
+		if x.chain != nil {
+			f(x.chain)
+		}
+	case *withStmt:
+		each(x.vals)
+		body(x.body)
+	case *filterStmt:
+		f(x.chain)
+		body(x.body)
+	}
 }

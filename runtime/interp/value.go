@@ -2,64 +2,57 @@ package interp
 
 import (
 	"encoding/json"
-	"fmt"
 	"math"
 	"reflect"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/airbyte-go/source-declarative/runtime/datetime"
-	"github.com/nikolalohinski/gonja/v2/exec"
 )
 
-// native turns a gonja value into plain Go values: nil, bool, int64, float64,
-// string, []any, map[string]any, time.Time or time.Duration.
-func native(v *exec.Value) any {
-	if v == nil || v.IsNil() {
-		return nil
-	}
-	switch x := v.Interface().(type) {
-	case time.Time, time.Duration, json.Number:
-		return x
-	}
-	switch {
-	case v.IsBool():
-		return v.Bool()
-	case v.IsInteger():
-		return int64(v.Integer())
-	case v.IsFloat():
-		return v.Float()
-	case v.IsString():
-		return v.String()
-	case v.IsList():
-		var out []any
-		v.Iterate(func(_, _ int, e, _ *exec.Value) bool {
-			out = append(out, native(e))
-			return true
-		}, func() {})
-		if out == nil {
-			out = []any{}
-		}
-		return out
-	case v.IsDict():
-		if m, ok := v.Interface().(map[string]any); ok {
-			return m
-		}
-		out := map[string]any{}
-		v.Iterate(func(_, _ int, k, e *exec.Value) bool {
-			out[k.String()] = native(e)
-			return true
-		}, func() {})
-		return out
-	}
-	return v.Interface()
+// The values templates compute with are plain Go values: nil (None), bool,
+// int64, float64, string, []any (list), map[string]any (dict), time.Time (an
+// aware datetime), time.Duration (timedelta), and the few types below.
+
+// List is a JSON array as some callers build it; templates treat it as any
+// other list (negative indexes count from the end).
+type List []any
+
+// tuple is a Python tuple: from `(a, b)`, dict items and `1, 2`.
+type tuple []any
+
+// date is a Python date (today_utc(), datetime.date()): midnight UTC.
+type date struct{ t time.Time }
+
+// monthDuration is an ISO duration with years or months (isodate.Duration).
+type monthDuration struct{ d datetime.Duration }
+
+// undefined is Jinja's lenient Undefined: it renders empty, is false, iterates
+// as nothing, and fails when used any further.
+type undefined struct {
+	hint   string
+	unsafe bool // an attribute the sandbox refuses: using it is an error
 }
 
-// String renders a value as text the way a user expects it in a URL, header
-// or body: nil is empty, booleans are true/false, numbers have no exponent,
-// lists and objects are JSON.
+func (u *undefined) err() error {
+	if u.unsafe {
+		return valueErr("%s", u.hint)
+	}
+	return &evalError{kind: kindUndefined, msg: u.hint}
+}
+
+// view is what dict.keys(), .values() and .items() return.
+type view struct {
+	kind  string // "keys", "values" or "items"
+	items []any
+}
+
+// String renders a value as a template writes it with {{ }}: None is empty,
+// booleans are true/false, everything else as Python's str() writes it
+// (1.5, 10000000000.0, ['a', 1], {'k': 'v'}, 2021-09-01 00:00:00+00:00).
 func String(v any) string {
 	switch x := v.(type) {
 	case nil:
@@ -71,50 +64,187 @@ func String(v any) string {
 			return "true"
 		}
 		return "false"
-	case int:
-		return strconv.Itoa(x)
+	}
+	return pyStr(v)
+}
+
+// pyStr is Python's str().
+func pyStr(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case nil:
+		return "None"
+	case bool:
+		if x {
+			return "True"
+		}
+		return "False"
 	case int64:
 		return strconv.FormatInt(x, 10)
 	case float64:
 		return FormatFloat(x)
-	case json.Number:
-		return x.String()
+	case *undefined:
+		return ""
 	case time.Time:
 		return datetime.PythonString(x)
+	case date:
+		return x.t.Format("2006-01-02")
 	case time.Duration:
 		return datetime.PythonDuration(x)
-	case []any, map[string]any, List:
-		b, err := json.Marshal(x)
-		if err != nil {
-			return fmt.Sprint(x)
+	case monthDuration:
+		return monthDurationString(x.d)
+	}
+	var b strings.Builder
+	writeRepr(&b, canon(v))
+	return b.String()
+}
+
+// repr is Python's repr().
+func repr(v any) string {
+	var b strings.Builder
+	writeRepr(&b, v)
+	return b.String()
+}
+
+func writeRepr(b *strings.Builder, v any) {
+	switch x := canon(v).(type) {
+	case string:
+		b.WriteString(quotePy(x))
+	case []any:
+		b.WriteByte('[')
+		writeItems(b, x)
+		b.WriteByte(']')
+	case tuple:
+		b.WriteByte('(')
+		writeItems(b, x)
+		if len(x) == 1 {
+			b.WriteByte(',')
 		}
-		return string(b)
+		b.WriteByte(')')
+	case map[string]any:
+		b.WriteByte('{')
+		for i, k := range SortedKeys(x) {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(quotePy(k))
+			b.WriteString(": ")
+			writeRepr(b, x[k])
+		}
+		b.WriteByte('}')
+	case *view:
+		b.WriteString("dict_" + x.kind + "([")
+		writeItems(b, x.items)
+		b.WriteString("])")
+	case time.Time:
+		b.WriteString(fmtDatetimeRepr(x))
+	case date:
+		b.WriteString("datetime.date(" + strconv.Itoa(x.t.Year()) + ", " + strconv.Itoa(int(x.t.Month())) + ", " + strconv.Itoa(x.t.Day()) + ")")
+	case time.Duration:
+		b.WriteString(timedeltaRepr(x))
+	case *undefined:
+		b.WriteString("Undefined")
+	case *namespace:
+		b.WriteString("<Namespace ")
+		writeRepr(b, x.attrs)
+		b.WriteByte('>')
+	case *callable:
+		b.WriteString("<built-in function " + x.name + ">")
+	case *boundMethod:
+		b.WriteString("<built-in method " + x.name + ">")
+	default:
+		b.WriteString(pyStr(x))
 	}
-	rv := reflect.ValueOf(v)
-	switch rv.Kind() {
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return strconv.FormatInt(rv.Int(), 10)
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return strconv.FormatUint(rv.Uint(), 10)
-	case reflect.Float32:
-		return FormatFloat(rv.Float())
-	}
-	if b, err := json.Marshal(v); err == nil {
-		return string(b)
-	}
-	return fmt.Sprint(v)
 }
 
-// FormatFloat writes a float without exponent when it is a whole number of
-// reasonable size (10000000000, not 1e+10), and in the shortest form otherwise.
+func writeItems(b *strings.Builder, items []any) {
+	for i, e := range items {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		writeRepr(b, e)
+	}
+}
+
+// quotePy quotes a string as Python's repr does.
+func quotePy(s string) string {
+	q := byte('\'')
+	if strings.IndexByte(s, '\'') >= 0 && strings.IndexByte(s, '"') < 0 {
+		q = '"'
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 2)
+	b.WriteByte(q)
+	for _, r := range s {
+		switch {
+		case r == rune(q) || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x20 || r == 0x7f:
+			b.WriteString(`\x`)
+			b.WriteString(hex2(int(r)))
+		case r < 0x7f || unicode.IsPrint(r):
+			b.WriteRune(r)
+		case r < 0x100:
+			b.WriteString(`\x`)
+			b.WriteString(hex2(int(r)))
+		case r < 0x10000:
+			b.WriteString(`\u`)
+			b.WriteString(hexN(int(r), 4))
+		default:
+			b.WriteString(`\U`)
+			b.WriteString(hexN(int(r), 8))
+		}
+	}
+	b.WriteByte(q)
+	return b.String()
+}
+
+func hex2(n int) string { return hexN(n, 2) }
+
+func hexN(n, width int) string {
+	s := strconv.FormatInt(int64(n), 16)
+	for len(s) < width {
+		s = "0" + s
+	}
+	return s
+}
+
+// FormatFloat writes a float as Python's repr does: the shortest form that
+// reads back, with ".0" on whole numbers and an exponent from 1e+16 and below
+// 0.0001 (1.5, 10000000000.0, 1e+16, 1e-05, inf, nan).
 func FormatFloat(f float64) string {
-	if f == math.Trunc(f) && math.Abs(f) < 1e21 {
-		return strconv.FormatFloat(f, 'f', -1, 64)
+	switch {
+	case math.IsNaN(f):
+		return "nan"
+	case math.IsInf(f, 1):
+		return "inf"
+	case math.IsInf(f, -1):
+		return "-inf"
 	}
-	return strconv.FormatFloat(f, 'g', -1, 64)
+	e := strconv.FormatFloat(f, 'e', -1, 64)
+	i := strings.LastIndexByte(e, 'e')
+	exp, _ := strconv.Atoi(e[i+1:])
+	if exp < -4 || exp >= 16 {
+		return e
+	}
+	s := strconv.FormatFloat(f, 'f', -1, 64)
+	if !strings.ContainsAny(s, ".") {
+		s += ".0"
+	}
+	return s
 }
 
-// Truthy tells whether a value counts as true in a condition.
+// Truthy tells whether a value is true as Python's bool() says: None, false,
+// zero, empty strings, lists and objects are false; any other string (even
+// "false") is true.
 func Truthy(v any) bool {
 	switch x := v.(type) {
 	case nil:
@@ -122,46 +252,122 @@ func Truthy(v any) bool {
 	case bool:
 		return x
 	case string:
-		s := strings.TrimSpace(x)
-		switch strings.ToLower(s) {
-		case "", "false", "0", "0.0", "none", "null", "{}", "[]", "()":
-			return false
-		}
-		return true
-	case int:
-		return x != 0
+		return x != ""
 	case int64:
 		return x != 0
 	case float64:
 		return x != 0
-	case json.Number:
-		f, err := x.Float64()
-		return err != nil || f != 0
 	case []any:
 		return len(x) > 0
 	case map[string]any:
 		return len(x) > 0
+	case List:
+		return len(x) > 0
+	case tuple:
+		return len(x) > 0
+	case *undefined:
+		return false
+	case time.Duration:
+		return x != 0
+	case *view:
+		return len(x.items) > 0
+	case monthDuration:
+		return x.d.Years != 0 || x.d.Months != 0 || x.d.Fixed != 0
+	case time.Time, date, *namespace, *callable, *boundMethod, *loopInfo:
+		return true
+	}
+	return Truthy(canon(v))
+}
+
+// canon turns values from outside the engine (other integer and float
+// types, typed slices and maps, json.Number) into the engine's own types.
+func canon(v any) any {
+	switch x := v.(type) {
+	case nil, bool, int64, float64, string, []any, map[string]any, time.Time, time.Duration,
+		tuple, date, monthDuration, *undefined, *view, *namespace, *callable, *boundMethod, *loopInfo:
+		return v
+	case List:
+		return []any(x)
+	case int:
+		return int64(x)
+	case json.Number:
+		if i, err := strconv.ParseInt(string(x), 10, 64); err == nil {
+			return i
+		}
+		f, err := x.Float64()
+		if err != nil {
+			return string(x)
+		}
+		return f
+	case map[string]string:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[k] = e
+		}
+		return m
+	case []string:
+		l := make([]any, len(x))
+		for i, e := range x {
+			l[i] = e
+		}
+		return l
+	case []map[string]any:
+		l := make([]any, len(x))
+		for i, e := range x {
+			l[i] = e
+		}
+		return l
 	}
 	rv := reflect.ValueOf(v)
 	switch rv.Kind() {
-	case reflect.Slice, reflect.Map:
-		return rv.Len() > 0
+	case reflect.Bool:
+		return rv.Bool()
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return rv.Int()
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		u := rv.Uint()
+		if u > math.MaxInt64 {
+			return float64(u)
+		}
+		return int64(u)
+	case reflect.Float32, reflect.Float64:
+		return rv.Float()
+	case reflect.String:
+		return rv.String()
+	case reflect.Slice, reflect.Array:
+		l := make([]any, rv.Len())
+		for i := range l {
+			l[i] = rv.Index(i).Interface()
+		}
+		return l
+	case reflect.Map:
+		if rv.Type().Key().Kind() != reflect.String {
+			break
+		}
+		m := make(map[string]any, rv.Len())
+		it := rv.MapRange()
+		for it.Next() {
+			m[it.Key().String()] = it.Value().Interface()
+		}
+		return m
+	case reflect.Pointer:
+		if rv.IsNil() {
+			return nil
+		}
+		return canon(rv.Elem().Interface())
 	}
-	return true
+	return pyStr(fmtOther(v))
 }
+
+// fmtOther names a value of a type templates do not know.
+func fmtOther(v any) string { return "<" + reflect.TypeOf(v).String() + " object>" }
 
 // Native converts decoded JSON (with json.Number) into the values templates
 // compare and compute with: int64 for integers, float64 otherwise.
 func Native(v any) any {
 	switch x := v.(type) {
 	case json.Number:
-		if i, err := strconv.ParseInt(string(x), 10, 64); err == nil {
-			return i
-		}
-		if f, err := x.Float64(); err == nil {
-			return f
-		}
-		return string(x)
+		return canon(x)
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
@@ -169,33 +375,13 @@ func Native(v any) any {
 		}
 		return out
 	case []any:
-		out := make(List, len(x))
+		out := make([]any, len(x))
 		for i, e := range x {
 			out[i] = Native(e)
 		}
 		return out
 	}
 	return v
-}
-
-// List is a JSON array as templates see it. It exists so that negative
-// indexes reach every element: gonja's own lookup misses x[-1] on a list of
-// one element, which is exactly the last page of many APIs.
-type List []any
-
-// GetItem implements gonja's item lookup with Python's index rules.
-func (l List) GetItem(key any) (*exec.Value, bool) {
-	i, ok := key.(int)
-	if !ok {
-		return exec.AsValue(nil), false
-	}
-	if i < 0 {
-		i += len(l)
-	}
-	if i < 0 || i >= len(l) {
-		return exec.AsValue(nil), false
-	}
-	return exec.AsValue(l[i]), true
 }
 
 // SortedKeys returns the keys of m in order.
@@ -206,4 +392,46 @@ func SortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// typeName is Python's type(v).__name__, for error messages (never the value:
+// it may be a secret).
+func typeName(v any) string {
+	switch canon(v).(type) {
+	case nil:
+		return "NoneType"
+	case bool:
+		return "bool"
+	case int64:
+		return "int"
+	case float64:
+		return "float"
+	case string:
+		return "str"
+	case []any:
+		return "list"
+	case tuple:
+		return "tuple"
+	case map[string]any:
+		return "dict"
+	case time.Time:
+		return "datetime"
+	case date:
+		return "date"
+	case time.Duration:
+		return "timedelta"
+	case monthDuration:
+		return "Duration"
+	case *undefined:
+		return "Undefined"
+	case *view:
+		return "dict_view"
+	case *namespace:
+		return "Namespace"
+	case *callable, *boundMethod:
+		return "builtin_function_or_method"
+	case *loopInfo:
+		return "LoopContext"
+	}
+	return "object"
 }

@@ -199,14 +199,23 @@ func (p *Paginator) nextCursor(prev Token, page Page) (Token, bool, error) {
 	if p.response.Used {
 		response = page.Response(p.response)
 	}
+	var pageSize, lastToken any
+	if p.pageSize > 0 {
+		pageSize = p.pageSize
+	}
+	if prev.Set {
+		lastToken = prev.Value
+	}
 	vars := interp.Vars{
-		"config":         p.vars["config"],
-		"parameters":     p.vars["parameters"],
-		"response":       response,
-		"headers":        HeaderVars(page.Header),
-		"last_records":   interp.List(records),
-		"last_record":    last,
-		"last_page_size": int64(len(records)),
+		"config":                p.vars["config"],
+		"parameters":            p.vars["parameters"],
+		"response":              response,
+		"headers":               request.HeaderVars(page.Header),
+		"last_records":          interp.List(records),
+		"last_record":           last,
+		"last_page_size":        int64(len(records)),
+		"page_size":             pageSize,
+		"last_page_token_value": lastToken,
 	}
 	if p.m.StopCondition != nil {
 		stop, err := p.m.StopCondition.Bool(vars)
@@ -225,28 +234,5 @@ func (p *Paginator) nextCursor(prev Token, page Page) (Token, bool, error) {
 		// Nothing at the location (null, empty, {} from a .get chain): the last page.
 		return Token{}, false, nil
 	}
-	if prev.Set && interp.String(prev.Value) == interp.String(v) {
-		return Token{}, false, fmt.Errorf("%s: the next cursor %q is the one just used; stopping instead of requesting the same page forever", p.m.Path, interp.String(v))
-	}
 	return Token{Value: v, Set: true}, true, nil
-}
-
-// HeaderVars is the headers variable of cursor templates: every header under
-// its own, canonical and lower-case name, and link as the parsed Link header.
-func HeaderVars(h http.Header) map[string]any {
-	out := make(map[string]any, len(h)*2+2)
-	for k, v := range h {
-		s := strings.Join(v, ", ")
-		out[k] = s
-		out[strings.ToLower(k)] = s
-	}
-	links := ParseLinks(h.Values("Link"))
-	out["link"] = links
-	out["Link"] = links
-	return out
-}
-
-// IsCursor tells whether the strategy is cursor pagination.
-func (p *Paginator) IsCursor() bool {
-	return p != nil && p.m.Strategy == manifest.CursorPagination
 }

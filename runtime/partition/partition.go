@@ -19,6 +19,7 @@ import (
 
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/protocol"
+	"github.com/airbyte-go/source-declarative/runtime/failure"
 	"github.com/airbyte-go/source-declarative/runtime/interp"
 	"github.com/airbyte-go/source-declarative/runtime/request"
 )
@@ -152,7 +153,7 @@ func newAll(rs []*manifest.PartitionRouter, env Env) ([]Router, error) {
 }
 
 func configErr(format string, args ...any) error {
-	return &request.Error{Failure: protocol.ConfigError, Message: fmt.Sprintf(format, args...)}
+	return &failure.Error{Failure: protocol.ConfigError, Message: fmt.Sprintf(format, args...)}
 }
 
 // placement is where a request option puts a value, its names rendered.

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/airbyte-go/source-declarative/manifest"
+	"github.com/airbyte-go/source-declarative/runtime/failure"
 	"github.com/airbyte-go/source-declarative/runtime/interp"
 	"github.com/airbyte-go/source-declarative/runtime/request"
 )
@@ -217,7 +218,7 @@ func TestListConfigErrors(t *testing.T) {
 	}
 	for _, tc := range cases {
 		_, err := newRouter(t, tc.router, tc.config, nil, nil)
-		var e *request.Error
+		var e *failure.Error
 		if !errors.As(err, &e) || e.Failure != "config_error" || e.Message != tc.want {
 			t.Errorf("%s\n got %v\nwant %s", tc.router, err, tc.want)
 		}
@@ -257,7 +258,7 @@ func TestListRequestOptions(t *testing.T) {
 // sent (the reference skips every falsy value, so a partition 0 would
 // silently read the unfiltered endpoint).
 func TestEmptyValuesAreNotInjected(t *testing.T) {
-	r := mustRouter(t, `{type: ListPartitionRouter, values: "{{ config.values }}", cursor_field: v, request_option: {inject_into: request_parameter, field_name: v}}`,
+	r := mustRouter(t, `{type: ListPartitionRouter, values: "{{ config['values'] }}", cursor_field: v, request_option: {inject_into: request_parameter, field_name: v}}`,
 		map[string]any{"values": []any{"", int64(0), false, nil, []any{}}}, nil, nil)
 	var got []string
 	for _, p := range all(t, r) {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/protocol"
+	"github.com/airbyte-go/source-declarative/runtime/failure"
 	"github.com/airbyte-go/source-declarative/runtime/request"
 )
 
@@ -189,7 +190,7 @@ func httpParents(url string) ParentReader {
 			}
 			if resp.StatusCode != 200 {
 				resp.Body.Close()
-				return &request.Error{Failure: protocol.TransientError, Message: fmt.Sprintf("HTTP %d from GET /boards", resp.StatusCode), Status: resp.StatusCode}
+				return &failure.Error{Failure: protocol.TransientError, Message: fmt.Sprintf("HTTP %d from GET /boards", resp.StatusCode), Status: resp.StatusCode}
 			}
 			var body struct {
 				Data []json.RawMessage
@@ -245,7 +246,7 @@ func TestParentFailure(t *testing.T) {
 	for _, err := range r.Partitions(context.Background()) {
 		errs = append(errs, err)
 	}
-	var re *request.Error
+	var re *failure.Error
 	if len(errs) != 1 || !errors.As(errs[0], &re) || re.Failure != "transient_error" ||
 		errs[0].Error() != "stream child: reading its parent stream boards failed: HTTP 500 from GET /boards" {
 		t.Errorf("got %v", errs)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/protocol"
+	"github.com/airbyte-go/source-declarative/runtime/failure"
 	"github.com/airbyte-go/source-declarative/runtime/interp"
 )
 
@@ -71,7 +72,7 @@ func NewBudget(spec *manifest.APIBudget, vars interp.Vars, log func(level, msg s
 		for _, r := range ps.Rates {
 			n, err := renderLimit(r, vars)
 			if err != nil && b.err == nil {
-				b.err = &Error{Failure: protocol.ConfigError, Message: err.Error()}
+				b.err = &failure.Error{Failure: protocol.ConfigError, Message: err.Error()}
 			}
 			p.limits = append(p.limits, limit{n: n, interval: r.Interval})
 		}
@@ -124,7 +125,7 @@ func (b *Budget) Acquire(ctx context.Context, req *http.Request) error {
 			step = b.HeartbeatEvery
 		}
 		if err := b.Sleep(ctx, step); err != nil {
-			return &Error{Failure: protocol.TransientError, Message: "waiting for the API budget: " + err.Error()}
+			return &failure.Error{Failure: protocol.TransientError, Message: "waiting for the API budget: " + err.Error()}
 		}
 		if wait -= step; wait > 0 {
 			b.log("INFO", fmt.Sprintf("Still waiting %s for the API budget", wait.Round(time.Second)))
@@ -243,7 +244,7 @@ func (p *policy) reserve(now time.Time, weight int) (time.Time, error) {
 	}
 	for _, l := range p.limits {
 		if weight > l.n {
-			return time.Time{}, &Error{Failure: protocol.ConfigError, Message: fmt.Sprintf("%s: a request of weight %d can never fit a limit of %d calls", p.spec.Path, weight, l.n)}
+			return time.Time{}, &failure.Error{Failure: protocol.ConfigError, Message: fmt.Sprintf("%s: a request of weight %d can never fit a limit of %d calls", p.spec.Path, weight, l.n)}
 		}
 	}
 	p.prune(now)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/airbyte-go/source-declarative/manifest"
+	"github.com/airbyte-go/source-declarative/runtime/failure"
 	"github.com/airbyte-go/source-declarative/runtime/interp"
 )
 
@@ -300,7 +301,7 @@ func TestBudgetWaitsAreLoggedAndCancellable(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	err := b.Acquire(ctx, req)
-	if e, ok := err.(*Error); !ok || e.Failure != "transient_error" || e.Message != "waiting for the API budget: context canceled" {
+	if e, ok := err.(*failure.Error); !ok || e.Failure != "transient_error" || e.Message != "waiting for the API budget: context canceled" {
 		t.Errorf("cancelled wait: %v", err)
 	}
 }
@@ -309,7 +310,7 @@ func TestBudgetLimitThatDoesNotRender(t *testing.T) {
 	b, _, _ := newBudget(t, `  type: HTTPAPIBudget
   policies: [{type: MovingWindowCallRatePolicy, rates: [{limit: "{{ config.limit }}", interval: PT1S}], matchers: []}]`, map[string]any{"limit": "many"})
 	err := b.Acquire(context.Background(), request(t, "GET", "https://api.example.com/s"))
-	if e, ok := err.(*Error); !ok || e.Failure != "config_error" || e.Message != `api_budget.policies[0].rates[0].limit: must be a positive integer, got "many"` {
+	if e, ok := err.(*failure.Error); !ok || e.Failure != "config_error" || e.Message != `api_budget.policies[0].rates[0].limit: must be a positive integer, got "many"` {
 		t.Errorf("got %v", err)
 	}
 	var none *Budget

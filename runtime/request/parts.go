@@ -6,6 +6,7 @@ package request
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -26,8 +27,6 @@ type Parts struct {
 	BodyData url.Values
 	BodyRaw  *string // a body given as one string
 	BodyJSON map[string]any
-	// Credentials is false on a request to a host that may not see credentials.
-	NoCredentials bool
 }
 
 // New returns empty parts for method and URL.
@@ -218,4 +217,27 @@ func (p *Parts) HTTP(ctx context.Context) (*http.Request, error) {
 		req.Header.Set("User-Agent", "airbyte-source-declarative-go")
 	}
 	return req, nil
+}
+
+// Fingerprint identifies what the request asks for: method, URL with query,
+// headers and body, hashed.
+func (p *Parts) Fingerprint() [sha256.Size]byte {
+	h := sha256.New()
+	full, _ := p.FullURL()
+	body, _, _ := p.Body()
+	for _, s := range []string{p.Method, " ", full, "\n"} {
+		io.WriteString(h, s)
+	}
+	for _, k := range interp.SortedKeys(p.Headers) {
+		io.WriteString(h, k)
+		for _, v := range p.Headers[k] {
+			io.WriteString(h, "\x00")
+			io.WriteString(h, v)
+		}
+		io.WriteString(h, "\n")
+	}
+	h.Write(body)
+	var sum [sha256.Size]byte
+	h.Sum(sum[:0])
+	return sum
 }

@@ -1,72 +1,66 @@
 package request
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand"
 	"net/http"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/protocol"
+	"github.com/airbyte-go/source-declarative/runtime/failure"
 	"github.com/airbyte-go/source-declarative/runtime/interp"
+	"github.com/airbyte-go/source-declarative/runtime/pyregex"
 )
 
-// Error is a request that failed for good. Failure is the Airbyte failure type.
-type Error struct {
-	Failure string
-	Message string
-	Status  int
-}
-
-func (e *Error) Error() string { return e.Message }
-
-// Send sends the request build makes, retrying as the handler (or the
-// default policy) says. build is called again for each attempt.
-func (c *Client) Send(ctx context.Context, build func() (*http.Request, error), h *manifest.ErrorHandler) (*Response, error) {
-	return c.SendChecked(ctx, build, h, nil)
+// Send sends the request build makes, retrying as the policy (or the default
+// policy) says. build is called again for each attempt.
+func (c *Client) Send(ctx context.Context, build func() (*http.Request, error), p *Policy) (*Response, error) {
+	return c.SendChecked(ctx, build, p, nil)
 }
 
 // SendChecked is Send where a successful response that check refuses (a
 // truncated or garbled body) is retried like a server error.
-func (c *Client) SendChecked(ctx context.Context, build func() (*http.Request, error), h *manifest.ErrorHandler, check func(*Response) error) (*Response, error) {
+func (c *Client) SendChecked(ctx context.Context, build func() (*http.Request, error), p *Policy, check func(*Response) error) (*Response, error) {
 	start := c.Now()
 	maxRetries := c.MaxRetries
-	if n := handlerRetries(h); n >= 0 {
-		maxRetries = n
+	if p != nil && p.maxRetries >= 0 {
+		maxRetries = p.maxRetries
 	}
 	for attempt := 0; ; attempt++ {
 		req, err := build()
 		if err != nil {
-			var own *Error
-			if errors.As(err, &own) {
+			if own := failure.As(err); own != nil {
 				return nil, own // a token or login request that failed keeps its failure type
 			}
-			return nil, &Error{Failure: protocol.ConfigError, Message: err.Error()}
+			return nil, failure.Config("%s", err.Error())
 		}
+		c.debugRequest(req)
 		resp, netErr := c.do(req)
-		var final *Error
-		if errors.As(netErr, &final) {
+		if final := failure.As(netErr); final != nil {
 			return nil, final
 		}
+		c.debugResponse(req, resp)
 		var act action
 		if netErr != nil {
-			act = action{kind: "RETRY", failure: protocol.TransientError, message: fmt.Sprintf("%s %s failed: %v", req.Method, req.URL.Redacted(), netErr)}
+			act = action{kind: manifest.ActionRetry, failure: protocol.TransientError, message: fmt.Sprintf("%s %s failed: %v", req.Method, req.URL.Redacted(), netErr)}
 		} else {
-			act = decide(h, resp)
-			if act.kind == "SUCCESS" && check != nil {
+			act = decide(p, resp)
+			if act.kind == manifest.ActionSuccess && check != nil {
 				if err := check(resp); err != nil {
-					act = action{kind: "RETRY", failure: protocol.SystemError, message: fmt.Sprintf("%v (HTTP %d from %s %s): %s", err, resp.Status, req.Method, resp.URL, BodyStart(resp.Body))}
+					act = action{kind: manifest.ActionRetry, failure: protocol.SystemError, message: fmt.Sprintf("%v (HTTP %d from %s %s): %s", err, resp.Status, req.Method, resp.URL, BodyStart(resp.Body))}
 				}
 			}
-			if act.kind == "SUCCESS" || act.kind == "IGNORE" {
-				if act.kind == "IGNORE" {
-					c.log("WARN", fmt.Sprintf("Ignoring HTTP %d from %s %s", resp.Status, req.Method, resp.URL))
+			if act.kind == manifest.ActionSuccess || act.kind == manifest.ActionIgnore {
+				if act.kind == manifest.ActionIgnore {
+					c.log(protocol.LevelWarn, fmt.Sprintf("Ignoring HTTP %d from %s %s", resp.Status, req.Method, resp.URL))
 					resp.Ignored = true
 				}
 				return resp, nil
@@ -75,61 +69,55 @@ func (c *Client) SendChecked(ctx context.Context, build func() (*http.Request, e
 				act.message = fmt.Sprintf("HTTP %d %s from %s %s: %s", resp.Status, http.StatusText(resp.Status), req.Method, resp.URL, BodyStart(resp.Body))
 			}
 		}
-		if act.kind == "FAIL" {
-			status := 0
-			if resp != nil {
-				status = resp.Status
-			}
-			return resp, &Error{Failure: act.failure, Message: act.message, Status: status}
+		status := 0
+		if resp != nil {
+			status = resp.Status
+		}
+		if act.kind == manifest.ActionFail {
+			return resp, &failure.Error{Failure: act.failure, Message: act.message, Status: status}
 		}
 		if attempt >= maxRetries {
-			status := 0
-			if resp != nil {
-				status = resp.Status
-			}
-			return resp, &Error{Failure: act.failure, Status: status,
+			return resp, &failure.Error{Failure: act.failure, Status: status,
 				Message: fmt.Sprintf("%s (gave up after %d attempts)", act.message, attempt+1)}
 		}
-		wait := c.backoff(h, resp, attempt)
-		if act.waitErr != "" {
-			return resp, &Error{Failure: protocol.TransientError, Message: act.waitErr}
+		wait, err := c.backoff(p, resp, attempt)
+		if err != nil {
+			return resp, err
 		}
 		if c.Now().Add(wait).Sub(start) > c.MaxElapsed {
-			return resp, &Error{Failure: protocol.TransientError, Message: fmt.Sprintf("%s (gave up: retrying would exceed %s)", act.message, c.MaxElapsed)}
+			return resp, failure.Transient("%s (gave up: retrying would exceed %s)", act.message, c.MaxElapsed)
 		}
-		c.log("WARN", fmt.Sprintf("%s; retrying in %s (attempt %d of %d)", act.message, wait.Round(time.Millisecond), attempt+2, maxRetries+1))
+		c.log(protocol.LevelWarn, fmt.Sprintf("%s; retrying in %s (attempt %d of %d)", act.message, wait.Round(time.Millisecond), attempt+2, maxRetries+1))
 		if err := c.wait(ctx, wait); err != nil {
-			return nil, &Error{Failure: protocol.TransientError, Message: err.Error()}
+			return nil, failure.Transient("%s", err.Error())
+		}
+		if act.kind == manifest.ActionRefreshThenRetry && p.Refresh != nil {
+			p.Refresh()
 		}
 	}
 }
 
 type action struct {
-	kind    string
+	kind    string // a manifest.Action*; RATE_LIMITED counts as RETRY
 	failure string
 	message string
-	waitErr string
 }
 
 // decide applies the manifest's filters, then the default policy: 2xx
 // succeed, 429 and 5xx are retried, other statuses fail.
-func decide(h *manifest.ErrorHandler, r *Response) action {
-	if h != nil {
-		if a, ok := matchHandler(h, r); ok {
+func decide(p *Policy, r *Response) action {
+	if p != nil {
+		if a, ok := matchHandler(p.handler, r); ok {
 			return a
 		}
 	}
 	switch {
 	case r.Status >= 200 && r.Status < 300:
-		return action{kind: "SUCCESS"}
-	case r.Status == 429:
-		return action{kind: "RETRY", failure: protocol.TransientError}
-	case r.Status >= 500:
-		return action{kind: "RETRY", failure: protocol.TransientError}
-	case r.Status == 401 || r.Status == 403:
-		return action{kind: "FAIL", failure: protocol.ConfigError}
+		return action{kind: manifest.ActionSuccess}
+	case r.Status == 429, r.Status >= 500:
+		return action{kind: manifest.ActionRetry, failure: protocol.TransientError}
 	}
-	return action{kind: "FAIL", failure: protocol.ConfigError}
+	return action{kind: manifest.ActionFail, failure: protocol.ConfigError}
 }
 
 func matchHandler(h *manifest.ErrorHandler, r *Response) (action, bool) {
@@ -144,13 +132,15 @@ func matchHandler(h *manifest.ErrorHandler, r *Response) (action, bool) {
 		}
 		a := action{kind: f.Action, failure: f.FailureType}
 		switch a.kind {
-		case "", "FAIL":
-			a.kind = "FAIL"
+		case "", manifest.ActionFail:
+			a.kind = manifest.ActionFail
 			if a.failure == "" {
 				a.failure = protocol.ConfigError
 			}
-		case "RATE_LIMITED", "RETRY", "REFRESH_TOKEN_THEN_RETRY":
-			a.kind = "RETRY"
+		case manifest.ActionRateLimited, manifest.ActionRetry, manifest.ActionRefreshThenRetry:
+			if a.kind == manifest.ActionRateLimited {
+				a.kind = manifest.ActionRetry
+			}
 			if a.failure == "" {
 				a.failure = protocol.TransientError
 			}
@@ -186,35 +176,36 @@ func filterMatches(f manifest.ResponseFilter, r *Response) bool {
 
 func responseVars(r *Response) interp.Vars {
 	var body any
-	d := json.NewDecoder(strings.NewReader(string(r.Body)))
+	d := json.NewDecoder(bytes.NewReader(r.Body))
 	d.UseNumber()
 	if d.Decode(&body) != nil {
 		body = map[string]any{}
 	}
-	headers := map[string]any{}
-	for k, v := range r.Header {
-		headers[strings.ToLower(k)] = strings.Join(v, ", ")
-	}
-	return interp.Vars{"response": interp.Native(body), "headers": headers}
+	return interp.Vars{"response": interp.Native(body), "headers": HeaderVars(r.Header)}
 }
 
-// backoff is the wait before the next attempt.
-func (c *Client) backoff(h *manifest.ErrorHandler, r *Response, attempt int) time.Duration {
-	if h != nil {
-		for _, b := range firstBackoffs(h) {
-			if d, ok := c.strategyWait(b, r, attempt); ok {
-				return c.capped(d)
+// backoff is the wait before the next attempt: the manifest's first strategy
+// that gives one, else Retry-After, else exponential with jitter.
+func (c *Client) backoff(p *Policy, r *Response, attempt int) (time.Duration, error) {
+	if p != nil {
+		for _, b := range p.backoffs {
+			d, ok, err := c.strategyWait(b, r, attempt)
+			if err != nil {
+				return 0, err
+			}
+			if ok {
+				return c.capped(d), nil
 			}
 		}
 	}
 	if r != nil {
 		if d, ok := retryAfter(r.Header.Get("Retry-After"), c.Now()); ok {
-			return c.capped(d)
+			return c.capped(d), nil
 		}
 	}
 	d := c.BaseDelay << uint(attempt)
 	jitter := time.Duration(rand.Int63n(int64(d)/2 + 1))
-	return c.capped(d/2 + jitter)
+	return c.capped(d/2 + jitter), nil
 }
 
 func (c *Client) capped(d time.Duration) time.Duration {
@@ -227,54 +218,57 @@ func (c *Client) capped(d time.Duration) time.Duration {
 	return d
 }
 
-func firstBackoffs(h *manifest.ErrorHandler) []manifest.Backoff {
-	if len(h.Backoff) > 0 {
-		return h.Backoff
+func seconds(f float64) time.Duration { return time.Duration(f * float64(time.Second)) }
+
+func (c *Client) strategyWait(b backoff, r *Response, attempt int) (time.Duration, bool, error) {
+	switch b.typ {
+	case manifest.ConstantBackoff:
+		return seconds(b.seconds), true, nil
+	case manifest.ExponentialBackoff:
+		return seconds(b.factor * float64(int64(1)<<uint(attempt))), true, nil
 	}
-	for _, sub := range h.Handlers {
-		if b := firstBackoffs(sub); len(b) > 0 {
-			return b
+	v := ""
+	if r != nil {
+		v = r.Header.Get(b.header)
+	}
+	if b.regex != nil && v != "" {
+		if found, ok := pyregex.Find(b.regex, v); ok {
+			v = found
 		}
 	}
-	return nil
+	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	hasValue := err == nil && v != ""
+	if b.typ == manifest.WaitTimeFromHeader {
+		if !hasValue {
+			return 0, false, nil
+		}
+		if b.maxWait != nil && f >= *b.maxWait {
+			return 0, false, b.tooLong(f)
+		}
+		return seconds(f), true, nil
+	}
+	// WaitUntilTimeFromHeader: the header is an epoch time; min_wait is a floor.
+	if !hasValue || f == 0 {
+		if b.minWait == 0 {
+			return 0, false, nil
+		}
+		return b.capWait(b.minWait)
+	}
+	wait := float64(time.Unix(0, int64(f*1e9)).Sub(c.Now())) / float64(time.Second)
+	if b.minWait != 0 {
+		return b.capWait(max(wait, b.minWait))
+	}
+	if wait < 0 {
+		return 0, false, nil
+	}
+	return b.capWait(wait)
 }
 
-func (c *Client) strategyWait(b manifest.Backoff, r *Response, attempt int) (time.Duration, bool) {
-	secs := func(f float64) time.Duration { return time.Duration(f * float64(time.Second)) }
-	switch b.Type {
-	case "ConstantBackoffStrategy":
-		return secs(b.Seconds), true
-	case "ExponentialBackoffStrategy":
-		return secs(b.Factor * float64(int64(1)<<uint(attempt))), true
-	case "WaitTimeFromHeader", "WaitUntilTimeFromHeader":
-		if r == nil {
-			return 0, false
-		}
-		v := r.Header.Get(b.Header)
-		if b.Regex != "" {
-			if m := regexp.MustCompile(b.Regex).FindStringSubmatch(v); len(m) > 1 {
-				v = m[1]
-			} else if len(m) == 1 {
-				v = m[0]
-			}
-		}
-		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-		if err != nil {
-			return 0, false
-		}
-		if b.Type == "WaitUntilTimeFromHeader" {
-			d := time.Unix(0, int64(f*1e9)).Sub(c.Now())
-			if d < secs(b.MinWait) {
-				d = secs(b.MinWait)
-			}
-			return d, true
-		}
-		if b.MaxWait > 0 && f > b.MaxWait {
-			f = b.MaxWait
-		}
-		return secs(f), true
+func (b backoff) capWait(wait float64) (time.Duration, bool, error) {
+	if b.maxWait != nil && wait > *b.maxWait {
+		return 0, false, b.tooLong(wait)
 	}
-	return 0, false
+	return seconds(wait), true, nil
 }
 
 // retryAfter reads a Retry-After header: seconds or an HTTP date.
@@ -292,24 +286,55 @@ func retryAfter(v string, now time.Time) (time.Duration, bool) {
 	return 0, false
 }
 
-// IsStatus tells whether err is a request error with that HTTP status.
+// IsStatus tells whether err is a request failure with that HTTP status.
 func IsStatus(err error, status int) bool {
-	var e *Error
+	var e *failure.Error
 	return errors.As(err, &e) && e.Status == status
 }
 
-// handlerRetries is the manifest's max_retries, or -1 when it sets none.
-func handlerRetries(h *manifest.ErrorHandler) int {
-	if h == nil {
-		return -1
+// debugRequest logs the request about to be sent, with --debug.
+func (c *Client) debugRequest(req *http.Request) {
+	if c.Debug == nil || !c.Debug() {
+		return
 	}
-	if h.MaxRetries != nil {
-		return *h.MaxRetries
-	}
-	for _, sub := range h.Handlers {
-		if n := handlerRetries(sub); n >= 0 {
-			return n
+	msg := fmt.Sprintf("Request %s %s headers %s", req.Method, req.URL.Redacted(), debugHeaders(req.Header))
+	if req.GetBody != nil {
+		if rc, err := req.GetBody(); err == nil {
+			body, _ := io.ReadAll(io.LimitReader(rc, 4096))
+			rc.Close()
+			if len(body) > 0 {
+				msg += " body " + BodyStart(body)
+			}
 		}
 	}
-	return -1
+	c.log(protocol.LevelDebug, msg)
+}
+
+// debugResponse logs a response summary, with --debug.
+func (c *Client) debugResponse(req *http.Request, resp *Response) {
+	if c.Debug == nil || !c.Debug() || resp == nil {
+		return
+	}
+	c.log(protocol.LevelDebug, fmt.Sprintf("Response HTTP %d to %s %s: %d bytes, headers %s, body %s",
+		resp.Status, req.Method, resp.URL, len(resp.Body), debugHeaders(resp.Header), BodyStart(resp.Body)))
+}
+
+// debugHeaders prints headers as a JSON object, credentials hidden (the
+// writer's masker hides every other known secret).
+func debugHeaders(h http.Header) string {
+	out := make(map[string]string, len(h))
+	for k, v := range h {
+		val := strings.Join(v, ", ")
+		switch http.CanonicalHeaderKey(k) {
+		case "Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie":
+			if scheme, _, found := strings.Cut(val, " "); found && !strings.Contains(scheme, "=") {
+				val = scheme + " ****"
+			} else {
+				val = "****"
+			}
+		}
+		out[k] = val
+	}
+	b, _ := json.Marshal(out)
+	return string(b)
 }

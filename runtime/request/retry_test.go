@@ -9,8 +9,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dlclark/regexp2"
+
 	"github.com/airbyte-go/source-declarative/manifest"
+	"github.com/airbyte-go/source-declarative/runtime/failure"
 	"github.com/airbyte-go/source-declarative/runtime/interp"
+	"github.com/airbyte-go/source-declarative/runtime/pyregex"
 )
 
 // script answers the statuses in order, then 200.
@@ -70,7 +74,7 @@ func TestGivesUpAfterMaxRetriesAsTransient(t *testing.T) {
 	c.MaxRetries = 3
 	srv, n := script(t, []int{500, 502, 503, 500, 500}, nil)
 	_, err := c.Send(context.Background(), get(srv.URL), nil)
-	e, ok := err.(*Error)
+	e, ok := err.(*failure.Error)
 	if !ok || e.Failure != "transient_error" || *n != 4 || !strings.Contains(e.Message, "gave up after 4 attempts") || len(*waits) != 3 {
 		t.Fatalf("err %v, %d requests, waits %v", err, *n, *waits)
 	}
@@ -85,14 +89,18 @@ func TestGivesUpAfterMaxRetriesAsTransient(t *testing.T) {
 func TestManifestErrorHandler(t *testing.T) {
 	tpl := func(s string) *interp.Template { return interp.MustCompile(s) }
 	two := 2
-	h := &manifest.ErrorHandler{Handlers: []*manifest.ErrorHandler{
+	handler := &manifest.ErrorHandler{Handlers: []*manifest.ErrorHandler{
 		{Filters: []manifest.ResponseFilter{
 			{Action: "IGNORE", HTTPCodes: []int{404}},
 			{Action: "FAIL", MessageContains: "quota", ErrorMessage: tpl("Quota exhausted: {{ response.error }}"), FailureType: "config_error"},
 			{Action: "RETRY", Predicate: tpl("{{ response.error == 'busy' }}")},
 		}},
-		{MaxRetries: &two, Backoff: []manifest.Backoff{{Type: "WaitTimeFromHeader", Header: "X-Wait", Regex: "([0-9.]+)s"}}},
+		{MaxRetries: &two, Backoff: []manifest.Backoff{{Type: "WaitTimeFromHeader", Header: interp.Constant("X-Wait", ""), Regex: mustRegex(t, "([0-9.]+)s")}}},
 	}}
+	h, err := NewPolicy(handler, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	c, _, _ := testClient()
 	srv, n := script(t, []int{404}, nil)
 	resp, err := c.Send(context.Background(), get(srv.URL), h)
@@ -105,7 +113,7 @@ func TestManifestErrorHandler(t *testing.T) {
 	}))
 	defer quota.Close()
 	_, err = c.Send(context.Background(), get(quota.URL), h)
-	if e, ok := err.(*Error); !ok || e.Message != "Quota exhausted: daily quota reached" || e.Failure != "config_error" {
+	if e, ok := err.(*failure.Error); !ok || e.Message != "Quota exhausted: daily quota reached" || e.Failure != "config_error" {
 		t.Errorf("FAIL with message: %v", err)
 	}
 	c, waits, _ := testClient()
@@ -139,4 +147,13 @@ func TestOversizedBodyFailsWithoutRetry(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "larger than 1000 bytes") || n != 1 {
 		t.Fatalf("err %v after %d requests", err, n)
 	}
+}
+
+func mustRegex(t *testing.T, pattern string) *regexp2.Regexp {
+	t.Helper()
+	re, err := pyregex.Compile(pattern)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return re
 }

@@ -1,6 +1,11 @@
 package request
 
 import (
+	"bufio"
+	"bytes"
+	"compress/flate"
+	"compress/gzip"
+	"compress/zlib"
 	"context"
 	"fmt"
 	"io"
@@ -8,11 +13,14 @@ import (
 	"net/http"
 	"strings"
 	"time"
+	"unicode/utf8"
 
-	"github.com/airbyte-go/source-declarative/protocol"
+	"github.com/airbyte-go/source-declarative/manifest"
+	"github.com/airbyte-go/source-declarative/runtime/failure"
 )
 
-// Response is a whole HTTP response.
+// Response is an HTTP response, its body read whole (unless a body reader
+// read it as it arrived: see WithBodyReader).
 type Response struct {
 	Status int
 	Header http.Header
@@ -35,6 +43,8 @@ type Client struct {
 	HeartbeatEvery time.Duration
 	Now            func() time.Time
 	Budget         *Budget // the manifest's api_budget; nil: no rate limit
+	// Debug, when set and true, logs a DEBUG summary of every request and response.
+	Debug func() bool
 }
 
 // NewClient returns a client with production defaults.
@@ -107,27 +117,126 @@ func (c *Client) do(req *http.Request) (*Response, error) {
 	}
 	defer resp.Body.Close()
 	c.Budget.Observe(req, resp.StatusCode, resp.Header)
+	r := &Response{Status: resp.StatusCode, Header: resp.Header, URL: req.URL.Redacted()}
+	body, err := decompressed(resp)
+	if err != nil {
+		return nil, fmt.Errorf("reading the response body: %v", err)
+	}
+	if br, ok := req.Context().Value(bodyReaderKey{}).(*bodyReader); ok && decide(br.policy, r).kind == manifest.ActionSuccess {
+		return r, br.read(r, body)
+	}
 	limit := c.MaxBody
 	if limit <= 0 {
 		limit = 256 << 20
 	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	r.Body, err = io.ReadAll(io.LimitReader(body, limit+1))
 	if err != nil {
 		return nil, fmt.Errorf("reading the response body: %v", err)
 	}
-	if int64(len(body)) > limit {
-		return &Response{Status: resp.StatusCode, Header: resp.Header, URL: req.URL.Redacted()},
-			&Error{Failure: protocol.SystemError, Message: fmt.Sprintf("response of %s %s is larger than %d bytes", req.Method, req.URL.Redacted(), limit)}
+	if int64(len(r.Body)) > limit {
+		r.Body = nil
+		return r, failure.System("response of %s %s is larger than %d bytes", req.Method, req.URL.Redacted(), limit)
 	}
-	return &Response{Status: resp.StatusCode, Header: resp.Header, Body: body, URL: req.URL.Redacted()}, nil
+	return r, nil
 }
 
-// BodyStart is the first bytes of a body, for error messages.
+// decompressed is the body without its Content-Encoding (gzip or deflate)
+// when Go's transport has not removed it already: it does only when it
+// asked for gzip itself, not when the manifest sends Accept-Encoding. A
+// body without the gzip magic bytes is read as it is.
+func decompressed(resp *http.Response) (io.Reader, error) {
+	if resp.Uncompressed {
+		return resp.Body, nil
+	}
+	enc := strings.ToLower(strings.TrimSpace(resp.Header.Get("Content-Encoding")))
+	if enc != "gzip" && enc != "x-gzip" && enc != "deflate" {
+		return resp.Body, nil
+	}
+	br := bufio.NewReader(resp.Body)
+	head, _ := br.Peek(2)
+	var body io.Reader
+	switch {
+	case len(head) < 2:
+		return br, nil
+	case enc == "deflate" && head[0]&0x0f == 8 && (uint16(head[0])<<8|uint16(head[1]))%31 == 0:
+		zr, err := zlib.NewReader(br)
+		if err != nil {
+			return nil, err
+		}
+		body = zr
+	case enc == "deflate":
+		body = flate.NewReader(br) // raw deflate, as some servers send it
+	case head[0] == 0x1f && head[1] == 0x8b:
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, err
+		}
+		body = zr
+	default:
+		return br, nil
+	}
+	resp.Header.Del("Content-Encoding")
+	resp.Header.Del("Content-Length")
+	return body, nil
+}
+
+// bodyReader reads the body of a successful response as it arrives.
+type bodyReader struct {
+	policy *Policy
+	read   func(*Response, io.Reader) error
+}
+
+type bodyReaderKey struct{}
+
+// WithBodyReader makes the requests sent with ctx hand the body of a
+// response that the policy p deems a success to read, as it arrives,
+// instead of reading it whole (a streaming decoder's records are emitted
+// before the body ends; Response.Body stays nil). An error of read retries
+// the request like a broken connection, unless it is a *failure.Error,
+// which is final. p must not read bodies (see ReadsBody): success is
+// decided on the status and headers.
+func WithBodyReader(ctx context.Context, p *Policy, read func(resp *Response, body io.Reader) error) context.Context {
+	return context.WithValue(ctx, bodyReaderKey{}, &bodyReader{policy: p, read: read})
+}
+
+// ReadsBody tells whether a policy looks into response bodies
+// (error_message_contains, predicate), so that it needs bodies read whole.
+func (p *Policy) ReadsBody() bool {
+	return p != nil && handlerReadsBody(p.handler)
+}
+
+func handlerReadsBody(h *manifest.ErrorHandler) bool {
+	for _, f := range h.Filters {
+		if f.MessageContains != "" || f.Predicate != nil {
+			return true
+		}
+	}
+	for _, sub := range h.Handlers {
+		if handlerReadsBody(sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// BodyStart is the first bytes of a body, for error messages; a binary
+// body (compressed, an archive) is only its size.
 func BodyStart(b []byte) string {
 	const n = 200
-	s := strings.Join(strings.Fields(string(b)), " ")
+	head := b[:min(len(b), 4*n)]
+	for i := 0; i < utf8.UTFMax && len(head) < len(b) && !utf8.Valid(head); i++ {
+		head = head[:len(head)-1] // a character cut in two
+	}
+	if !utf8.Valid(head) || bytes.ContainsFunc(head, func(r rune) bool { return r < 0x20 && r != '\n' && r != '\r' && r != '\t' }) {
+		return fmt.Sprintf("(%d bytes of binary data)", len(b))
+	}
+	s := strings.Join(strings.Fields(string(head)), " ")
 	if len(s) > n {
-		s = s[:n] + "..."
+		cut := n
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "..."
 	}
 	if s == "" {
 		return "(empty body)"

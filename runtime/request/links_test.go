@@ -1,4 +1,4 @@
-package paginate
+package request
 
 import (
 	"encoding/json"

@@ -1,6 +1,9 @@
-package paginate
+package request
 
-import "strings"
+import (
+	"net/http"
+	"strings"
+)
 
 // ParseLinks parses Link headers (RFC 8288) into rel -> {url, rel}; a link
 // without rel is keyed by its URL.
@@ -63,4 +66,21 @@ func splitLinks(h string) []string {
 		}
 	}
 	return append(parts, h[start:])
+}
+
+// HeaderVars is the headers variable of templates, one for cursor pagination
+// and error-handler predicates and messages: every response header under its
+// canonical name (Content-Type) and its lower-case name (content-type), so
+// that the lookups the reference answers (as received by its paginator, any
+// case by its error handler) find it, and link as the parsed Link header
+// ({rel: {url, rel}}), as the reference's paginator gives it.
+func HeaderVars(h http.Header) map[string]any {
+	out := make(map[string]any, len(h)*2+1)
+	for k, v := range h {
+		s := strings.Join(v, ", ")
+		out[k] = s
+		out[strings.ToLower(k)] = s
+	}
+	out["link"] = ParseLinks(h.Values("Link"))
+	return out
 }

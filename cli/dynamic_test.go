@@ -1,0 +1,186 @@
+package cli
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// dynamicAPI lists tables at /tables and serves rows at /tables/<id>/rows.
+func dynamicAPI(t *testing.T) *api {
+	return newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		switch {
+		case r.URL.Path == "/tables":
+			fmt.Fprint(w, `{"tables":[{"name":"alpha","id":1},{"name":"beta","id":2}]}`)
+		case strings.HasSuffix(r.URL.Path, "/rows"):
+			fmt.Fprintf(w, `{"rows":[{"table":%q,"days":%q}]}`, r.URL.Path, r.URL.Query().Get("days"))
+		default:
+			fmt.Fprint(w, `{"rows":[]}`)
+		}
+	})
+}
+
+func dynamicManifest(url, resolvers string) string {
+	return fmt.Sprintf(`version: 6.0.0
+type: DeclarativeSource
+check: {type: CheckStream, stream_names: [static]}
+definitions:
+  template:
+    type: DeclarativeStream
+    name: placeholder
+    primary_key: []
+    retriever:
+      type: SimpleRetriever
+      requester: {type: HttpRequester, url_base: %[1]q, path: /placeholder}
+      record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [rows]}}
+streams:
+  - type: DeclarativeStream
+    name: static
+    retriever:
+      type: SimpleRetriever
+      requester: {type: HttpRequester, url_base: %[1]q, path: /static}
+      record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [rows]}}
+dynamic_streams:
+%[2]s
+`, url, indent(resolvers, 2))
+}
+
+const httpTables = `- type: DynamicDeclarativeStream
+  name: tables
+  stream_template: {$ref: "#/definitions/template"}
+  components_resolver:
+    type: HttpComponentsResolver
+    retriever:
+      type: SimpleRetriever
+      requester: {type: HttpRequester, url_base: "URL", path: /tables}
+      record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [tables]}}
+    components_mapping:
+      - {type: ComponentMappingDefinition, field_path: [name], value: "{{ components_values.name }}"}
+      - {type: ComponentMappingDefinition, field_path: [retriever, requester, path], value: "/tables/{{ components_values['id'] }}/rows"}`
+
+const configReports = `- type: DynamicDeclarativeStream
+  name: reports
+  stream_template: {$ref: "#/definitions/template"}
+  components_resolver:
+    type: ConfigComponentsResolver
+    stream_config: {type: StreamConfig, configs_pointer: [reports], default_values: [{name: yearly, days: 365}]}
+    components_mapping:
+      - {type: ComponentMappingDefinition, field_path: [name], value: "report_{{ components_values.name }}"}
+      - {type: ComponentMappingDefinition, field_path: [retriever, requester, path], value: "/reports/{{ components_values.name }}/rows"}
+      - {type: ComponentMappingDefinition, field_path: [retriever, requester, request_parameters, days], value: "{{ components_values.days }}", create_or_update: true}
+      - {type: ComponentMappingDefinition, field_path: [primary_key], value: "[id, day]", condition: "{{ components_values.days > 1 }}"}`
+
+const parametrized = `- type: DynamicDeclarativeStream
+  name: listed
+  stream_template: {$ref: "#/definitions/template"}
+  components_resolver:
+    type: ParametrizedComponentsResolver
+    stream_parameters:
+      type: StreamParametersDefinition
+      list_of_parameters_for_stream: [{stream: one, path: /one/rows}, {stream: two, path: /two/rows}]
+    components_mapping:
+      - {type: ComponentMappingDefinition, field_path: [name], value: "{{ components_values.stream }}"}
+      - {type: ComponentMappingDefinition, field_path: [retriever, requester, path], value: "{{ components_values.path }}"}`
+
+// catalogNames lists the stream names and primary keys a discover printed.
+func catalogNames(t *testing.T, res result) []string {
+	t.Helper()
+	cats := res.ofType("CATALOG")
+	if res.code != 0 || len(cats) != 1 {
+		t.Fatalf("exit %d: %s", res.code, res.stdout)
+	}
+	var out []string
+	for _, s := range cats[0]["catalog"].(map[string]any)["streams"].([]any) {
+		sm := s.(map[string]any)
+		out = append(out, fmt.Sprintf("%s %v", sm["name"], sm["source_defined_primary_key"]))
+	}
+	return out
+}
+
+func TestDynamicStreamsInDiscover(t *testing.T) {
+	a := dynamicAPI(t)
+	m := dynamicManifest(a.URL, strings.ReplaceAll(httpTables, "URL", a.URL)+"\n"+configReports+"\n"+parametrized)
+	c := newConnector(t, m, map[string]any{"reports": []any{map[string]any{"name": "daily", "days": 1}, map[string]any{"name": "weekly", "days": 7}}})
+	equalLists(t, "streams", catalogNames(t, discover(c, t)), []string{
+		"static <nil>", "alpha <nil>", "beta <nil>", "report_daily <nil>", "report_weekly [[id] [day]]", "report_yearly [[id] [day]]", "one <nil>", "two <nil>",
+	})
+	equalLists(t, "requests", a.lines(), []string{"GET /tables"})
+}
+
+func TestDynamicStreamsRead(t *testing.T) {
+	a := dynamicAPI(t)
+	m := dynamicManifest(a.URL, strings.ReplaceAll(httpTables, "URL", a.URL)+"\n"+configReports)
+	c := newConnector(t, m, map[string]any{"reports": map[string]any{"name": "weekly", "days": 7}}, "beta", "report_weekly", "report_yearly")
+	res := c.read(t)
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stdout)
+	}
+	equalLists(t, "requests", a.lines(), []string{"GET /tables", "GET /tables/2/rows", "GET /reports/weekly/rows?days=7", "GET /reports/yearly/rows?days=365"})
+	equalLists(t, "beta", res.records("beta"), []string{`{"days":"","table":"/tables/2/rows"}`})
+	equalLists(t, "weekly", res.records("report_weekly"), []string{`{"days":"7","table":"/reports/weekly/rows"}`})
+	equalLists(t, "statuses", res.statuses("report_yearly"), []string{"STARTED", "RUNNING", "COMPLETE"})
+}
+
+func TestDynamicStreamsCheck(t *testing.T) {
+	a := dynamicAPI(t)
+	m := dynamicManifest(a.URL, strings.ReplaceAll(httpTables, "URL", a.URL))
+	m = strings.Replace(m, "check: {type: CheckStream, stream_names: [static]}",
+		"check: {type: CheckStream, stream_names: [static], dynamic_streams_check_configs: [{type: DynamicStreamCheckConfig, dynamic_stream_name: tables, stream_count: 1}]}", 1)
+	res := newConnector(t, m, nil).check(t)
+	status := res.ofType("CONNECTION_STATUS")
+	if len(status) != 1 || status[0]["connectionStatus"].(map[string]any)["status"] != "SUCCEEDED" {
+		t.Fatalf("check: %s", res.stdout)
+	}
+	equalLists(t, "requests", a.lines(), []string{"GET /tables", "GET /static", "GET /tables/1/rows"})
+
+	m = strings.Replace(m, "dynamic_stream_name: tables", "dynamic_stream_name: nope", 1)
+	res = newConnector(t, m, nil).check(t)
+	status = res.ofType("CONNECTION_STATUS")
+	if len(status) != 1 || status[0]["connectionStatus"].(map[string]any)["message"] != "dynamic stream nope is not defined in the manifest's dynamic_streams" {
+		t.Errorf("unknown dynamic stream: %s", res.stdout)
+	}
+}
+
+func TestDynamicStreamsErrors(t *testing.T) {
+	a := dynamicAPI(t)
+	// Two config items with one name make two streams of one name.
+	m := dynamicManifest(a.URL, configReports)
+	c := newConnector(t, m, map[string]any{"reports": []any{map[string]any{"name": "yearly", "days": 1}}})
+	res := discover(c, t)
+	errs := res.errors()
+	want := `dynamic_streams[0] made a stream named "report_yearly", a name another stream already has; stream names must be unique`
+	if res.code != 1 || len(errs) != 1 || errs[0]["message"] != want || errs[0]["failure_type"] != "config_error" {
+		t.Errorf("duplicate: exit %d %v", res.code, errs)
+	}
+	// A condition is for config resolvers only.
+	bad := strings.Replace(strings.ReplaceAll(httpTables, "URL", a.URL), `value: "{{ components_values.name }}"}`, `value: "{{ components_values.name }}", condition: "{{ true }}"}`, 1)
+	res = discover(newConnector(t, dynamicManifest(a.URL, bad), nil), t)
+	errs = res.errors()
+	if res.code != 1 || len(errs) != 1 || !strings.Contains(errs[0]["message"].(string), "dynamic_streams[0].components_resolver.components_mapping[0].condition: is only supported by ConfigComponentsResolver") {
+		t.Errorf("condition on HTTP resolver: exit %d %v", res.code, errs)
+	}
+	// The template's components are checked at load.
+	custom := strings.Replace(dynamicManifest(a.URL, configReports), "    primary_key: []", "    primary_key: []\n    transformations: [{type: CustomTransformation, class_name: source_x.components.Fix}]", 1)
+	res = discover(newConnector(t, custom, nil), t)
+	errs = res.errors()
+	if res.code != 1 || len(errs) != 1 || !strings.Contains(errs[0]["message"].(string), "dynamic_streams[0].stream_template.transformations[0]: custom component CustomTransformation (class_name source_x.components.Fix) is not supported") {
+		t.Errorf("custom in template: exit %d %v", res.code, errs)
+	}
+}
+
+func TestCustomComponentsAreRefusedWithTheirClass(t *testing.T) {
+	for extra, want := range map[string]string{
+		"transformations: [{type: CustomTransformation, class_name: source_x.components.Fix}]":    "invalid manifest: streams[0].transformations[0]: custom component CustomTransformation (class_name source_x.components.Fix) is not supported: custom Python code cannot run here",
+		"schema_loader: {type: CustomSchemaLoader, class_name: source_x.components.Schema}":       "invalid manifest: streams[0].schema_loader: custom component CustomSchemaLoader (class_name source_x.components.Schema) is not supported: custom Python code cannot run here",
+		"state_migrations: [{class_name: source_x.components.Migrate}]":                           "invalid manifest: streams[0].state_migrations[0]: custom component component (class_name source_x.components.Migrate) is not supported: custom Python code cannot run here",
+		"transformations: [{type: AddFields, fields: [{path: [a], value: b}], class_name: Evil}]": "invalid manifest: streams[0].transformations[0]: custom component AddFields (class_name Evil) is not supported: custom Python code cannot run here",
+	} {
+		c := newConnector(t, itemsStream("http://127.0.0.1:1", "", "", extra), nil)
+		res := discover(c, t)
+		errs := res.errors()
+		if res.code != 1 || len(errs) != 1 || errs[0]["message"] != want || errs[0]["failure_type"] != "config_error" {
+			t.Errorf("%s:\n got exit %d %v\nwant %q", extra, res.code, errs, want)
+		}
+	}
+}

@@ -1,0 +1,253 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/airbyte-go/source-declarative/manifest"
+	"github.com/airbyte-go/source-declarative/protocol"
+	"github.com/airbyte-go/source-declarative/runtime/incremental"
+	"github.com/airbyte-go/source-declarative/runtime/interp"
+	"github.com/airbyte-go/source-declarative/runtime/transform"
+)
+
+// dynamicStreams are the streams made from the manifest's dynamic_streams,
+// once per run.
+type dynamicStreams struct {
+	once sync.Once
+	err  error
+	made map[string][]*manifest.Stream // dynamic stream name -> its streams, in order
+}
+
+// resolveDynamic makes the streams of dynamic_streams and adds them to the
+// source's streams, once: for check, discover and read alike.
+func (r *Runner) resolveDynamic(ctx context.Context) error {
+	r.dynamic.once.Do(func() { r.dynamic.err = r.makeDynamic(ctx) })
+	return r.dynamic.err
+}
+
+// componentsValue is one value a resolver found, with the slice it came from.
+type componentsValue struct {
+	values any
+	slice  map[string]any
+}
+
+func (r *Runner) makeDynamic(ctx context.Context) error {
+	r.dynamic.made = map[string][]*manifest.Stream{}
+	taken := map[string]bool{}
+	for _, st := range r.Source.Streams {
+		taken[st.Name] = true
+	}
+	for _, ds := range r.Source.DynamicStreams {
+		res := ds.Resolver
+		if res == nil || ds.Template == nil {
+			continue
+		}
+		values, err := r.componentsValues(ctx, ds)
+		if err != nil {
+			return err
+		}
+		for i, cv := range values {
+			raw, err := r.fillTemplate(ds, cv)
+			if err != nil {
+				return err
+			}
+			st, err := ds.DecodeStream(raw, fmt.Sprintf("%s.stream_template (stream %d)", ds.Path, i))
+			if err != nil {
+				return ConfigErr("%v", err)
+			}
+			if taken[st.Name] {
+				failure := protocol.SystemError
+				if res.Type == manifest.ConfigComponentsResolver {
+					failure = protocol.ConfigError
+				}
+				return &Error{Failure: failure, Message: fmt.Sprintf("%s made a stream named %q, a name another stream already has; stream names must be unique", ds.Path, st.Name)}
+			}
+			taken[st.Name] = true
+			r.Source.Streams = append(r.Source.Streams, st)
+			r.dynamic.made[ds.Name] = append(r.dynamic.made[ds.Name], st)
+		}
+	}
+	return nil
+}
+
+// componentsValues lists the values a dynamic stream's resolver finds: the
+// records its retriever reads, the items its config pointers lead to
+// (their cartesian product, with the default values), or its listed
+// parameters.
+func (r *Runner) componentsValues(ctx context.Context, ds *manifest.DynamicStream) ([]componentsValue, error) {
+	res := ds.Resolver
+	switch res.Type {
+	case manifest.HTTPComponentsResolver:
+		sr, err := r.streamReader(&manifest.Stream{Name: ds.Name, Path: res.Path, Retriever: res.Retriever}, incremental.FullRefresh{})
+		if err != nil {
+			return nil, err
+		}
+		var out []componentsValue
+		err = sr.read(ctx, nil, 0, func(records [][]byte) error {
+			for _, b := range records {
+				v, err := transform.DecodeValue(b)
+				if err != nil {
+					return err
+				}
+				out = append(out, componentsValue{values: transform.TemplateValue(v), slice: map[string]any{}})
+			}
+			return nil
+		})
+		return out, err
+	case manifest.ConfigComponentsResolver:
+		return r.configValues(res)
+	}
+	out := make([]componentsValue, len(res.ParameterSets))
+	for i, set := range res.ParameterSets {
+		out[i] = componentsValue{values: set}
+	}
+	return out, nil
+}
+
+// configValues is the cartesian product of the stream configs' items; the
+// objects of one combination are merged, another item is kept under
+// source_config_<i> as [index, item].
+func (r *Runner) configValues(res *manifest.ComponentsResolver) ([]componentsValue, error) {
+	vars := r.vars(res.Parameters, nil)
+	var axes [][]any
+	for i, sc := range res.StreamConfigs {
+		keys := make([]string, len(sc.ConfigsPointer))
+		for j, t := range sc.ConfigsPointer {
+			s, err := t.Render(vars)
+			if err != nil {
+				return nil, ConfigErr("%v", err)
+			}
+			keys[j] = s
+		}
+		r.configMu.Lock()
+		found, ok := transform.Get(transform.FromPlain(r.Config), keys)
+		r.configMu.Unlock()
+		var items []any
+		switch x := transform.ToPlain(found).(type) {
+		case []any:
+			items = x
+		default:
+			if ok && x != nil {
+				items = []any{x}
+			}
+		}
+		items = append(items, sc.DefaultValues...)
+		if len(items) == 0 {
+			r.log("INFO", fmt.Sprintf("%s.stream_config[%d]: nothing at config path %v, no stream made from it", res.Path, i, keys))
+		}
+		axes = append(axes, items)
+	}
+	var out []componentsValue
+	var combine func(axis int, picked []int)
+	combine = func(axis int, picked []int) {
+		if axis == len(axes) {
+			merged := map[string]any{}
+			for i, j := range picked {
+				switch item := axes[i][j].(type) {
+				case map[string]any:
+					for k, v := range item {
+						merged[k] = v
+					}
+				default:
+					key := fmt.Sprintf("source_config_%d", i)
+					if _, taken := merged[key]; !taken {
+						merged[key] = interp.List{int64(j), item}
+					}
+				}
+			}
+			out = append(out, componentsValue{values: merged})
+			return
+		}
+		for j := range axes[axis] {
+			combine(axis+1, append(picked, j))
+		}
+	}
+	if len(axes) > 0 {
+		combine(0, nil)
+	}
+	return out, nil
+}
+
+// fillTemplate writes a components value into a copy of the template, as
+// the mappings say.
+func (r *Runner) fillTemplate(ds *manifest.DynamicStream, cv componentsValue) (map[string]any, error) {
+	res := ds.Resolver
+	tpl := transform.FromPlain(manifest.DeepCopy(ds.Template)).(*transform.Object)
+	vars := r.vars(res.Parameters, nil)
+	vars["components_values"] = cv.values
+	vars["stream_template_config"] = ds.Template
+	if cv.slice != nil {
+		vars["stream_slice"], vars["stream_partition"], vars["stream_interval"] = cv.slice, cv.slice, cv.slice
+	}
+	fromConfig := res.Type != manifest.HTTPComponentsResolver
+	for _, m := range res.Mappings {
+		if m.Condition != nil {
+			ok, err := m.Condition.Bool(vars)
+			if err != nil {
+				return nil, ConfigErr("%v", err)
+			}
+			if !ok {
+				continue
+			}
+		}
+		v, err := m.Value.Eval(vars)
+		if err != nil {
+			return nil, ConfigErr("%v", err)
+		}
+		v = transform.Typed(v, m.ValueType)
+		if s, ok := v.(string); ok && fromConfig && m.ValueType != "string" {
+			v = manifest.ParseYAMLValue(s)
+		}
+		path := make([]string, len(m.FieldPath))
+		for i, t := range m.FieldPath {
+			if path[i], err = t.Render(vars); err != nil {
+				return nil, ConfigErr("%v", err)
+			}
+		}
+		g, err := transform.CompileGlob(path)
+		if err != nil {
+			return nil, ConfigErr("%s.field_path: %v", m.Path, err)
+		}
+		if n := g.SetExisting(tpl, transform.FromPlain(v)); n == 0 && fromConfig && m.CreateOrUpdate && interp.Truthy(v) {
+			transform.Create(tpl, path, transform.FromPlain(v))
+		}
+	}
+	return transform.ToPlain(tpl).(map[string]any), nil
+}
+
+// checkNames lists the streams check reads: the check's stream names, then
+// those of the dynamic streams it names (all, or the first ones).
+func (r *Runner) checkNames() ([]string, error) {
+	names := append([]string(nil), r.Source.CheckStreams...)
+	if n := r.Source.CheckCount; n > 0 {
+		for i, st := range r.Source.Streams {
+			if i < n {
+				names = append(names, st.Name)
+			}
+		}
+	}
+	for _, c := range r.Source.CheckDynamic {
+		made, ok := r.dynamic.made[c.Name]
+		if !ok && !r.hasDynamic(c.Name) {
+			return nil, fmt.Errorf("dynamic stream %s is not defined in the manifest's dynamic_streams", c.Name)
+		}
+		if c.Count >= 0 && c.Count < len(made) {
+			made = made[:c.Count]
+		}
+		for _, st := range made {
+			names = append(names, st.Name)
+		}
+	}
+	return names, nil
+}
+
+func (r *Runner) hasDynamic(name string) bool {
+	for _, ds := range r.Source.DynamicStreams {
+		if ds.Name == name {
+			return true
+		}
+	}
+	return false
+}

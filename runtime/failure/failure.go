@@ -1,0 +1,52 @@
+// Package failure holds the one error type of the connector that carries an
+// Airbyte failure type, for TRACE messages.
+package failure
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/airbyte-go/source-declarative/protocol"
+)
+
+// Error is a failure with its Airbyte failure type.
+type Error struct {
+	Failure string // protocol.ConfigError, TransientError or SystemError
+	Message string
+	Status  int // the HTTP status of the response that caused it, or 0
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// Config is a mistake the user can fix in the config, catalog or manifest.
+func Config(format string, args ...any) *Error {
+	return &Error{Failure: protocol.ConfigError, Message: fmt.Sprintf(format, args...)}
+}
+
+// Transient is a failure that may go away when tried again later.
+func Transient(format string, args ...any) *Error {
+	return &Error{Failure: protocol.TransientError, Message: fmt.Sprintf(format, args...)}
+}
+
+// System is a failure of the connector or of the API's answers.
+func System(format string, args ...any) *Error {
+	return &Error{Failure: protocol.SystemError, Message: fmt.Sprintf(format, args...)}
+}
+
+// Type is the failure type of err: its own, or system_error for any other error.
+func Type(err error) string {
+	var e *Error
+	if errors.As(err, &e) && e.Failure != "" {
+		return e.Failure
+	}
+	return protocol.SystemError
+}
+
+// As returns err's failure, or nil when err carries none.
+func As(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return nil
+}

@@ -1,0 +1,64 @@
+package interp
+
+import (
+	"errors"
+	"fmt"
+)
+
+// errKind sorts evaluation failures the way the reference treats them.
+type errKind int
+
+const (
+	// kindUndefined is Jinja's UndefinedError: an undefined value used
+	// further than rendering or testing it.
+	kindUndefined errKind = iota
+	// kindType is Python's TypeError (an operation on the wrong types): the
+	// reference then takes the template's own text as its value.
+	kindType
+	// kindValue covers every other failure (a bad argument, a zero division,
+	// an undeclared variable, a limit): the evaluation fails.
+	kindValue
+)
+
+// evalError is a failure during evaluation. Messages name types, variables and
+// keys, never values: a value may be a secret.
+type evalError struct {
+	kind errKind
+	msg  string
+}
+
+func (e *evalError) Error() string { return e.msg }
+
+func typeErr(format string, args ...any) error {
+	return &evalError{kind: kindType, msg: fmt.Sprintf(format, args...)}
+}
+
+func valueErr(format string, args ...any) error {
+	return &evalError{kind: kindValue, msg: fmt.Sprintf(format, args...)}
+}
+
+func kindOf(err error) errKind {
+	var e *evalError
+	if errors.As(err, &e) {
+		return e.kind
+	}
+	return kindValue
+}
+
+// UndefinedError is returned by Eval and Render when a template uses an
+// undefined value further than rendering it (config.missing.key), as Jinja's
+// UndefinedError. Callers whose reference default is None (request mappings)
+// may treat it as nil.
+type UndefinedError struct {
+	Path, Source, Msg string
+}
+
+func (e *UndefinedError) Error() string {
+	return fmt.Sprintf("%s: template %q: %s", e.Path, e.Source, e.Msg)
+}
+
+// IsUndefined tells whether err is an UndefinedError.
+func IsUndefined(err error) bool {
+	var u *UndefinedError
+	return errors.As(err, &u)
+}

@@ -1,0 +1,148 @@
+package request
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/dlclark/regexp2"
+
+	"github.com/airbyte-go/source-declarative/manifest"
+	"github.com/airbyte-go/source-declarative/runtime/failure"
+	"github.com/airbyte-go/source-declarative/runtime/interp"
+	"github.com/airbyte-go/source-declarative/runtime/pyregex"
+)
+
+// Policy is a requester's error handler ready to run: its numbers, header
+// names and regexes are evaluated against the config when a stream starts,
+// never while a request waits. A nil Policy is the default policy.
+type Policy struct {
+	handler    *manifest.ErrorHandler
+	maxRetries int // -1: the client's default
+	backoffs   []backoff
+	// Refresh, when set, throws the credentials away before the retry that a
+	// REFRESH_TOKEN_THEN_RETRY filter asks for.
+	Refresh func()
+}
+
+// backoff is one evaluated backoff strategy.
+type backoff struct {
+	typ     string
+	path    string
+	seconds float64 // constant wait
+	factor  float64 // exponential factor
+	header  string
+	regex   *regexp2.Regexp
+	maxWait *float64 // waiting longer stops the stream
+	minWait float64
+}
+
+// NewPolicy evaluates an error handler with the config; nil gives nil.
+func NewPolicy(h *manifest.ErrorHandler, config map[string]any) (*Policy, error) {
+	if h == nil {
+		return nil, nil
+	}
+	p := &Policy{handler: h, maxRetries: handlerRetries(h)}
+	for _, b := range firstBackoffs(h) {
+		eb, err := evalBackoff(b, config)
+		if err != nil {
+			return nil, err
+		}
+		p.backoffs = append(p.backoffs, eb)
+	}
+	return p, nil
+}
+
+func evalBackoff(b manifest.Backoff, config map[string]any) (backoff, error) {
+	params := b.Parameters
+	if params == nil {
+		params = map[string]any{}
+	}
+	vars := interp.Vars{"config": config, "parameters": params}
+	out := backoff{typ: b.Type, path: b.Path, regex: b.Regex}
+	num := func(t *interp.Template, field string) (float64, bool, error) {
+		if t == nil {
+			return 0, false, nil
+		}
+		v, err := t.Eval(vars)
+		if err != nil {
+			return 0, false, failure.Config("%s.%s: %v", b.Path, field, err)
+		}
+		s := strings.TrimSpace(interp.String(v))
+		if s == "" {
+			return 0, false, nil
+		}
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return 0, false, failure.Config("%s.%s: %q is not a number", b.Path, field, s)
+		}
+		return f, true, nil
+	}
+	var err error
+	if out.seconds, _, err = num(b.Seconds, "backoff_time_in_seconds"); err != nil {
+		return out, err
+	}
+	if out.factor, _, err = num(b.Factor, "factor"); err != nil {
+		return out, err
+	}
+	if out.minWait, _, err = num(b.MinWait, "min_wait"); err != nil {
+		return out, err
+	}
+	maxWait, hasMax, err := num(b.MaxWait, "max_waiting_time_in_seconds")
+	if err != nil {
+		return out, err
+	}
+	// WaitTimeFromHeader reads a max of 0 as no max; WaitUntilTimeFromHeader as "never wait".
+	if hasMax && (maxWait > 0 || b.Type == manifest.WaitUntilHeader) {
+		out.maxWait = &maxWait
+	}
+	if b.Header != nil {
+		if out.header, err = b.Header.Render(vars); err != nil {
+			return out, failure.Config("%s.header: %v", b.Path, err)
+		}
+	}
+	if b.RegexTemplate != nil {
+		src, err := b.RegexTemplate.Render(vars)
+		if err != nil {
+			return out, failure.Config("%s.regex: %v", b.Path, err)
+		}
+		if out.regex, err = pyregex.Compile(src); err != nil {
+			return out, failure.Config("%s.regex: %q is not a regular expression: %v", b.Path, src, err)
+		}
+	}
+	return out, nil
+}
+
+// firstBackoffs are the strategies of the first handler that has any.
+func firstBackoffs(h *manifest.ErrorHandler) []manifest.Backoff {
+	if len(h.Backoff) > 0 {
+		return h.Backoff
+	}
+	for _, sub := range h.Handlers {
+		if b := firstBackoffs(sub); len(b) > 0 {
+			return b
+		}
+	}
+	return nil
+}
+
+// handlerRetries is the manifest's max_retries, or -1 when it sets none.
+func handlerRetries(h *manifest.ErrorHandler) int {
+	if h.MaxRetries != nil {
+		return *h.MaxRetries
+	}
+	for _, sub := range h.Handlers {
+		if n := handlerRetries(sub); n >= 0 {
+			return n
+		}
+	}
+	return -1
+}
+
+// secondsText writes a number of seconds as a user wrote it: 3600, 2.5.
+func secondsText(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+// tooLong is the failure of a wait longer than max_waiting_time_in_seconds.
+func (b backoff) tooLong(wait float64) error {
+	return failure.Transient("the API asks to wait %s s before retrying, more than %s.max_waiting_time_in_seconds (%s s); stopping the stream",
+		secondsText(wait), b.path, secondsText(*b.maxWait))
+}

@@ -1,0 +1,25 @@
+package transform
+
+import "github.com/airbyte-go/source-declarative/runtime/interp"
+
+// Filter is a RecordFilter: a record is kept when its condition holds. The
+// condition sees record, config, parameters, next_page_token and the slice
+// variables of the request.
+type Filter struct {
+	cond   template
+	params map[string]any
+}
+
+// NewFilter compiles a record filter's condition.
+func NewFilter(cond *interp.Template, params map[string]any) *Filter {
+	if params == nil {
+		params = map[string]any{}
+	}
+	return &Filter{cond: compile(cond), params: params}
+}
+
+// Keep tells whether the record passes.
+func (f *Filter) Keep(rec *Object, vars interp.Vars) (bool, error) {
+	vars["parameters"] = f.params
+	return f.cond.truth(rec, vars)
+}
