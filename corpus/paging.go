@@ -7,7 +7,7 @@ import (
 
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/runtime/interp"
-	"github.com/airbyte-go/source-declarative/runtime/paginate"
+	"github.com/airbyte-go/source-declarative/runtime/request"
 )
 
 // Page is one answer of the mock.
@@ -53,7 +53,7 @@ func (s stopper) next(body any, h http.Header, records []any) string {
 // pageVars are the variables of cursor templates after a page, as the
 // runtime's paginator builds them.
 func (s stopper) pageVars(body any, h http.Header, records []any) interp.Vars {
-	vars := interp.Vars{"response": body, "headers": paginate.HeaderVars(h),
+	vars := interp.Vars{"response": body, "headers": request.HeaderVars(h),
 		"last_records": interp.List(records), "last_page_size": int64(len(records)), "last_record": nil}
 	if len(records) > 0 {
 		vars["last_record"] = records[len(records)-1]
