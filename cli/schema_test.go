@@ -121,3 +121,25 @@ func TestSchemaLoaderErrors(t *testing.T) {
 		}
 	}
 }
+
+// A property written without a schema (a YAML key with nothing after it)
+// gets the empty schema, with a warning, so that the catalog is valid.
+func TestDiscoverFillsNullPropertySchemas(t *testing.T) {
+	m := source(namedStream("inline", "http://127.0.0.1:1", "/x", `schema_loader:
+  type: InlineSchemaLoader
+  schema:
+    type: object
+    properties:
+      site:
+      show: {type: object, properties: {network: {type: object, properties: {officialSite: }}}}
+      tags: {type: array, items: {type: object, properties: {url: }}}`))
+	res := discover(newConnector(t, m, nil), t)
+	equalLists(t, "schemas", catalogSchemas(t, res), []string{
+		`inline {"properties":{"show":{"properties":{"network":{"properties":{"officialSite":{}},"type":"object"}},"type":"object"},"site":{},"tags":{"items":{"properties":{"url":{}},"type":"object"},"type":"array"}},"type":"object"}`,
+	})
+	equalLists(t, "warnings", res.logs("WARN"), []string{
+		"Stream inline: schema property show.network.officialSite is null, which is not a schema; it is given the empty schema (any value)",
+		"Stream inline: schema property site is null, which is not a schema; it is given the empty schema (any value)",
+		"Stream inline: schema property tags.url is null, which is not a schema; it is given the empty schema (any value)",
+	})
+}

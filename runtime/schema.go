@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/airbyte-go/source-declarative/manifest"
@@ -37,8 +39,32 @@ func (r *Runner) streamSchema(ctx context.Context, st *manifest.Stream) (map[str
 	if err != nil {
 		return nil, err
 	}
+	for _, p := range fillNullProperties(s, "") {
+		r.log("WARN", fmt.Sprintf("Stream %s: schema property %s is null, which is not a schema; it is given the empty schema (any value)", st.Name, p))
+	}
 	r.schemas.Store(st, s)
 	return s, nil
+}
+
+// fillNullProperties gives the empty schema to every property written
+// without one (`officialSite:` with nothing after it, a null), so that the
+// catalog holds a valid schema; it returns their dotted paths, sorted.
+func fillNullProperties(schema map[string]any, prefix string) []string {
+	var filled []string
+	props, _ := schema["properties"].(map[string]any)
+	for _, k := range slices.Sorted(maps.Keys(props)) {
+		switch sub := props[k].(type) {
+		case nil:
+			props[k] = map[string]any{}
+			filled = append(filled, prefix+k)
+		case map[string]any:
+			filled = append(filled, fillNullProperties(sub, prefix+k+".")...)
+		}
+	}
+	if items, ok := schema["items"].(map[string]any); ok {
+		filled = append(filled, fillNullProperties(items, prefix)...)
+	}
+	return filled
 }
 
 func (r *Runner) loadSchema(ctx context.Context, st *manifest.Stream) (map[string]any, error) {
