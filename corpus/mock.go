@@ -40,7 +40,8 @@ func (m *Mock) Misses() []string {
 
 // ServeHTTP answers with the best route for the path: the one fixing the
 // most characters, then the one whose static query parameters the request
-// carries. A request for the page after the first gets the empty page.
+// carries. A request for the page after the first gets the empty page; one
+// no route matches gets its End, else 404.
 func (m *Mock) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	m.mu.Lock()
@@ -58,6 +59,10 @@ func (m *Mock) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if best == nil {
+		if e := endFor(plan.Ends, r.URL.Path); e != nil {
+			e.serve(w)
+			return
+		}
 		m.mu.Lock()
 		m.misses = append(m.misses, r.Method+" "+r.URL.Path)
 		m.mu.Unlock()

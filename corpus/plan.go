@@ -32,6 +32,7 @@ type Answer struct {
 // shape.
 type Plan struct {
 	Answers  []*Answer
+	Ends     []End
 	Problems []string
 }
 
@@ -40,7 +41,7 @@ type planner struct {
 	config     map[string]any
 	mock       string
 	at         time.Time           // the first record's cursor time
-	parentKeys map[string][]string // stream name -> fields its children read
+	parentKeys map[string][][]string // stream name -> fields its children read
 	plan       Plan
 }
 
@@ -50,7 +51,7 @@ type planner struct {
 // routers included) a first page of records generated from its schema and
 // an empty next page.
 func NewPlan(resolved, config map[string]any, mock string, now time.Time) *Plan {
-	p := &planner{config: config, mock: mock, parentKeys: map[string][]string{},
+	p := &planner{config: config, mock: mock, parentKeys: map[string][][]string{},
 		at: now.UTC().Truncate(24*time.Hour).AddDate(0, 0, -1).Add(12 * time.Hour)}
 	streams := Streams(resolved)
 	for _, s := range streams {
@@ -59,7 +60,7 @@ func NewPlan(resolved, config map[string]any, mock string, now time.Time) *Plan 
 				pcm := asMap(pc)
 				parent := fmt.Sprint(asMap(pcm["stream"])["name"])
 				if k, ok := pcm["parent_key"].(string); ok {
-					p.parentKeys[parent] = append(p.parentKeys[parent], k)
+					p.parentKeys[parent] = append(p.parentKeys[parent], []string{k})
 				}
 			}
 		}
@@ -205,6 +206,7 @@ func (p *planner) stream(s map[string]any) {
 		return
 	}
 	a := &Answer{Name: name, Route: r, Params: staticParams(asMap(req["request_parameters"]), vars)}
+	p.end(req, vars)
 	dec, ok := DecoderOf(asMap(retriever["decoder"]))
 	if !ok {
 		p.problem("stream %s: the mock cannot encode for decoder %v", name, asMap(retriever["decoder"])["type"])
@@ -249,10 +251,12 @@ func (p *planner) stream(s map[string]any) {
 // recordSpec says how to make a stream's records: from its inline schema,
 // with its primary key, its cursor in the cursor's format (the first of
 // cursor_datetime_formats, else datetime_format; a count cursor has none),
-// and the fields its children's partitions read.
+// the fields its children's partitions read and those its templates read
+// from a record.
 func (p *planner) recordSpec(s map[string]any) RecordSpec {
+	name := fmt.Sprint(s["name"])
 	spec := RecordSpec{Schema: asMap(asMap(s["schema_loader"])["schema"]), PrimaryKey: primaryKey(s["primary_key"]),
-		Fields: p.parentKeys[fmt.Sprint(s["name"])], At: p.at}
+		Paths: append(append([][]string{}, p.parentKeys[name]...), RecordReads(s)...), At: p.at}
 	if inc := asMap(s["incremental_sync"]); inc != nil {
 		if f, ok := inc["cursor_field"].(string); ok {
 			spec.Cursor = []string{render(f, p.vars(inc))}
@@ -263,6 +267,23 @@ func (p *planner) recordSpec(s map[string]any) RecordSpec {
 		}
 	}
 	return spec
+}
+
+// RecordReads lists the key chains a stream's templates (transformations,
+// record filters, ...) read from a record; the parent streams inside its
+// partition routers and its schema are not the stream's templates.
+func RecordReads(stream map[string]any) [][]string {
+	var out [][]string
+	visit(stream, "", func(key string, v any) bool {
+		if key == "schema" || key == "parent_stream_configs" {
+			return false
+		}
+		if s, ok := v.(string); ok && strings.Contains(s, "{") {
+			out = append(out, Accesses(s, "record")...)
+		}
+		return true
+	})
+	return out
 }
 
 // pathPages: a URL that reads next_page_token (and nothing else known only

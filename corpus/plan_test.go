@@ -2,6 +2,7 @@ package corpus
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"reflect"
@@ -121,6 +122,24 @@ streams:
           session_token_path: [auth, token]
           request_authentication: {type: Bearer}
       record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [weeks]}}
+  - type: DeclarativeStream
+    name: quotes
+    schema_loader: {type: InlineSchemaLoader, schema: {type: object, properties: {id: {type: integer}}}}
+    retriever:
+      type: SimpleRetriever
+      requester:
+        type: HttpRequester
+        url_base: MOCK/quotes.x.com/
+        path: "v8/{{ config.comic }}"
+        error_handler:
+          type: CompositeErrorHandler
+          error_handlers:
+            - type: DefaultErrorHandler
+              response_filters:
+                - {type: HttpResponseFilter, action: IGNORE, http_codes: [401], predicate: "{{ 'x' in response }}"}
+                - {type: HttpResponseFilter, action: SUCCESS, http_codes: [500, 403]}
+                - {type: HttpResponseFilter, action: IGNORE, http_codes: [404]}
+      record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: []}}
 `
 
 func TestPlan(t *testing.T) {
@@ -158,11 +177,12 @@ func TestPlan(t *testing.T) {
 	}{
 		{"POST", "/auth.x.com/oauth/token", `{"expires_in":3600,"refresh_token":"mock-refresh-token-2","tok":"mock-access-token"}`, ""},
 		{"POST", "/login.x.com/login", `{"auth":{"token":"mock-session-token"}}`, ""},
-		// the stop condition holds once the paging object is there
+		// the stop condition holds once paging.next is there and null (an
+		// undefined next is not none, as in Jinja)
 		{"GET", "/api.x.com/v1/users", `{"data":[` +
 			`{"id":1,"name":"name-1","num":1,"updated_at":"2024-05-09T12:01:00Z"},` +
 			`{"id":2,"name":"name-2","num":2,"updated_at":"2024-05-09T12:02:00Z"},` +
-			`{"id":3,"name":"name-3","num":3,"updated_at":"2024-05-09T12:03:00Z"}],"paging":{}}`, ""},
+			`{"id":3,"name":"name-3","num":3,"updated_at":"2024-05-09T12:03:00Z"}],"paging":{"next":null}}`, ""},
 		// the stop condition holds with a Link header saying no results
 		{"GET", "/api.x.com/v1/events", `[` +
 			`{"id":1,"name":"name-1","num":1,"updated_at":"2000-01-01T12:01:00Z"},` +
@@ -193,10 +213,25 @@ func TestPlan(t *testing.T) {
 			t.Errorf("%s %s:\n got %s (Link %q)\nwant %s (Link %q)", c.method, c.path, body, h.Get("Link"), c.want, c.link)
 		}
 	}
+	// under a url_base whose error handler ends fine on a client error, a
+	// path no route matches gets the lowest such status
+	for path, want := range map[string]string{"/quotes.x.com": "403 " + `{"error":"Forbidden"}`,
+		"/quotes.x.com/v9": "403 " + `{"error":"Forbidden"}`, "/quotes.x.com/v8/40": "200 " + `[{"id":1},{"id":2},{"id":3}]`,
+		"/quotes.x.community": "404 " + `{"error":"the mock has no route for this path"}` + "\n"} {
+		resp, err := http.Get(m.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if got := fmt.Sprintf("%d %s", resp.StatusCode, b); got != want {
+			t.Errorf("GET %s: %s, want %s", path, got, want)
+		}
+	}
 	if body, _ := get("GET", "/elsewhere.com/x", ""); !strings.Contains(body, "no route") {
 		t.Errorf("an unknown path: %s", body)
 	}
-	if want := []string{"GET /elsewhere.com/x"}; !reflect.DeepEqual(m.Misses(), want) {
+	if want := []string{"GET /quotes.x.community", "GET /elsewhere.com/x"}; !reflect.DeepEqual(m.Misses(), want) {
 		t.Errorf("misses %v, want %v", m.Misses(), want)
 	}
 }
@@ -217,5 +252,27 @@ streams:
 	b, _ := json.Marshal(plan.Problems)
 	if want := `["stream s: URL \"https://api.x.com/s\" does not point at the mock (renders \"https://api.x.com/s\")"]`; string(b) != want {
 		t.Errorf("got %s, want %s", b, want)
+	}
+}
+
+func TestRecordReads(t *testing.T) {
+	var stream map[string]any
+	json.Unmarshal([]byte(`{"name": "events",
+	  "schema_loader": {"schema": {"description": "{{ record['in_schema'] }}"}},
+	  "retriever": {"record_selector": {"record_filter": {"condition": "{{ record.status.code == 'x' }}"}},
+	    "partition_router": {"type": "SubstreamPartitionRouter", "parent_stream_configs": [
+	      {"stream": {"transformations": [{"value": "{{ record['parent_only'] }}"}]}}]}},
+	  "transformations": [{"type": "AddFields", "fields": [
+	    {"path": ["name"], "value": "{{ record[\"scheduler\"][\"display_name\"] }}"},
+	    {"path": ["n"], "value": "{{ records | length }} {{ record.get('a', {}).get('b') }}"}]}]}`), &stream)
+	got := RecordReads(stream)
+	want := map[string]bool{"status/code": true, "scheduler/display_name": true, "a/b": true}
+	if len(got) != len(want) {
+		t.Fatalf("got %q, want the keys of %v", got, want)
+	}
+	for _, path := range got {
+		if !want[strings.Join(path, "/")] {
+			t.Errorf("got %q, want the keys of %v", got, want)
+		}
 	}
 }

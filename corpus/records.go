@@ -17,7 +17,10 @@ type RecordSpec struct {
 	// CursorFormat is the strftime format the cursor reads values with
 	// (cursor_datetime_formats[0], else datetime_format); "" for a count.
 	CursorFormat string
-	Fields       []string // more top-level fields that must hold a value (parent keys)
+	// Paths must hold a value: the parent keys children read and the key
+	// chains the stream's templates read from a record. Where the schema
+	// leaves one out it gets objects on the way and a string at its end.
+	Paths [][]string
 	// At is the time of the first record: inside every sync range the
 	// sampled config makes.
 	At time.Time
@@ -36,10 +39,8 @@ func (s RecordSpec) Records(n int) []any {
 		if rec == nil {
 			rec = map[string]any{}
 		}
-		for _, f := range s.Fields {
-			if _, ok := rec[f]; !ok {
-				rec[f] = fmt.Sprintf("%s-%d", f, i+1)
-			}
+		for _, path := range s.Paths {
+			fill(rec, path, i+1)
 		}
 		for _, pk := range s.PrimaryKey {
 			setPath(rec, pk, s.keyValue(pk, i+1))
@@ -52,10 +53,15 @@ func (s RecordSpec) Records(n int) []any {
 	return out
 }
 
-// keyValue is record i's primary key: an integer when the schema says so.
+// keyValue is record i's primary key: an integer when the schema says so,
+// an array or object of its schema (its leaves hold i) when it says that.
 func (s RecordSpec) keyValue(path []string, i int) any {
-	if typeOf(fieldSchema(s.Schema, path)) == "integer" || typeOf(fieldSchema(s.Schema, path)) == "number" {
+	schema := fieldSchema(s.Schema, path)
+	switch typeOf(schema) {
+	case "integer", "number":
 		return int64(i)
+	case "array", "object":
+		return value(schema, path[len(path)-1], i, 0)
 	}
 	return fmt.Sprintf("%s-%d", path[len(path)-1], i)
 }
@@ -204,4 +210,27 @@ func setPath(rec map[string]any, path []string, v any) {
 		cur = next
 	}
 	cur[path[len(path)-1]] = v
+}
+
+// fill gives path a string value "key-i" in rec when it holds none, making
+// the objects on the way; a value that is not an object on the way is left
+// as the schema made it.
+func fill(rec map[string]any, path []string, i int) {
+	cur := rec
+	for _, k := range path[:len(path)-1] {
+		v, ok := cur[k]
+		if !ok || v == nil {
+			v = map[string]any{}
+			cur[k] = v
+		}
+		next, ok := v.(map[string]any)
+		if !ok {
+			return
+		}
+		cur = next
+	}
+	last := path[len(path)-1]
+	if v, ok := cur[last]; !ok || v == nil {
+		cur[last] = fmt.Sprintf("%s-%d", last, i)
+	}
 }
