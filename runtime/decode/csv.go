@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/airbyte-go/source-declarative/runtime/decode/charset"
+	"github.com/airbyte-go/source-declarative/runtime/transform"
 )
 
 // csv makes each row after the header an object of text values, keyed by
@@ -61,7 +62,7 @@ func (d *Decoder) csv(r io.Reader, emit func(Doc) error) error {
 			if c.index >= len(cells) || nulls[cells[c.index]] {
 				buf = append(buf, "null"...)
 			} else {
-				buf = appendString(buf, cells[c.index])
+				buf = transform.AppendString(buf, cells[c.index])
 			}
 		}
 		buf = append(buf, '}')
@@ -89,7 +90,7 @@ func csvColumns(header []string) []csvColumn {
 			continue
 		}
 		at[name] = len(cols)
-		cols = append(cols, csvColumn{key: append(appendString(nil, name), ':'), index: i})
+		cols = append(cols, csvColumn{key: append(transform.AppendString(nil, name), ':'), index: i})
 	}
 	return cols
 }

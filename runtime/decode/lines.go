@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"unicode/utf8"
+
+	"github.com/airbyte-go/source-declarative/runtime/transform"
 )
 
 // lineReader reads lines of any length up to a limit.
@@ -86,39 +88,10 @@ func (d *Decoder) iterable(r io.Reader, emit func(Doc) error) error {
 			return fmt.Errorf("line %d is not valid UTF-8 text", lines.n)
 		}
 		for _, part := range bytes.Split(line, []byte("\r")) {
-			buf = append(appendString(append(buf[:0], `{"record":`...), part), '}')
+			buf = append(transform.AppendString(append(buf[:0], `{"record":`...), part), '}')
 			if err := emit(Doc{JSON: buf}); err != nil {
 				return err
 			}
 		}
 	}
 }
-
-// appendString appends s as a JSON string; s is valid UTF-8.
-func appendString[T string | []byte](dst []byte, s T) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' {
-			continue
-		}
-		dst = append(dst, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			dst = append(dst, '\\', c)
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		default:
-			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-		}
-		start = i + 1
-	}
-	return append(append(dst, s[start:]...), '"')
-}
-
-const hexDigits = "0123456789abcdef"

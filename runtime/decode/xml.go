@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/airbyte-go/source-declarative/runtime/decode/charset"
+	"github.com/airbyte-go/source-declarative/runtime/transform"
 )
 
 // xml makes the document one object, as Python's xmltodict does: the root
@@ -135,7 +136,7 @@ func (m *xmlMembers) appendJSON(dst []byte) []byte {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = append(appendString(dst, k), ':')
+		dst = append(transform.AppendString(dst, k), ':')
 		dst = appendXMLValue(dst, m.vals[i])
 	}
 	return append(dst, '}')
@@ -146,7 +147,7 @@ func appendXMLValue(dst []byte, v any) []byte {
 	case nil:
 		return append(dst, "null"...)
 	case string:
-		return appendString(dst, x)
+		return transform.AppendString(dst, x)
 	case *xmlMembers:
 		return x.appendJSON(dst)
 	case []any:

@@ -176,7 +176,7 @@ func AppendJSON(dst []byte, v any) []byte {
 	case bool:
 		return strconv.AppendBool(dst, x)
 	case string:
-		return appendString(dst, x)
+		return AppendString(dst, x)
 	case Number:
 		return append(dst, x...)
 	case int64:
@@ -192,7 +192,7 @@ func AppendJSON(dst []byte, v any) []byte {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendString(dst, f.Key)
+			dst = AppendString(dst, f.Key)
 			dst = append(dst, ':')
 			dst = AppendJSON(dst, f.Value)
 		}
@@ -212,8 +212,9 @@ func AppendJSON(dst []byte, v any) []byte {
 
 const hexDigits = "0123456789abcdef"
 
-// appendString quotes s as JSON, escaping only what JSON requires.
-func appendString(dst []byte, s string) []byte {
+// AppendString quotes s as JSON, escaping only what JSON requires; s is
+// valid UTF-8.
+func AppendString[T string | []byte](dst []byte, s T) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); i++ {
