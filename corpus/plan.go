@@ -40,7 +40,7 @@ type Plan struct {
 type planner struct {
 	config     map[string]any
 	mock       string
-	at         time.Time           // the first record's cursor time
+	at         time.Time             // the first record's cursor time
 	parentKeys map[string][][]string // stream name -> fields its children read
 	plan       Plan
 }
