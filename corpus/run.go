@@ -87,6 +87,7 @@ func (o *Outcome) fail(command, detail string) Outcome {
 }
 
 func (m *manifestRun) fail(command, detail string) {
+	detail = strings.ReplaceAll(detail, m.mock.URL, "MOCK") // the port changes every run
 	if misses := m.mock.Misses(); len(misses) > 0 {
 		detail += fmt.Sprintf(" (mock: no route for %s)", misses[0])
 	} else if m.plan != nil && len(m.plan.Problems) > 0 {
@@ -349,11 +350,11 @@ func RefusalParts(msg string) []RefusalPart {
 	return out
 }
 
-// shortProblem names a part for the table: the component refused, else the
-// field and its problem.
+// shortProblem names a part for the table: the component refused (with its
+// class_name when the refusal gives it), else the field and its problem.
 func shortProblem(p RefusalPart) string {
 	if m := unsupported.FindStringSubmatch(p.Text); m != nil {
-		return m[1]
+		return strings.TrimPrefix(m[1], "custom component ")
 	}
 	field := p.Path
 	if i := strings.LastIndex(field, "."); i >= 0 {

@@ -68,7 +68,7 @@ func TestOutcomes(t *testing.T) {
 		t.Errorf("features %+v, want %+v", ok.Features, want)
 	}
 	refused := r.Run("testdata/refused.yaml")
-	if refused.Kind != Refused || !reflect.DeepEqual(refused.Components, []string{"CustomRecordExtractor"}) || refused.Command != "discover" {
+	if refused.Kind != Refused || !reflect.DeepEqual(refused.Components, []string{"CustomRecordExtractor (class_name source_x.components.Extractor)"}) || refused.Command != "discover" {
 		t.Errorf("refused.yaml: %+v", refused)
 	}
 	fail := r.Run("testdata/fail.yaml")
@@ -81,13 +81,15 @@ func TestRefusalParts(t *testing.T) {
 	msg := "invalid manifest: streams[0].retriever.record_selector.extractor: CustomRecordExtractor is not supported: custom Python components cannot run here (supported: DpathExtractor); " +
 		"streams[1].incremental_sync: DatetimeBasedCursor is not supported yet; " +
 		"streams[2].retriever.requester.request_parameters.q: invalid template \"{{ a; b }}\": unexpected ';'; " +
-		"streams[3].retriever.paginator.pagination_strategy: uses class_name source.components.Pager"
+		"streams[3].retriever.paginator.pagination_strategy: uses class_name source.components.Pager; " +
+		"streams[4].retriever.decoder: custom component CustomDecoder (class_name source.components.D) is not supported: custom Python code cannot run here"
 	got := RefusalParts(msg)
 	want := []RefusalPart{
 		{Path: "streams[0].retriever.record_selector.extractor", Text: "CustomRecordExtractor is not supported: custom Python components cannot run here (supported: DpathExtractor)", Component: "CustomRecordExtractor", Custom: true},
 		{Path: "streams[1].incremental_sync", Text: "DatetimeBasedCursor is not supported yet", Component: "DatetimeBasedCursor"},
 		{Path: "streams[2].retriever.requester.request_parameters.q", Text: "invalid template \"{{ a; b }}\": unexpected ';'", Component: "q invalid template \"{{ a; b }}\": unexpecte…"},
 		{Path: "streams[3].retriever.paginator.pagination_strategy", Text: "uses class_name source.components.Pager", Component: "pagination_strategy uses class_name source.components.Pager", Custom: true},
+		{Path: "streams[4].retriever.decoder", Text: "custom component CustomDecoder (class_name source.components.D) is not supported: custom Python code cannot run here", Component: "CustomDecoder (class_name source.components.D)", Custom: true},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got  %+v\nwant %+v", got, want)
