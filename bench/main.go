@@ -8,7 +8,9 @@
 //
 // -mode incremental compares instead two reads of ours of the same records:
 // incremental, in slices of one page each (a STATE after each), against full
-// refresh in pages of the same size.
+// refresh in pages of the same size. -mode partitions reads a child stream of
+// one request per parent record with a pool of workers and with one, against
+// the ideal time, and its memory as partitions grow (partitions.go).
 package main
 
 import (
@@ -43,6 +45,10 @@ func main() {
 	mode := flag.String("mode", "offset", "our manifest: offset, page or cursor pagination; transform (offset with AddFields and RemoveFields); incremental (slices of one page against full refresh)")
 	auth := flag.String("auth", "apikey", "authentication: apikey or none")
 	runs := flag.Int("runs", 5, "pairs of runs")
+	parents := flag.Int("parents", 1000, "partitions mode: parent records, one child request each")
+	workers := flag.Int("concurrency", 10, "partitions mode: concurrency_level")
+	delay := flag.Duration("delay", 20*time.Millisecond, "partitions mode: time the API takes to answer a child request")
+	memParents := flag.Int("memory-parents", 100000, "partitions mode: partitions of the largest memory run")
 	flag.Parse()
 
 	dir, err := os.MkdirTemp("", "bench")
@@ -51,6 +57,10 @@ func main() {
 	ours, floor := filepath.Join(dir, "source-declarative"), filepath.Join(dir, "floor")
 	must(exec.Command("go", "build", "-o", ours, ".").Run())
 	must(exec.Command("go", "build", "-o", floor, "./bench/floor").Run())
+	if *mode == "partitions" {
+		partitionsBench(ours, dir, *parents, *workers, *delay, *memParents)
+		return
+	}
 
 	key := "demo-key"
 	if *auth == "none" {
@@ -82,19 +92,9 @@ func main() {
 
 	measure := func(name string, args ...string) run {
 		before := api.Requests.Load()
-		cmd := exec.Command(name, args...)
-		stdout, err := cmd.StdoutPipe()
-		must(err)
-		cmd.Stderr = os.Stderr
-		start := time.Now()
-		must(cmd.Start())
-		peak := watchPeakRSS(cmd.Process.Pid)
-		counter := &lineCounter{}
-		io.Copy(counter, stdout)
-		rss := <-peak
-		must(cmd.Wait())
-		return run{wall: time.Since(start), cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(),
-			records: counter.records, bytes: counter.bytes, requests: api.Requests.Load() - before, rssKB: rss}
+		r := measureCommand(name, args...)
+		r.requests = api.Requests.Load() - before
+		return r
 	}
 	var ratios, cpuRatios []float64
 	var oursRuns, floorRuns []run
@@ -206,6 +206,24 @@ spec:
   type: Spec
   connection_specification: {type: object, properties: {base_url: {type: string}, api_key: {type: string, airbyte_secret: true}}}
 `, path, authenticator, field, paginator, incremental, transformations)
+}
+
+// measureCommand runs a command and measures its wall and CPU time, peak
+// memory and the RECORD lines it prints.
+func measureCommand(name string, args ...string) run {
+	cmd := exec.Command(name, args...)
+	stdout, err := cmd.StdoutPipe()
+	must(err)
+	cmd.Stderr = os.Stderr
+	start := time.Now()
+	must(cmd.Start())
+	peak := watchPeakRSS(cmd.Process.Pid)
+	counter := &lineCounter{}
+	io.Copy(counter, stdout)
+	rss := <-peak
+	must(cmd.Wait())
+	return run{wall: time.Since(start), cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(),
+		records: counter.records, bytes: counter.bytes, rssKB: rss}
 }
 
 // watchPeakRSS reads the process's VmHWM (its own peak resident set, which

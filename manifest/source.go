@@ -8,12 +8,12 @@ type Source struct {
 	Streams          []*Stream
 	DynamicStreams   []*DynamicStream // streams made when the stream list is built (dynamic.go)
 	CheckStreams     []string
-	CheckDynamic     []CheckDynamic // streams of dynamic streams that check reads
-	CheckCount       int            // CheckDynamicStream: check reads the first streams, this many
-	Spec             map[string]any // the manifest's spec block, nil when absent
-	ConcurrencyLevel int
-	APIBudget        *APIBudget     // nil: requests are not rate limited
-	Resolved         map[string]any // the manifest after $ref and $parameters resolution
+	CheckDynamic     []CheckDynamic    // streams of dynamic streams that check reads
+	CheckCount       int               // CheckDynamicStream: check reads the first streams, this many
+	Spec             map[string]any    // the manifest's spec block, nil when absent
+	ConcurrencyLevel *ConcurrencyLevel // nil: the reference's default
+	APIBudget        *APIBudget        // nil: requests are not rate limited
+	Resolved         map[string]any    // the manifest after $ref and $parameters resolution
 	// Warnings name what the manifest says that is ignored (fields Airbyte's
 	// schema allows but no component here reads), one line each with its path.
 	Warnings []string
@@ -79,12 +79,8 @@ func (d *decoder) source(m map[string]any) *Source {
 			}
 		}
 	}
-	if cl, ok := m["concurrency_level"]; ok {
-		if clm, _, ok := d.component(cl, "concurrency_level", "ConcurrencyLevel"); ok {
-			if n, ok := clm["default_concurrency"].(int64); ok && n > 0 {
-				src.ConcurrencyLevel = int(n)
-			}
-		}
+	if cl, ok := m["concurrency_level"]; ok && cl != nil {
+		src.ConcurrencyLevel = d.concurrencyLevel(cl)
 	}
 	if b, ok := m["api_budget"]; ok && b != nil {
 		src.APIBudget = d.apiBudget(b, "api_budget")

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/airbyte-go/source-declarative/protocol"
 )
 
 // The manifest's api_budget holds back the requests of a read: after a 429
@@ -53,21 +51,5 @@ func TestAPIBudgetInRead(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "Waiting 1m0s for the API budget: api_budget.policies[0] (10 calls per 1m0s)") {
 		t.Errorf("the wait is not logged:\n%s", out)
-	}
-}
-
-// Until the read loop runs partitions, a stream with a partition router
-// fails with a config error naming the router.
-func TestPartitionRouterNotRunYet(t *testing.T) {
-	r, out := loadRunner(t, oneStream("https://api.example.com", "          type: NoAuth",
-		"      partition_router: {type: ListPartitionRouter, cursor_field: id, values: [a]}"), map[string]any{})
-	cat := &protocol.ConfiguredCatalog{Streams: []protocol.ConfiguredStream{{Stream: protocol.Stream{Name: "s"}, SyncMode: "full_refresh"}}}
-	if err := r.Read(context.Background(), cat, nil); err == nil {
-		t.Fatal("the read succeeded")
-	}
-	r.Out.Flush()
-	want := `"error":{"message":"streams[0].retriever.partition_router: partition routers are not supported yet: the read loop does not run them","failure_type":"config_error","stream_descriptor":{"name":"s"}}`
-	if !strings.Contains(out.String(), want) {
-		t.Errorf("output lacks %s:\n%s", want, out)
 	}
 }

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/airbyte-go/source-declarative/manifest"
@@ -42,20 +43,28 @@ func (r *Runner) checkStreams(ctx context.Context) ([]string, error) {
 	return r.checkNames()
 }
 
-// checkStream reads the first page of the stream's first slice.
+// checkStream reads the first page of the stream's first slice (of its
+// first partition, reading its parent as far as needed).
 func (r *Runner) checkStream(ctx context.Context, st *manifest.Stream) error {
-	cur, err := r.cursor(st, nil, nil)
+	run, err := r.newRun(st, nil, nil)
 	if err != nil {
 		return err
 	}
-	sr, err := r.streamReader(st, cur)
-	if err != nil {
+	if err := run.prepare(); err != nil {
 		return err
 	}
-	for sl := range cur.Slices() {
-		return sr.read(ctx, sl, 1, func([][]byte) error { return nil })
+	slices := 0
+	err = run.sequential(ctx, sliceHooks{maxPages: 1, emit: func([][]byte) error { return nil },
+		before: func(*incremental.Slice) error {
+			if slices++; slices > 1 {
+				return errSlicesRead
+			}
+			return nil
+		}})
+	if errors.Is(err, errSlicesRead) {
+		return nil
 	}
-	return nil
+	return err
 }
 
 // Discover prints exactly one CATALOG, each stream's schema from its schema

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/protocol"
@@ -42,25 +44,27 @@ func (r *Runner) Read(ctx context.Context, catalog *protocol.ConfiguredCatalog, 
 	return nil
 }
 
-// streamPlan is a configured stream ready to read: its manifest stream and
-// its cursor, or the error that stops it.
+// streamPlan is a configured stream ready to read: its run (manifest
+// stream and cursors) and how many partitions are read at once, or the
+// error that stops it.
 type streamPlan struct {
-	name   string
-	st     *manifest.Stream
-	cursor incremental.Cursor
-	err    error
+	name    string
+	run     *streamRun
+	workers int
+	err     error
 }
 
 // plan prepares a configured stream. A stream missing from the manifest
-// fails alone, when its turn comes; a wrong sync mode, state or cursor is an
-// error of the whole read.
+// fails alone, when its turn comes; a wrong sync mode, state, cursor or
+// concurrency level is an error of the whole read.
 func (r *Runner) plan(cs protocol.ConfiguredStream, states incremental.States) (*streamPlan, error) {
-	p := &streamPlan{name: cs.Stream.Name, st: r.Source.Stream(cs.Stream.Name)}
-	if p.st == nil {
+	p := &streamPlan{name: cs.Stream.Name, workers: 1}
+	st := r.Source.Stream(cs.Stream.Name)
+	if st == nil {
 		p.err = ConfigErr("stream %q of the catalog is not defined in the manifest (streams: %s)", p.name, strings.Join(r.streamNames(), ", "))
 		return p, nil
 	}
-	if cs.SyncMode == "incremental" && p.st.Incremental == nil {
+	if cs.SyncMode == "incremental" && st.Incremental == nil {
 		return nil, ConfigErr("stream %s is configured with sync_mode incremental, but it has no incremental_sync in the manifest: configure it as full_refresh", p.name)
 	}
 	var state map[string]any
@@ -68,8 +72,15 @@ func (r *Runner) plan(cs protocol.ConfiguredStream, states incremental.States) (
 		state = states[p.name]
 	}
 	var err error
-	p.cursor, err = r.cursor(p.st, cs.CursorField, state)
-	return p, err
+	if p.run, err = r.newRun(st, cs.CursorField, state); err != nil {
+		return nil, err
+	}
+	if st.Retriever != nil && st.Retriever.PartitionRouter != nil {
+		if p.workers, err = r.concurrency(); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
 }
 
 // cursor makes the cursor of a stream from its state (nil: from the start);
@@ -89,60 +100,110 @@ func (r *Runner) cursor(st *manifest.Stream, catalogField []string, state map[st
 	return c, nil
 }
 
-// readOne reads the slices of a stream in order. After each slice read to
-// its end, and once at the end, it writes the stream's state with the number
-// of records emitted since the previous one; a slice that fails leaves the
-// state of the slices before it.
+// partitionStateEvery is the least time between two states of a stream
+// with a partition router while it is read (the first and the last are
+// always written): each holds every partition's cursor, so writing one per
+// partition would grow as their square. The reference waits ten minutes.
+const partitionStateEvery = time.Minute
+
+// readOne reads a stream: its partitions with a pool of workers (one
+// without partition router), the slices of each partition in order. A
+// stream without router writes its state after each slice read to its end;
+// one with a router and incremental_sync after a partition is read (at most
+// once a partitionStateEvery), and both once at the end, each with the
+// number of records emitted since the previous one. A state never covers a
+// slice not read to its end; a stream with a router that fails writes the
+// state of what it has read.
 func (r *Runner) readOne(ctx context.Context, p *streamPlan) error {
 	if p.err != nil {
 		return p.err
 	}
-	name := p.name
+	name, run := p.name, p.run
 	r.Out.Status(name, protocol.StatusStarted)
-	sr, err := r.streamReader(p.st, p.cursor)
+	if err := run.prepare(); err != nil {
+		return err
+	}
+	pg := &progress{r: r, name: name, run: run}
+	hooks := func(partitionWork) sliceHooks {
+		h := sliceHooks{emit: pg.emit}
+		switch {
+		case run.router == nil:
+			h.after = func(*incremental.Slice) error { return pg.checkpoint(false) }
+		case run.parts != nil:
+			h.done = func() error { return pg.checkpoint(true) }
+		}
+		return h
+	}
+	err := run.concurrent(ctx, p.workers, hooks)
 	if err != nil {
+		if run.parts != nil {
+			pg.checkpoint(false)
+		}
 		return err
 	}
-	running := false
-	var count, total int64
-	last := ""
-	checkpoint := func() error {
-		state := p.cursor.State()
-		text := jsonText(state)
-		if text == last && count == 0 {
-			return nil
-		}
-		last = text
-		err := r.Out.StreamState(name, state, count)
-		count = 0
+	run.finish()
+	pg.start()
+	if err := pg.checkpoint(false); err != nil {
 		return err
 	}
-	emit := func(records [][]byte) error {
-		if !running {
-			running = true
-			r.Out.Status(name, protocol.StatusRunning)
-		}
-		count += int64(len(records))
-		total += int64(len(records))
-		return r.Out.WriteRecords(name, records, r.Now().UnixMilli())
-	}
-	for sl := range p.cursor.Slices() {
-		if err := sr.read(ctx, sl, 0, emit); err != nil {
-			return err
-		}
-		p.cursor.Close(sl)
-		if err := checkpoint(); err != nil {
-			return err
-		}
-	}
-	if !running {
-		r.Out.Status(name, protocol.StatusRunning)
-	}
-	if err := checkpoint(); err != nil {
-		return err
-	}
-	r.log("INFO", fmt.Sprintf("Read %d records from stream %s", total, name))
+	r.log("INFO", fmt.Sprintf("Read %d records from stream %s", pg.total, name))
 	return r.Out.Status(name, protocol.StatusComplete)
+}
+
+// progress writes the records and states of one stream, from any worker.
+type progress struct {
+	r       *Runner
+	name    string
+	run     *streamRun
+	mu      sync.Mutex
+	running bool
+	count   int64 // records since the previous state
+	total   int64
+	last    string    // the previous state's JSON
+	lastAt  time.Time // when it was written
+}
+
+// start writes RUNNING, if no record did.
+func (pg *progress) start() {
+	pg.mu.Lock()
+	defer pg.mu.Unlock()
+	if !pg.running {
+		pg.running = true
+		pg.r.Out.Status(pg.name, protocol.StatusRunning)
+	}
+}
+
+// emit writes the records of one page, whole, in order.
+func (pg *progress) emit(records [][]byte) error {
+	pg.mu.Lock()
+	defer pg.mu.Unlock()
+	if !pg.running {
+		pg.running = true
+		pg.r.Out.Status(pg.name, protocol.StatusRunning)
+	}
+	pg.count += int64(len(records))
+	pg.total += int64(len(records))
+	return pg.r.Out.WriteRecords(pg.name, records, pg.r.Now().UnixMilli())
+}
+
+// checkpoint writes the stream's state unless it is the previous one with
+// no record since; throttled, it also waits partitionStateEvery after the
+// previous one.
+func (pg *progress) checkpoint(throttled bool) error {
+	pg.mu.Lock()
+	defer pg.mu.Unlock()
+	if throttled && !pg.lastAt.IsZero() && time.Since(pg.lastAt) < partitionStateEvery {
+		return nil
+	}
+	state := pg.run.state()
+	text := jsonText(state)
+	if text == pg.last && pg.count == 0 {
+		return nil
+	}
+	pg.last, pg.lastAt = text, time.Now()
+	err := pg.r.Out.StreamState(pg.name, state, pg.count)
+	pg.count = 0
+	return err
 }
 
 func (r *Runner) streamNames() []string {

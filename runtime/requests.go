@@ -85,6 +85,15 @@ func (b *builder) build(ctx context.Context, pr pageRequest) (*request.Parts, er
 	token := pr.token
 	vars := b.r.vars(b.req.Parameters, pr.slice)
 	vars["next_page_token"] = token.Vars()
+	if pr.slice != nil {
+		// A partition's extra fields are also variables of their own in
+		// request templates, as in the reference.
+		for k, v := range pr.slice.Extra {
+			if _, taken := vars[k]; !taken {
+				vars[k] = v
+			}
+		}
+	}
 	full, base, err := b.baseURL(vars)
 	if err != nil {
 		return nil, err
@@ -152,6 +161,11 @@ func (b *builder) build(ctx context.Context, pr pageRequest) (*request.Parts, er
 	if pr.slice != nil && pr.withSlice {
 		for _, o := range pr.slice.Options {
 			if err := request.Inject(p, o.Where, o.Value, vars); err != nil {
+				return nil, err
+			}
+		}
+		if pr.slice.Inject != nil {
+			if err := pr.slice.Inject(p); err != nil {
 				return nil, err
 			}
 		}

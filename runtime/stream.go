@@ -34,9 +34,6 @@ func (r *Runner) streamReader(st *manifest.Stream, cursor incremental.Cursor) (*
 	if st.Retriever == nil || st.Retriever.Requester == nil || st.Retriever.Selector == nil {
 		return nil, ConfigErr("%s: the stream has no usable retriever", st.Path)
 	}
-	if pr := st.Retriever.PartitionRouter; pr != nil {
-		return nil, ConfigErr("%s: partition routers are not supported yet: the read loop does not run them", pr.Path)
-	}
 	req := st.Retriever.Requester
 	vars := r.vars(req.Parameters, nil)
 	pag, err := paginate.New(st.Retriever.Paginator, vars)
@@ -238,4 +235,15 @@ func (s *streamReader) observe(sl *incremental.Slice, records [][]byte) {
 			s.r.log("WARN", err.Error())
 		}
 	}
+}
+
+// withCursor is a reader of the same stream observing another cursor (one
+// partition's).
+func (s *streamReader) withCursor(c incremental.Cursor) *streamReader {
+	if c == s.cursor {
+		return s
+	}
+	other := *s
+	other.cursor, other.warned = c, false
+	return &other
 }

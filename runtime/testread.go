@@ -15,6 +15,7 @@ import (
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/protocol"
 	"github.com/airbyte-go/source-declarative/runtime/datetime"
+	"github.com/airbyte-go/source-declarative/runtime/incremental"
 	"github.com/airbyte-go/source-declarative/runtime/request"
 )
 
@@ -94,56 +95,73 @@ type testReader struct {
 	mu      sync.Mutex
 	read    *StreamRead
 	current *TestSlice // the slice being read
+	stream  string     // the stream read (pages of others are its parents')
 	field   string     // the cursor field, "" without one
 }
 
-// slices reads up to MaxSlices slices of MaxPagesPerSlice pages each, and
-// stops at MaxRecords records.
+// slices reads up to MaxSlices slices (each partition's slices in turn) of
+// MaxPagesPerSlice pages each, and stops at MaxRecords records.
 func (t *testReader) slices(ctx context.Context, st *manifest.Stream, limits TestLimits) error {
-	cur, err := t.r.cursor(st, nil, nil)
+	run, err := t.r.newRun(st, nil, nil)
 	if err != nil {
 		return err
 	}
-	sr, err := t.r.streamReader(st, cur)
-	if err != nil {
+	if err := run.prepare(); err != nil {
 		return err
 	}
-	t.field = cur.Field()
+	t.stream = st.Name
+	t.field = run.sr.field
 	total, read := 0, 0
-	for sl := range cur.Slices() {
-		if read == limits.MaxSlices {
-			break
-		}
-		read++
-		t.current = &TestSlice{Pages: []TestPage{}, SliceDescriptor: sl.Descriptor(), State: []*protocol.State{}, AuxiliaryRequests: []AuxiliaryRequest{}}
-		err := sr.read(ctx, sl, limits.MaxPagesPerSlice, func(records [][]byte) error {
+	h := sliceHooks{
+		maxPages: limits.MaxPagesPerSlice,
+		emit: func(records [][]byte) error {
 			total += len(records)
 			if total >= limits.MaxRecords {
 				return errLimit
 			}
 			return nil
-		})
-		if len(t.current.Pages) >= limits.MaxPagesPerSlice {
-			t.read.TestReadLimitReached = true
-		}
-		if err != nil {
-			return err
-		}
-		cur.Close(sl)
-		if cur.Field() != "" {
-			t.current.State = []*protocol.State{{Type: "STREAM", Stream: &protocol.StreamState{
-				StreamDescriptor: protocol.StreamDescriptor{Name: st.Name}, StreamState: cur.State()}}}
-		}
-		t.read.Slices = append(t.read.Slices, *t.current)
-		t.current = nil
+		},
+		before: func(sl *incremental.Slice) error {
+			if read == limits.MaxSlices {
+				t.read.TestReadLimitReached = true
+				return errSlicesRead
+			}
+			read++
+			t.current = &TestSlice{Pages: []TestPage{}, SliceDescriptor: sl.Descriptor(), State: []*protocol.State{}, AuxiliaryRequests: []AuxiliaryRequest{}}
+			return nil
+		},
+		after: func(*incremental.Slice) error {
+			if len(t.current.Pages) >= limits.MaxPagesPerSlice {
+				t.read.TestReadLimitReached = true
+			}
+			if run.incremental() {
+				t.current.State = []*protocol.State{{Type: "STREAM", Stream: &protocol.StreamState{
+					StreamDescriptor: protocol.StreamDescriptor{Name: st.Name}, StreamState: run.state()}}}
+			}
+			t.read.Slices = append(t.read.Slices, *t.current)
+			t.current = nil
+			return nil
+		},
 	}
-	if read == limits.MaxSlices {
+	err = run.sequential(ctx, h)
+	if t.current != nil && len(t.current.Pages) >= limits.MaxPagesPerSlice {
 		t.read.TestReadLimitReached = true
 	}
-	return nil
+	if errors.Is(err, errSlicesRead) {
+		return nil
+	}
+	return err
 }
 
-func (t *testReader) Page(_ string, req *request.Parts, resp *request.Response, records [][]byte, decision string) {
+func (t *testReader) Page(stream string, req *request.Parts, resp *request.Response, records [][]byte, decision string) {
+	if stream != t.stream {
+		// A parent stream's page, read to make the partitions.
+		t.mu.Lock()
+		t.read.AuxiliaryRequests = append(t.read.AuxiliaryRequests, AuxiliaryRequest{Title: "Parent stream: " + stream, Type: "PARENT_STREAM",
+			Description: decision, Request: t.request(req), Response: t.response(resp)})
+		t.mu.Unlock()
+		return
+	}
 	page := TestPage{Request: t.request(req), Response: t.response(resp), Decision: decision, Records: []json.RawMessage{}}
 	for _, rec := range records {
 		page.Records = append(page.Records, json.RawMessage(rec))

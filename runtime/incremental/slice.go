@@ -10,6 +10,7 @@ import (
 	"iter"
 
 	"github.com/airbyte-go/source-declarative/manifest"
+	"github.com/airbyte-go/source-declarative/runtime/request"
 )
 
 // Cursor is the position of a stream, or of one partition of it. Observe is
@@ -47,6 +48,9 @@ type Slice struct {
 	Extra map[string]any
 	// Options are the values the slice puts into each request.
 	Options []Option
+	// Inject, when set, puts the partition's values into each request (a
+	// partition router's request options).
+	Inject func(*request.Parts) error
 
 	lower, upper int64  // the interval read, in the cursor's unit
 	max          int64  // the highest cursor value observed

@@ -48,6 +48,10 @@ func (c *Client) SendChecked(ctx context.Context, build func() (*http.Request, e
 			return nil, final
 		}
 		c.debugResponse(req, resp)
+		if netErr != nil && ctx.Err() != nil {
+			// The read was stopped (another partition failed): no retry.
+			return nil, failure.Transient("%s %s stopped: %v", req.Method, req.URL.Redacted(), ctx.Err())
+		}
 		var act action
 		if netErr != nil {
 			act = action{kind: manifest.ActionRetry, failure: protocol.TransientError, message: fmt.Sprintf("%s %s failed: %v", req.Method, req.URL.Redacted(), netErr)}

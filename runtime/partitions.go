@@ -1,0 +1,409 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/airbyte-go/source-declarative/manifest"
+	"github.com/airbyte-go/source-declarative/runtime/incremental"
+	"github.com/airbyte-go/source-declarative/runtime/interp"
+	"github.com/airbyte-go/source-declarative/runtime/partition"
+)
+
+// defaultConcurrency is the number of partitions read at once without
+// concurrency_level: the reference's pool of two threads.
+const defaultConcurrency = 2
+
+// concurrency is concurrency_level over the config: default_concurrency,
+// capped by max_concurrency.
+func (r *Runner) concurrency() (int, error) {
+	cl := r.Source.ConcurrencyLevel
+	if cl == nil || cl.Default == nil {
+		return defaultConcurrency, nil
+	}
+	v, err := cl.Default.Eval(r.vars(nil, nil))
+	if err != nil {
+		return 0, ConfigErr("%s.default_concurrency: %v", cl.Path, err)
+	}
+	var n int64
+	switch x := v.(type) {
+	case int64:
+		n = x
+	case float64:
+		n = int64(x)
+		if float64(n) != x {
+			n = 0
+		}
+	case string:
+		n, _ = strconv.ParseInt(strings.TrimSpace(x), 10, 64)
+	}
+	if n < 1 {
+		return 0, ConfigErr("%s.default_concurrency: %s is not a positive integer", cl.Path, interp.String(v))
+	}
+	if cl.Max > 0 && int(n) > cl.Max {
+		n = int64(cl.Max)
+	}
+	return int(n), nil
+}
+
+// streamRun is one read of a stream: its partitions, each read with its own
+// cursor. A stream without partition router is one partition.
+type streamRun struct {
+	r  *Runner
+	st *manifest.Stream
+	sr *streamReader // made by prepare
+	// router yields the partitions (nil: no partition router).
+	router partition.Router
+	// single is the cursor of a stream without partition router.
+	single incremental.Cursor
+	// parts keeps a cursor per partition (a router with incremental_sync);
+	// nil for a full-refresh stream with a router.
+	parts *incremental.Partitioned
+	// parents holds the state of each incremental_dependency parent as read
+	// so far; only the goroutine ranging over the partitions touches it.
+	parents map[string]map[string]any
+	warned  sync.Once // incremental_dependency on a stream without incremental_sync
+}
+
+// partitionWork is one partition to read, with its cursor and its sequence
+// number in the per-partition state.
+type partitionWork struct {
+	part   partition.Partition
+	cursor incremental.Cursor
+	seq    int
+}
+
+// newRun prepares the cursors of a stream from its state (nil: from the
+// start). A state that cannot be read is an error before any request.
+func (r *Runner) newRun(st *manifest.Stream, catalogField []string, state map[string]any) (*streamRun, error) {
+	run := &streamRun{r: r, st: st}
+	if st.Retriever == nil || st.Retriever.PartitionRouter == nil {
+		var err error
+		run.single, err = r.cursor(st, catalogField, state)
+		return run, err
+	}
+	spec, err := incremental.NewSpec(st, r.Config, r.Now, catalogField)
+	if err != nil {
+		return nil, ConfigErr("stream %s: %v", st.Name, err)
+	}
+	if spec == nil {
+		return run, nil
+	}
+	global := st.Incremental.Datetime != nil && st.Incremental.Datetime.GlobalSubstreamCursor ||
+		st.Retriever.PartitionRouter.Type == manifest.GroupingRouter
+	run.parts, err = incremental.NewPartitioned(spec, state, incremental.PartitionedOptions{Stream: st.Name, Global: global, Now: r.Now})
+	if err != nil {
+		return nil, ConfigErr("%v", err)
+	}
+	return run, nil
+}
+
+// prepare makes the stream's reader and router: templates over the config
+// are rendered here, so a config that does not fit fails before any request.
+func (run *streamRun) prepare() error {
+	cursor := run.single
+	if cursor == nil {
+		cursor = incremental.FullRefresh{} // each partition brings its own
+	}
+	sr, err := run.r.streamReader(run.st, cursor)
+	if err != nil {
+		return err
+	}
+	if run.parts != nil {
+		sr.field = run.parts.Field()
+	}
+	run.sr = sr
+	pr := run.st.Retriever.PartitionRouter
+	if pr == nil {
+		return nil
+	}
+	if path := lazyPointer(pr); path != "" {
+		return ConfigErr("%s: lazy_read_pointer is not supported yet: remove it to request each child's first page", path)
+	}
+	env := partition.Env{Stream: run.st.Name, Vars: run.r.vars(run.st.Retriever.Requester.Parameters, nil), ReadParent: run.readParent, Log: run.r.log}
+	run.router, err = partition.New(pr, env)
+	if err != nil {
+		return asError(err)
+	}
+	return nil
+}
+
+// asError keeps an error that carries its failure type, and makes any other
+// a config error.
+func asError(err error) error {
+	var e *Error
+	if errors.As(err, &e) {
+		return err
+	}
+	if FailureType(err) != "" && !strings.Contains(FailureType(err), "system") {
+		return err
+	}
+	return ConfigErr("%v", err)
+}
+
+// partitions yields the partitions to read, each with its cursor; a stream
+// without router yields one.
+func (run *streamRun) partitions(ctx context.Context) iter.Seq2[partitionWork, error] {
+	return func(yield func(partitionWork, error) bool) {
+		if run.router == nil {
+			yield(partitionWork{cursor: run.single}, nil)
+			return
+		}
+		for part, err := range run.router.Partitions(ctx) {
+			if err != nil {
+				yield(partitionWork{}, asError(err))
+				return
+			}
+			w := partitionWork{part: part, cursor: incremental.FullRefresh{}}
+			if run.parts != nil {
+				w.cursor, w.seq, err = run.parts.Open(part.Keys, run.parentSnapshot())
+				if err != nil {
+					yield(partitionWork{}, ConfigErr("%v", err))
+					return
+				}
+			}
+			if !yield(w, nil) {
+				return
+			}
+		}
+	}
+}
+
+// parentSnapshot is the parent_state as read so far (nil: no
+// incremental_dependency parent).
+func (run *streamRun) parentSnapshot() map[string]any {
+	if len(run.parents) == 0 {
+		return nil
+	}
+	out := make(map[string]any, len(run.parents))
+	for k, v := range run.parents {
+		out[k] = v
+	}
+	return out
+}
+
+// sliceHooks are what a read does around each slice: pages at most
+// maxPages (0: all), before is told of each slice before it is read and
+// after once it is closed; errSlicesRead from before stops the read quietly.
+type sliceHooks struct {
+	maxPages int
+	emit     func([][]byte) error
+	before   func(*incremental.Slice) error
+	after    func(*incremental.Slice) error
+	done     func() error // after the partition is read to its end
+}
+
+// readPartition reads the slices of one partition in order.
+func (run *streamRun) readPartition(ctx context.Context, w partitionWork, h sliceHooks) error {
+	sr := run.sr.withCursor(w.cursor)
+	for sl := range w.cursor.Slices() {
+		if run.router != nil {
+			sl.Partition, sl.Extra = w.part.Keys, w.part.Extra
+			if len(w.part.Options) > 0 {
+				sl.Inject = w.part.Inject
+			}
+		}
+		if h.before != nil {
+			if err := h.before(sl); err != nil {
+				return err
+			}
+		}
+		if err := sr.read(ctx, sl, h.maxPages, h.emit); err != nil {
+			return err
+		}
+		w.cursor.Close(sl)
+		if run.parts != nil {
+			run.parts.Closed(w.part.Keys)
+		}
+		if h.after != nil {
+			if err := h.after(sl); err != nil {
+				return err
+			}
+		}
+	}
+	if run.parts != nil {
+		run.parts.Done(w.seq, w.cursor)
+	}
+	if h.done != nil {
+		return h.done()
+	}
+	return nil
+}
+
+// sequential reads every partition in order, in this goroutine.
+func (run *streamRun) sequential(ctx context.Context, h sliceHooks) error {
+	for w, err := range run.partitions(ctx) {
+		if err != nil {
+			return err
+		}
+		if err := run.readPartition(ctx, w, h); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// concurrent reads the partitions with a pool of workers: one goroutine
+// ranges over the partitions (reading parents as it goes) and hands them to
+// the workers through a channel. The first error stops every worker and is
+// returned.
+func (run *streamRun) concurrent(ctx context.Context, workers int, h func(partitionWork) sliceHooks) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var once sync.Once
+	var first error
+	fail := func(err error) {
+		once.Do(func() {
+			first = err
+			cancel()
+		})
+	}
+	work := make(chan partitionWork, workers)
+	go func() {
+		defer close(work)
+		for w, err := range run.partitions(ctx) {
+			if err != nil {
+				fail(err)
+				return
+			}
+			select {
+			case work <- w:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for w := range work {
+				if ctx.Err() != nil {
+					continue
+				}
+				if err := run.readPartition(ctx, w, h(w)); err != nil {
+					fail(err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return first
+}
+
+// finish is called once every partition was read: the global state and the
+// parent state move to what was read.
+func (run *streamRun) finish() {
+	if run.parts != nil {
+		run.parts.SetParentState(run.parentSnapshot())
+		run.parts.Finish(run.r.Now())
+	}
+}
+
+// state is the stream's state now.
+func (run *streamRun) state() map[string]any {
+	switch {
+	case run.parts != nil:
+		return run.parts.State()
+	case run.single != nil:
+		return run.single.State()
+	}
+	return incremental.FullRefresh{}.State()
+}
+
+// incremental tells whether the stream's state moves (a cursor).
+func (run *streamRun) incremental() bool {
+	if run.parts != nil {
+		return true
+	}
+	_, full := run.single.(incremental.FullRefresh)
+	return run.single != nil && !full
+}
+
+// readParent reads a parent stream's records through its own retriever,
+// page by page, for a substream router. The parent's records are not
+// emitted. With incremental_dependency the parent starts from its state kept
+// in the child's, and its state after each slice is kept for the child's.
+func (run *streamRun) readParent(ctx context.Context, pc *manifest.ParentStreamConfig, emit func(partition.ParentRecord) error) error {
+	name := pc.Stream.Name
+	track := pc.IncrementalDependency && run.parts != nil
+	if pc.IncrementalDependency && run.parts == nil {
+		run.warned.Do(func() {
+			run.r.log("WARN", fmt.Sprintf("Stream %s: %s.incremental_dependency does nothing on a stream without incremental_sync; parent %s is read whole", run.st.Name, pc.Path, name))
+		})
+	}
+	var state map[string]any
+	if track {
+		state, _ = run.parts.ParentState()[name].(map[string]any)
+	}
+	parent, err := run.r.newRun(pc.Stream, nil, state)
+	if err != nil {
+		return err
+	}
+	if err := parent.prepare(); err != nil {
+		return err
+	}
+	var keys map[string]any
+	h := sliceHooks{
+		emit: func(records [][]byte) error {
+			for _, rec := range records {
+				if err := emit(partition.ParentRecord{Data: rec, Partition: keys}); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+		before: func(sl *incremental.Slice) error {
+			keys = sl.Partition
+			return nil
+		},
+	}
+	if track && parent.incremental() {
+		h.after = func(*incremental.Slice) error {
+			if run.parents == nil {
+				run.parents = map[string]map[string]any{}
+			}
+			run.parents[name] = parent.state()
+			return nil
+		}
+	}
+	return parent.sequential(ctx, h)
+}
+
+// errSlicesRead stops a read that has read the slices it wanted (check,
+// test reads).
+var errSlicesRead = errors.New("enough slices read")
+
+// lazyPointer is the manifest path of a lazy_read_pointer among a router's
+// parent configs ("": none).
+func lazyPointer(pr *manifest.PartitionRouter) string {
+	if pr == nil {
+		return ""
+	}
+	var inner []*manifest.PartitionRouter
+	switch {
+	case pr.Substream != nil:
+		for _, pc := range pr.Substream.Parents {
+			if len(pc.LazyReadPointer) > 0 {
+				return pc.Path + ".lazy_read_pointer"
+			}
+		}
+	case pr.Grouping != nil:
+		inner = append(inner, pr.Grouping.Underlying)
+	case pr.Union != nil:
+		inner = pr.Union.Routers
+	}
+	inner = append(inner, pr.Product...)
+	for _, r := range inner {
+		if p := lazyPointer(r); p != "" {
+			return p
+		}
+	}
+	return ""
+}
