@@ -113,3 +113,27 @@ func literals(template string) []string {
 }
 
 var quoted = regexp.MustCompile(`'([^']*)'|"([^"]*)"`)
+
+// PatternRead is a key chain a template passes to regex_search, and the
+// regular expression.
+type PatternRead struct {
+	Path    []string
+	Pattern string
+}
+
+var regexSearch = regexp.MustCompile(`\b(record(?:\s*\[\s*(?:'[^']*'|"[^"]*")\s*\]|\s*\.\s*[A-Za-z_]\w*)+)\s*\|\s*regex_search\(\s*(?:'([^']*)'|"([^"]*)")`)
+
+// PatternReads lists the record keys a template filters with regex_search
+// (`record['uri'] | regex_search("/([a-z0-9-]*)$")`) with their regular
+// expressions (a Jinja string literal's escaped backslash made one).
+func PatternReads(template string) []PatternRead {
+	var out []PatternRead
+	for _, m := range regexSearch.FindAllStringSubmatch(template, -1) {
+		chains := Accesses(m[1], "record")
+		if len(chains) != 1 {
+			continue
+		}
+		out = append(out, PatternRead{Path: chains[0], Pattern: strings.ReplaceAll(m[2]+m[3], `\\`, `\`)})
+	}
+	return out
+}

@@ -255,8 +255,9 @@ func (p *planner) stream(s map[string]any) {
 // from a record.
 func (p *planner) recordSpec(s map[string]any) RecordSpec {
 	name := fmt.Sprint(s["name"])
+	reads, patterns := RecordReads(s)
 	spec := RecordSpec{Schema: asMap(asMap(s["schema_loader"])["schema"]), PrimaryKey: primaryKey(s["primary_key"]),
-		Paths: append(append([][]string{}, p.parentKeys[name]...), RecordReads(s)...), At: p.at}
+		Paths: append(append([][]string{}, p.parentKeys[name]...), reads...), Patterns: patterns, At: p.at}
 	if inc := asMap(s["incremental_sync"]); inc != nil {
 		if f, ok := inc["cursor_field"].(string); ok {
 			spec.Cursor = []string{render(f, p.vars(inc))}
@@ -270,20 +271,21 @@ func (p *planner) recordSpec(s map[string]any) RecordSpec {
 }
 
 // RecordReads lists the key chains a stream's templates (transformations,
-// record filters, ...) read from a record; the parent streams inside its
-// partition routers and its schema are not the stream's templates.
-func RecordReads(stream map[string]any) [][]string {
-	var out [][]string
+// record filters, ...) read from a record, and those they search with a
+// regular expression; the parent streams inside its partition routers and
+// its schema are not the stream's templates.
+func RecordReads(stream map[string]any) (paths [][]string, patterns []PatternRead) {
 	visit(stream, "", func(key string, v any) bool {
 		if key == "schema" || key == "parent_stream_configs" {
 			return false
 		}
 		if s, ok := v.(string); ok && strings.Contains(s, "{") {
-			out = append(out, Accesses(s, "record")...)
+			paths = append(paths, Accesses(s, "record")...)
+			patterns = append(patterns, PatternReads(s)...)
 		}
 		return true
 	})
-	return out
+	return paths, patterns
 }
 
 // pathPages: a URL that reads next_page_token (and nothing else known only

@@ -264,9 +264,13 @@ func TestRecordReads(t *testing.T) {
 	      {"stream": {"transformations": [{"value": "{{ record['parent_only'] }}"}]}}]}},
 	  "transformations": [{"type": "AddFields", "fields": [
 	    {"path": ["name"], "value": "{{ record[\"scheduler\"][\"display_name\"] }}"},
-	    {"path": ["n"], "value": "{{ records | length }} {{ record.get('a', {}).get('b') }}"}]}]}`), &stream)
-	got := RecordReads(stream)
-	want := map[string]bool{"status/code": true, "scheduler/display_name": true, "a/b": true}
+	    {"path": ["n"], "value": "{{ records | length }} {{ record.get('a', {}).get('b') }}"},
+    {"path": ["id"], "value": "{{ record['uri'] | regex_search(\"\\\\/([a-zA-Z0-9-]*)$\") }}"}]}]}`), &stream)
+	got, patterns := RecordReads(stream)
+	if want := []PatternRead{{Path: []string{"uri"}, Pattern: `\/([a-zA-Z0-9-]*)$`}}; !reflect.DeepEqual(patterns, want) {
+		t.Errorf("patterns %q, want %q", patterns, want)
+	}
+	want := map[string]bool{"status/code": true, "scheduler/display_name": true, "a/b": true, "uri": true}
 	if len(got) != len(want) {
 		t.Fatalf("got %q, want the keys of %v", got, want)
 	}

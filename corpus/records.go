@@ -2,6 +2,7 @@ package corpus
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"time"
 
@@ -21,6 +22,9 @@ type RecordSpec struct {
 	// chains the stream's templates read from a record. Where the schema
 	// leaves one out it gets objects on the way and a string at its end.
 	Paths [][]string
+	// Patterns are keys templates search with a regular expression: a
+	// string there that does not match gets the pattern's match added.
+	Patterns []PatternRead
 	// At is the time of the first record: inside every sync range the
 	// sampled config makes.
 	At time.Time
@@ -47,6 +51,9 @@ func (s RecordSpec) Records(n int) []any {
 		}
 		if len(s.Cursor) > 0 {
 			setPath(rec, s.Cursor, s.cursorValue(i+1))
+		}
+		for _, p := range s.Patterns {
+			matchPattern(rec, p)
 		}
 		out[i] = rec
 	}
@@ -232,5 +239,33 @@ func fill(rec map[string]any, path []string, i int) {
 	last := path[len(path)-1]
 	if v, ok := cur[last]; !ok || v == nil {
 		cur[last] = fmt.Sprintf("%s-%d", last, i)
+	}
+}
+
+// matchPattern makes the string at p.Path match p.Pattern where it does
+// not: the pattern's match before it, after it, or alone, the first that
+// matches, so values stay distinct where they can.
+func matchPattern(rec map[string]any, p PatternRead) {
+	cur := rec
+	for _, k := range p.Path[:len(p.Path)-1] {
+		if cur, _ = cur[k].(map[string]any); cur == nil {
+			return
+		}
+	}
+	last := p.Path[len(p.Path)-1]
+	v, ok := cur[last].(string)
+	re, err := regexp.Compile(p.Pattern)
+	if !ok || err != nil || re.MatchString(v) {
+		return
+	}
+	m, ok := FromPattern(p.Pattern)
+	if !ok {
+		return
+	}
+	for _, c := range []string{m + v, v + m, m} {
+		if re.MatchString(c) {
+			cur[last] = c
+			return
+		}
 	}
 }

@@ -25,6 +25,11 @@ func TestRecords(t *testing.T) {
 	if string(b) != want {
 		t.Errorf("got  %s\nwant %s", b, want)
 	}
+	// a key templates search with regular expressions matches them all
+	b, _ = json.Marshal(RecordSpec{PrimaryKey: [][]string{{"uri"}}, Patterns: []PatternRead{{Path: []string{"uri"}, Pattern: `\/([a-z0-9-]*)$`}, {Path: []string{"uri"}, Pattern: `^u`}}}.Records(2))
+	if want := `[{"uri":"u/-0123456uri-1"},{"uri":"u/-0123456uri-2"}]`; string(b) != want {
+		t.Errorf("got %s, want %s", b, want)
+	}
 	// a primary key of array type holds an array that differs per record
 	json.Unmarshal([]byte(`{"type": "object", "properties": {"prices": {"type": "array", "items": {"type": "array", "items": {"type": "number"}}}}}`), &schema)
 	b, _ = json.Marshal(RecordSpec{Schema: schema, PrimaryKey: [][]string{{"prices"}}}.Records(2))
