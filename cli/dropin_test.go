@@ -279,3 +279,32 @@ func TestRefreshTokenThenRetryGetsANewToken(t *testing.T) {
 	equalLists(t, "token requests", te.tokenReqs, []string{jsonTokenBody, jsonTokenBody})
 	equalLists(t, "records", res.records("s"), ids(1, 3))
 }
+
+// A 403 that the error handler maps to SUCCESS ends the stream with no
+// record from its body, as the reference's retriever reads a response that
+// is not OK (yahoo-finance-price ends its pages this way); a 2xx page before
+// it is read as usual.
+func TestClientErrorMappedToSuccessEndsThePages(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		if r.URL.Query().Get("page") == "0" {
+			fmt.Fprint(w, `{"id":1}`)
+			return
+		}
+		w.WriteHeader(http.StatusForbidden)
+		fmt.Fprint(w, `<html>Forbidden</html>`)
+	})
+	m := stream("s", "url_base: "+a.URL+`
+path: /s
+error_handler:
+  type: DefaultErrorHandler
+  response_filters: [{type: HttpResponseFilter, action: SUCCESS, http_codes: [403]}]`, "[]", `paginator:
+  type: DefaultPaginator
+  page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: page}
+  pagination_strategy: {type: PageIncrement, start_from_page: 0}`)
+	res := newConnector(t, m, nil, "s").read(t)
+	equalLists(t, "requests", a.lines(), []string{"GET /s?page=0", "GET /s?page=1"})
+	equalLists(t, "records", res.records("s"), []string{`{"id":1}`})
+	if res.code != 0 || len(res.errors()) != 0 {
+		t.Fatalf("exit %d, errors %v", res.code, res.errors())
+	}
+}

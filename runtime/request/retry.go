@@ -57,6 +57,13 @@ func (c *Client) SendChecked(ctx context.Context, build func() (*http.Request, e
 			act = action{kind: manifest.ActionRetry, failure: protocol.TransientError, message: fmt.Sprintf("%s %s failed: %v", req.Method, req.URL.Redacted(), netErr)}
 		} else {
 			act = decide(p, resp)
+			if act.kind == manifest.ActionSuccess && resp.Status >= 400 {
+				// As the reference's retriever reads it: a response that is not
+				// OK gives no records and ends the pages, even when the error
+				// handler calls it a success.
+				resp.Ignored = true
+				return resp, nil
+			}
 			if act.kind == manifest.ActionSuccess && check != nil {
 				if err := check(resp); err != nil {
 					act = action{kind: manifest.ActionRetry, failure: protocol.SystemError, message: fmt.Sprintf("%v (HTTP %d from %s %s): %s", err, resp.Status, req.Method, resp.URL, BodyStart(resp.Body))}

@@ -26,7 +26,8 @@ type Response struct {
 	Header http.Header
 	Body   []byte
 	URL    string
-	// Ignored is set when the error handler said IGNORE: no records, no next page.
+	// Ignored is set when the error handler said IGNORE, or SUCCESS for a
+	// status of 400 or more: no records, no next page.
 	Ignored bool
 }
 
@@ -122,7 +123,7 @@ func (c *Client) do(req *http.Request) (*Response, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the response body: %v", err)
 	}
-	if br, ok := req.Context().Value(bodyReaderKey{}).(*bodyReader); ok && decide(br.policy, r).kind == manifest.ActionSuccess {
+	if br, ok := req.Context().Value(bodyReaderKey{}).(*bodyReader); ok && r.Status < 400 && decide(br.policy, r).kind == manifest.ActionSuccess {
 		return r, br.read(r, body)
 	}
 	limit := c.MaxBody
