@@ -11,6 +11,22 @@ import (
 	"time"
 )
 
+// rotatingOAuth is an OAuth authenticator whose refresh token rotates
+// through the config, at the token endpoint of the API at url.
+func rotatingOAuth(url string) string {
+	return `authenticator:
+  type: OAuthAuthenticator
+  token_refresh_endpoint: ` + url + `/oauth/token
+  client_id: "{{ config['client_id'] }}"
+  client_secret: "{{ config['client_secret'] }}"
+  refresh_token: "{{ config['client_refresh_token'] }}"
+  refresh_token_updater:
+    refresh_token_name: refresh_token
+    access_token_config_path: [oauth_access_token]
+    refresh_token_config_path: [client_refresh_token]
+    token_expiry_date_config_path: [oauth_token_expiry_date]`
+}
+
 // Run with -race: workers read partitions while the per-partition state is
 // written and the OAuth refresh token rotates (an access token revoked in
 // the middle of the read), each rotation printed as a CONTROL message.
@@ -56,17 +72,7 @@ func TestConcurrentPartitionsWithStateAndTokenRotation(t *testing.T) {
 	for i := range 12 {
 		values = append(values, fmt.Sprintf("p%d", i))
 	}
-	auth := `authenticator:
-  type: OAuthAuthenticator
-  token_refresh_endpoint: ` + a.URL + `/oauth/token
-  client_id: "{{ config['client_id'] }}"
-  client_secret: "{{ config['client_secret'] }}"
-  refresh_token: "{{ config['client_refresh_token'] }}"
-  refresh_token_updater:
-    refresh_token_name: refresh_token
-    access_token_config_path: [oauth_access_token]
-    refresh_token_config_path: [client_refresh_token]
-    token_expiry_date_config_path: [oauth_token_expiry_date]`
+	auth := rotatingOAuth(a.URL)
 	m := routed(a.URL, "/items/{{ stream_partition.p }}", "type: ListPartitionRouter\ncursor_field: p\nvalues: ["+strings.Join(values, ", ")+"]", auth, stepless, 4)
 	c := incrementalConnector(t, m, map[string]any{"client_id": "cid", "client_secret": "cs", "client_refresh_token": "refresh-0",
 		"oauth_access_token": "stale", "oauth_token_expiry_date": "2020-01-01T00:00:00Z"}, "items")
@@ -162,19 +168,9 @@ func TestWorkersRefusedWithOneRevokedTokenRefreshItOnce(t *testing.T) {
 		}
 		fmt.Fprintf(w, `{"data":[{"id":%q,"updated_at":"2024-01-01T10:00:00Z"}]}`, p+" "+r.Header.Get("Authorization"))
 	})
-	auth := `authenticator:
-  type: OAuthAuthenticator
-  token_refresh_endpoint: ` + a.URL + `/oauth/token
-  client_id: cid
-  client_secret: cs
-  refresh_token: "{{ config['client_refresh_token'] }}"
-  refresh_token_updater:
-    refresh_token_name: refresh_token
-    access_token_config_path: [oauth_access_token]
-    refresh_token_config_path: [client_refresh_token]
-    token_expiry_date_config_path: [oauth_token_expiry_date]`
+	auth := rotatingOAuth(a.URL)
 	m := routed(a.URL, "/items/{{ stream_partition.p }}", "type: ListPartitionRouter\ncursor_field: p\nvalues: [p0, p1, p2, p3]", auth, "", workers)
-	c := newConnector(t, m, map[string]any{"client_refresh_token": "refresh-0", "oauth_access_token": "stale", "oauth_token_expiry_date": "2020-01-01T00:00:00Z"}, "items")
+	c := newConnector(t, m, map[string]any{"client_id": "cid", "client_secret": "cs", "client_refresh_token": "refresh-0", "oauth_access_token": "stale", "oauth_token_expiry_date": "2020-01-01T00:00:00Z"}, "items")
 	res := c.read(t)
 	if res.code != 0 {
 		t.Fatalf("exit %d: %s", res.code, res.stdout)

@@ -264,6 +264,20 @@ func TestGlobalStateStartsEveryPartitionWithItsLookback(t *testing.T) {
 	})
 }
 
+// dependentChild is the manifest of an incremental stream items reading
+// /items/<pid> for each record of parent, read with incremental_dependency.
+func dependentChild(url, parent string) string {
+	router := `type: SubstreamPartitionRouter
+parent_stream_configs:
+  - type: ParentStreamConfig
+    parent_key: id
+    partition_field: pid
+    incremental_dependency: true
+    stream:
+` + indent(parent, 6)
+	return routed(url, "/items/{{ stream_partition.pid }}", router, "", stepless, 1)
+}
+
 func TestIncrementalDependencyReadsTheParentFromItsState(t *testing.T) {
 	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
 		if r.URL.Path == "/projects" {
@@ -273,15 +287,7 @@ func TestIncrementalDependencyReadsTheParentFromItsState(t *testing.T) {
 		fmt.Fprintf(w, `{"data":[{"id":%q,"updated_at":"2024-01-02T12:00:00Z"}]}`, r.URL.Path)
 	})
 	parent := projectsParent(a.URL, strings.ReplaceAll(stepless, "start_time_option", "end_time_option: {type: RequestOption, inject_into: request_parameter, field_name: until}\n  start_time_option"))
-	router := `type: SubstreamPartitionRouter
-parent_stream_configs:
-  - type: ParentStreamConfig
-    parent_key: id
-    partition_field: pid
-    incremental_dependency: true
-    stream:
-` + indent(parent, 6)
-	c := incrementalConnector(t, routed(a.URL, "/items/{{ stream_partition.pid }}", router, "", stepless, 1), nil, "items")
+	c := incrementalConnector(t, dependentChild(a.URL, parent), nil, "items")
 	stateFile := writeFile(t, c.dir, "state.json", `[{"type":"STREAM","stream":{"stream_descriptor":{"name":"items"},"stream_state":{"use_global_cursor":false,"states":[],"state":{"updated_at":"2024-01-01T00:00:00Z"},"lookback_window":0,"parent_state":{"projects":{"updated_at":"2024-01-02T00:00:00Z"}}}}}]`)
 	res := c.read(t, "--state", stateFile)
 	if res.code != 0 {
@@ -316,15 +322,7 @@ func TestIncrementalDependencyWithoutParentStateStartsTheParentFromTheChildsCurs
 			// The parent's cursor field differs from the child's: the
 			// child's value reaches the parent under the parent's field.
 			parent := projectsParent(a.URL, strings.ReplaceAll(stepless, "cursor_field: updated_at", "cursor_field: modified"))
-			router := `type: SubstreamPartitionRouter
-parent_stream_configs:
-  - type: ParentStreamConfig
-    parent_key: id
-    partition_field: pid
-    incremental_dependency: true
-    stream:
-` + indent(parent, 6)
-			c := incrementalConnector(t, routed(a.URL, "/items/{{ stream_partition.pid }}", router, "", stepless, 1), nil, "items")
+			c := incrementalConnector(t, dependentChild(a.URL, parent), nil, "items")
 			stateFile := writeFile(t, c.dir, "state.json", `[{"type":"STREAM","stream":{"stream_descriptor":{"name":"items"},"stream_state":`+tc.state+`}}]`)
 			res := c.read(t, "--state", stateFile)
 			if res.code != 0 {
