@@ -128,11 +128,19 @@ parent_stream_configs:
 	if res.code != 0 {
 		t.Fatalf("exit %d: %s", res.code, res.stdout)
 	}
-	equalLists(t, "requests", a.lines(), []string{"GET /projects", "GET /projects?page=2", "GET /owners/o1/tasks", "GET /owners/7/tasks?region=eu"})
-	var owners []string
-	for _, s := range a.requests()[2:] {
-		owners = append(owners, s.Header.Get("X-Owner"))
+	// The parent's second page may be read while the first child request
+	// is sent: the parent's pages in order, the child's in order.
+	var parent, child, owners []string
+	for _, r := range a.requests() {
+		if r.Path == "/projects" {
+			parent = append(parent, r.Method+" "+r.Path+"?"+r.Query)
+			continue
+		}
+		child = append(child, r.Method+" "+r.Path+"?"+r.Query)
+		owners = append(owners, r.Header.Get("X-Owner"))
 	}
+	equalLists(t, "parent requests", parent, []string{"GET /projects?", "GET /projects?page=2"})
+	equalLists(t, "child requests", child, []string{"GET /owners/o1/tasks?", "GET /owners/7/tasks?region=eu"})
 	equalLists(t, "injected parent keys", owners, []string{"o1", "7"})
 	equalLists(t, "records (the parent's are not emitted)", res.records("items"), []string{`{"id":"/owners/o1/tasks?"}`, `{"id":"/owners/7/tasks?region=eu"}`})
 	var warns []string
@@ -264,6 +272,20 @@ func TestGlobalStateStartsEveryPartitionWithItsLookback(t *testing.T) {
 	})
 }
 
+// dependentChild is the manifest of an incremental stream items reading
+// /items/<pid> for each record of parent, read with incremental_dependency.
+func dependentChild(url, parent string) string {
+	router := `type: SubstreamPartitionRouter
+parent_stream_configs:
+  - type: ParentStreamConfig
+    parent_key: id
+    partition_field: pid
+    incremental_dependency: true
+    stream:
+` + indent(parent, 6)
+	return routed(url, "/items/{{ stream_partition.pid }}", router, "", stepless, 1)
+}
+
 func TestIncrementalDependencyReadsTheParentFromItsState(t *testing.T) {
 	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
 		if r.URL.Path == "/projects" {
@@ -273,15 +295,7 @@ func TestIncrementalDependencyReadsTheParentFromItsState(t *testing.T) {
 		fmt.Fprintf(w, `{"data":[{"id":%q,"updated_at":"2024-01-02T12:00:00Z"}]}`, r.URL.Path)
 	})
 	parent := projectsParent(a.URL, strings.ReplaceAll(stepless, "start_time_option", "end_time_option: {type: RequestOption, inject_into: request_parameter, field_name: until}\n  start_time_option"))
-	router := `type: SubstreamPartitionRouter
-parent_stream_configs:
-  - type: ParentStreamConfig
-    parent_key: id
-    partition_field: pid
-    incremental_dependency: true
-    stream:
-` + indent(parent, 6)
-	c := incrementalConnector(t, routed(a.URL, "/items/{{ stream_partition.pid }}", router, "", stepless, 1), nil, "items")
+	c := incrementalConnector(t, dependentChild(a.URL, parent), nil, "items")
 	stateFile := writeFile(t, c.dir, "state.json", `[{"type":"STREAM","stream":{"stream_descriptor":{"name":"items"},"stream_state":{"use_global_cursor":false,"states":[],"state":{"updated_at":"2024-01-01T00:00:00Z"},"lookback_window":0,"parent_state":{"projects":{"updated_at":"2024-01-02T00:00:00Z"}}}}}]`)
 	res := c.read(t, "--state", stateFile)
 	if res.code != 0 {
@@ -298,6 +312,38 @@ parent_stream_configs:
 		itemState(`{"lookback_window":0,"parent_state":{"projects":{"updated_at":"2024-01-02T00:00:00Z"}},"state":{"updated_at":"2024-01-01T00:00:00Z"},"states":[`+p1+`],"use_global_cursor":false}`, 1),
 		itemState(`{"lookback_window":1,"parent_state":{"projects":{"updated_at":"2024-01-02T08:00:00Z"}},"state":{"updated_at":"2024-01-02T12:00:00Z"},"states":[`+p1+`,`+p2+`],"use_global_cursor":false}`, 1),
 	})
+}
+
+func TestIncrementalDependencyWithoutParentStateStartsTheParentFromTheChildsCursor(t *testing.T) {
+	for _, tc := range []struct{ name, state, since string }{
+		{"global state", `{"use_global_cursor":false,"states":[],"state":{"updated_at":"2024-01-02T00:00:00Z"},"lookback_window":0}`, "2024-01-02T00:00:00Z"},
+		{"legacy value", `{"updated_at":"2024-01-02T03:00:00Z"}`, "2024-01-02T03:00:00Z"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+				if r.URL.Path == "/projects" {
+					fmt.Fprint(w, `{"data":[{"id":1,"modified":"2024-01-02T05:00:00Z"}]}`)
+					return
+				}
+				fmt.Fprintf(w, `{"data":[{"id":%q,"updated_at":"2024-01-02T12:00:00Z"}]}`, r.URL.Path)
+			})
+			// The parent's cursor field differs from the child's: the
+			// child's value reaches the parent under the parent's field.
+			parent := projectsParent(a.URL, strings.ReplaceAll(stepless, "cursor_field: updated_at", "cursor_field: modified"))
+			c := incrementalConnector(t, dependentChild(a.URL, parent), nil, "items")
+			stateFile := writeFile(t, c.dir, "state.json", `[{"type":"STREAM","stream":{"stream_descriptor":{"name":"items"},"stream_state":`+tc.state+`}}]`)
+			res := c.read(t, "--state", stateFile)
+			if res.code != 0 {
+				t.Fatalf("exit %d: %s", res.code, res.stdout)
+			}
+			equalLists(t, "requests", a.lines(), []string{"GET /projects?since=" + q(tc.since), "GET /items/1?since=" + q(tc.since)})
+			states := res.states()
+			last := states[len(states)-1]
+			if !strings.Contains(last, `"parent_state":{"projects":{"modified":"2024-01-02T05:00:00Z"}}`) {
+				t.Errorf("last state %s", last)
+			}
+		})
+	}
 }
 
 func TestConcurrentPartitionsKeepTheirOrder(t *testing.T) {
@@ -432,20 +478,104 @@ parent_stream_configs:
 	}
 }
 
-func TestLazyReadPointerIsRefusedWithItsPath(t *testing.T) {
-	a := echoAPI(t)
-	router := `type: SubstreamPartitionRouter
+// lazyAPI answers the parent with records embedding their first page of
+// children under "items" (the third embeds none), and a child page request
+// with one record named after its path and query.
+func lazyAPI(t *testing.T) *api {
+	return newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		if r.URL.Path == "/projects" {
+			fmt.Fprint(w, `{"data":[{"id":1,"items":{"data":[{"id":"a","updated_at":"2024-01-01T10:00:00Z"},{"id":"b","updated_at":"2024-01-01T11:00:00Z"}],"next":"c2"}},`+
+				`{"id":2,"items":{"data":[{"id":"x","updated_at":"2024-01-01T12:00:00Z"}]}},{"id":3}]}`)
+			return
+		}
+		fmt.Fprintf(w, `{"data":[{"id":%q,"updated_at":"2024-01-02T10:00:00Z"}]}`, r.URL.Path+"?"+r.URL.RawQuery)
+	})
+}
+
+// lazyRouter is a substream router over projects reading each child's
+// first page at lazy_read_pointer [items].
+func lazyRouter(url string) string {
+	return `type: SubstreamPartitionRouter
 parent_stream_configs:
   - type: ParentStreamConfig
     parent_key: id
     partition_field: pid
-    lazy_read_pointer: [items]
+    lazy_read_pointer: ["{{ parameters.pointer }}"]
+    $parameters: {pointer: items}
     stream:
-` + indent(projectsParent(a.URL, ""), 6)
-	res := newConnector(t, routed(a.URL, "/p", router, "", "", 1), nil, "items").read(t)
+` + indent(projectsParent(url, ""), 6)
+}
+
+// paginated gives the stream of a routed manifest a cursor paginator.
+func paginated(m string) string {
+	return strings.Replace(m, "      partition_router:", `      paginator:
+        type: DefaultPaginator
+        page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: cursor}
+        pagination_strategy: {type: CursorPagination, cursor_value: "{{ response.next }}", stop_condition: "{{ not response.next }}"}
+      partition_router:`, 1)
+}
+
+func TestLazyReadPointerReadsTheFirstPageFromTheParent(t *testing.T) {
+	a := lazyAPI(t)
+	m := paginated(routed(a.URL, "/p/{{ stream_partition.pid }}", lazyRouter(a.URL), "", "", 1))
+	res := newConnector(t, m, nil, "items").read(t)
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stdout)
+	}
+	// Only the first partition's embedded page says there is a next page.
+	equalLists(t, "requests", a.lines(), []string{"GET /projects", "GET /p/1?cursor=c2"})
+	equalLists(t, "records", res.records("items"), []string{
+		`{"id":"a","updated_at":"2024-01-01T10:00:00Z"}`, `{"id":"b","updated_at":"2024-01-01T11:00:00Z"}`,
+		`{"id":"/p/1?cursor=c2","updated_at":"2024-01-02T10:00:00Z"}`, `{"id":"x","updated_at":"2024-01-01T12:00:00Z"}`})
+}
+
+func TestLazyReadPointerRequestsEveryPageWhenTheStreamHasState(t *testing.T) {
+	a := lazyAPI(t)
+	c := incrementalConnector(t, paginated(routed(a.URL, "/p/{{ stream_partition.pid }}", lazyRouter(a.URL), "", stepless, 1)), nil, "items")
+	stateFile := writeFile(t, c.dir, "state.json", `[{"type":"STREAM","stream":{"stream_descriptor":{"name":"items"},"stream_state":{"use_global_cursor":true,"state":{"updated_at":"2024-01-02T00:00:00Z"},"lookback_window":0}}}]`)
+	res := c.read(t, "--state", stateFile)
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stdout)
+	}
+	since := "since=" + q("2024-01-02T00:00:00Z")
+	equalLists(t, "requests", a.lines(), []string{"GET /projects", "GET /p/1?" + since, "GET /p/2?" + since, "GET /p/3?" + since})
+}
+
+func TestLazyReadPointerRefusesWhatTheReferenceRefuses(t *testing.T) {
+	path := "invalid manifest: streams[0].retriever.partition_router.parent_stream_configs[0].lazy_read_pointer: "
+	for _, tc := range []struct {
+		name, requester, extra, want string
+	}{
+		{"a decoder other than JSON", "", "", ""},
+		{"a count cursor", "", "incremental_sync: {type: IncrementingCountCursor, cursor_field: n}",
+			path + "needs the stream's incremental_sync (streams[0].incremental_sync) to be a DatetimeBasedCursor (as in Airbyte's runtime)"},
+		{"a cursor with step", "", strings.Replace(stepless, "cursor_field:", "step: P1D\n  cursor_granularity: PT1S\n  cursor_field:", 1),
+			path + "needs one slice per parent record: the stream's incremental_sync (streams[0].incremental_sync) may not have step or cursor_granularity (as in Airbyte's runtime)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := lazyAPI(t)
+			m := routed(a.URL, "/p", lazyRouter(a.URL), tc.requester, tc.extra, 1)
+			if tc.want == "" {
+				m = strings.Replace(m, "      record_selector:", "      decoder: {type: JsonlDecoder}\n      record_selector:", 1)
+				tc.want = path + "needs the stream's decoder to be a JsonDecoder (as in Airbyte's runtime), not JsonlDecoder"
+			}
+			res := newConnector(t, m, nil, "items").read(t)
+			errs := res.errors()
+			if res.code == 0 || len(a.requests()) != 0 || len(errs) != 1 || errs[0]["message"] != tc.want {
+				t.Errorf("exit %d, %d requests, errors %v", res.code, len(a.requests()), errs)
+			}
+		})
+	}
+}
+
+func TestLazyReadPointerInsideAProductIsRefused(t *testing.T) {
+	a := lazyAPI(t)
+	m := routed(a.URL, "/p", "", "", "", 1)
+	m = strings.Replace(m, "      partition_router:\n", "      partition_router:\n        - {type: ListPartitionRouter, cursor_field: r, values: [eu]}\n        -\n"+indent(lazyRouter(a.URL), 10)+"\n", 1)
+	res := newConnector(t, m, nil, "items").read(t)
 	errs := res.errors()
-	if res.code == 0 || len(a.requests()) != 0 || len(errs) == 0 ||
-		errs[0]["message"] != "streams[0].retriever.partition_router.parent_stream_configs[0].lazy_read_pointer: lazy_read_pointer is not supported yet: remove it to request each child's first page" {
+	want := "invalid manifest: streams[0].retriever.partition_router[1].parent_stream_configs[0].lazy_read_pointer: is used by Airbyte's runtime only when its SubstreamPartitionRouter is the stream's partition_router itself, not inside a grouping, list or union of routers"
+	if res.code == 0 || len(a.requests()) != 0 || len(errs) != 1 || errs[0]["message"] != want {
 		t.Errorf("exit %d, %d requests, errors %v", res.code, len(a.requests()), errs)
 	}
 }

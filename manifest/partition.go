@@ -229,3 +229,72 @@ func listOf(v any) []any {
 	l, _ := v.([]any)
 	return l
 }
+
+// checkLazyRead refuses what Airbyte's runtime refuses with a
+// lazy_read_pointer (its LazySimpleRetriever): a decoder other than
+// JsonDecoder, an incremental_sync other than a DatetimeBasedCursor read in
+// one slice per partition. A pointer is used only by a SubstreamPartitionRouter
+// that is the stream's partition_router itself; anywhere else it is refused
+// rather than ignored.
+func (d *decoder) checkLazyRead(st *Stream) {
+	if st.Retriever == nil || st.Retriever.PartitionRouter == nil {
+		return
+	}
+	pr := st.Retriever.PartitionRouter
+	for _, inner := range innerRouters(pr) {
+		for _, p := range lazyPointers(inner) {
+			d.fail(p, "is used by Airbyte's runtime only when its SubstreamPartitionRouter is the stream's partition_router itself, not inside a grouping, list or union of routers")
+		}
+	}
+	if pr.Substream == nil {
+		return
+	}
+	inc := st.Incremental
+	for _, pc := range pr.Substream.Parents {
+		if len(pc.LazyReadPointer) == 0 {
+			continue
+		}
+		p := pc.Path + ".lazy_read_pointer"
+		switch {
+		case st.Retriever.Decoder != nil && st.Retriever.Decoder.Type != JSONDecoder:
+			d.fail(p, "needs the stream's decoder to be a JsonDecoder (as in Airbyte's runtime), not %s", st.Retriever.Decoder.Name())
+		case inc != nil && inc.Datetime == nil:
+			d.fail(p, "needs the stream's incremental_sync (%s) to be a DatetimeBasedCursor (as in Airbyte's runtime)", inc.Path)
+		case inc != nil && (inc.Datetime.Step != nil || inc.Datetime.Granularity != nil):
+			d.fail(p, "needs one slice per parent record: the stream's incremental_sync (%s) may not have step or cursor_granularity (as in Airbyte's runtime)", inc.Path)
+		}
+	}
+}
+
+// innerRouters are the routers a router combines (none for a list or
+// substream router).
+func innerRouters(pr *PartitionRouter) []*PartitionRouter {
+	inner := append([]*PartitionRouter(nil), pr.Product...)
+	if pr.Union != nil {
+		inner = append(inner, pr.Union.Routers...)
+	}
+	if pr.Grouping != nil && pr.Grouping.Underlying != nil && pr.Grouping.Underlying.Substream == nil {
+		inner = append(inner, pr.Grouping.Underlying) // a substream's pointers are refused with the grouping
+	}
+	return inner
+}
+
+// lazyPointers are the manifest paths of the lazy_read_pointers in a router
+// and the routers it combines.
+func lazyPointers(pr *PartitionRouter) []string {
+	if pr == nil {
+		return nil
+	}
+	var out []string
+	if pr.Substream != nil {
+		for _, pc := range pr.Substream.Parents {
+			if len(pc.LazyReadPointer) > 0 {
+				out = append(out, pc.Path+".lazy_read_pointer")
+			}
+		}
+	}
+	for _, inner := range innerRouters(pr) {
+		out = append(out, lazyPointers(inner)...)
+	}
+	return out
+}

@@ -81,6 +81,7 @@ func (d *decoder) stream(v any, path string) *Stream {
 	if inc, ok := m["incremental_sync"]; ok && inc != nil && !isFalsy(inc) {
 		st.Incremental = d.incremental(inc, path+".incremental_sync")
 	}
+	d.checkLazyRead(st)
 	if st.Incremental.ClientSideIncremental() && st.Retriever != nil && st.Retriever.Selector != nil {
 		rs, _ := m["retriever"].(map[string]any)
 		sel, _ := rs["record_selector"].(map[string]any)

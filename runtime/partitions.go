@@ -68,6 +68,10 @@ type streamRun struct {
 	// so far; only the goroutine ranging over the partitions touches it.
 	parents map[string]map[string]any
 	warned  sync.Once // incremental_dependency on a stream without incremental_sync
+	// lazy tells whether partitions with a lazy_read_pointer start with the
+	// records embedded in their parent record: only when the stream has no
+	// incoming state, as in the reference.
+	lazy bool
 }
 
 // partitionWork is one partition to read, with its cursor and its sequence
@@ -81,7 +85,7 @@ type partitionWork struct {
 // newRun prepares the cursors of a stream from its state (nil: from the
 // start). A state that cannot be read is an error before any request.
 func (r *Runner) newRun(st *manifest.Stream, catalogField []string, state map[string]any) (*streamRun, error) {
-	run := &streamRun{r: r, st: st}
+	run := &streamRun{r: r, st: st, lazy: len(state) == 0}
 	if st.Retriever == nil || st.Retriever.PartitionRouter == nil {
 		var err error
 		run.single, err = r.cursor(st, catalogField, state)
@@ -96,11 +100,75 @@ func (r *Runner) newRun(st *manifest.Stream, catalogField []string, state map[st
 	}
 	global := st.Incremental.Datetime != nil && st.Incremental.Datetime.GlobalSubstreamCursor ||
 		st.Retriever.PartitionRouter.Type == manifest.GroupingRouter
+	if state, err = r.withParentState(st.Retriever.PartitionRouter, spec.Field(), state); err != nil {
+		return nil, err
+	}
 	run.parts, err = incremental.NewPartitioned(spec, state, incremental.PartitionedOptions{Stream: st.Name, Global: global, Now: r.Now})
 	if err != nil {
 		return nil, ConfigErr("%v", err)
 	}
 	return run, nil
+}
+
+// withParentState is the incoming state of a stream whose substream router
+// reads parents with incremental_dependency, when it has no parent_state: as
+// the reference does, each such parent starts from the child's cursor value
+// (the global state's, or a lone legacy value), keyed by the parent's own
+// cursor field. Any other state is returned as it is.
+func (r *Runner) withParentState(pr *manifest.PartitionRouter, field string, state map[string]any) (map[string]any, error) {
+	if ps, _ := state["parent_state"].(map[string]any); len(state) == 0 || len(ps) > 0 || pr.Substream == nil {
+		return state, nil
+	}
+	value := childCursorValue(field, state)
+	if !interp.Truthy(value) {
+		return state, nil
+	}
+	parents := map[string]any{}
+	for _, pc := range pr.Substream.Parents {
+		if !pc.IncrementalDependency || pc.Stream.Incremental == nil {
+			continue
+		}
+		f, err := incremental.CursorField(pc.Stream, r.Config)
+		if err != nil {
+			return nil, ConfigErr("%v", err)
+		}
+		parents[pc.Stream.Name] = map[string]any{f: value}
+	}
+	if len(parents) == 0 {
+		return state, nil
+	}
+	out := make(map[string]any, len(state)+1)
+	for k, v := range state {
+		out[k] = v
+	}
+	out["parent_state"] = parents
+	return out, nil
+}
+
+// childCursorValue is the cursor value of a child's state that its parents
+// start from: a state of one plain value is that value; otherwise the global
+// state's value (under the child's cursor field, or its only one); nil when
+// there is none.
+func childCursorValue(field string, state map[string]any) any {
+	if len(state) == 1 {
+		for _, v := range state {
+			switch v.(type) {
+			case map[string]any, []any:
+			default:
+				return v
+			}
+		}
+	}
+	global, _ := state["state"].(map[string]any)
+	if v, ok := global[field]; ok {
+		return v
+	}
+	if len(global) == 1 {
+		for _, v := range global {
+			return v
+		}
+	}
+	return nil
 }
 
 // prepare makes the stream's reader and router: templates over the config
@@ -121,9 +189,6 @@ func (run *streamRun) prepare() error {
 	pr := run.st.Retriever.PartitionRouter
 	if pr == nil {
 		return nil
-	}
-	if path := lazyPointer(pr); path != "" {
-		return ConfigErr("%s: lazy_read_pointer is not supported yet: remove it to request each child's first page", path)
 	}
 	env := partition.Env{Stream: run.st.Name, Vars: run.r.vars(run.st.Retriever.Requester.Parameters, nil), ReadParent: run.readParent, Log: run.r.log}
 	run.router, err = partition.New(pr, env)
@@ -201,6 +266,9 @@ type sliceHooks struct {
 // readPartition reads the slices of one partition in order.
 func (run *streamRun) readPartition(ctx context.Context, w partitionWork, h sliceHooks) error {
 	sr := run.sr.withCursor(w.cursor)
+	if run.lazy && w.part.Lazy != nil {
+		sr = sr.withLazy(w.part.Lazy)
+	}
 	for sl := range w.cursor.Slices() {
 		if run.router != nil {
 			sl.Partition, sl.Extra = w.part.Keys, w.part.Extra
@@ -379,31 +447,3 @@ func (run *streamRun) readParent(ctx context.Context, pc *manifest.ParentStreamC
 // errSlicesRead stops a read that has read the slices it wanted (check,
 // test reads).
 var errSlicesRead = errors.New("enough slices read")
-
-// lazyPointer is the manifest path of a lazy_read_pointer among a router's
-// parent configs ("": none).
-func lazyPointer(pr *manifest.PartitionRouter) string {
-	if pr == nil {
-		return ""
-	}
-	var inner []*manifest.PartitionRouter
-	switch {
-	case pr.Substream != nil:
-		for _, pc := range pr.Substream.Parents {
-			if len(pc.LazyReadPointer) > 0 {
-				return pc.Path + ".lazy_read_pointer"
-			}
-		}
-	case pr.Grouping != nil:
-		inner = append(inner, pr.Grouping.Underlying)
-	case pr.Union != nil:
-		inner = pr.Union.Routers
-	}
-	inner = append(inner, pr.Product...)
-	for _, r := range inner {
-		if p := lazyPointer(r); p != "" {
-			return p
-		}
-	}
-	return ""
-}

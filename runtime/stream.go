@@ -28,6 +28,9 @@ type streamReader struct {
 	warned bool   // whether a record without a readable cursor value was logged
 	pipe   *pipeline
 	piped  bool // whether pipe was made (nil: records need no processing)
+	// lazy, when not nil, is the first page of each slice, taken from the
+	// parent record (lazy_read_pointer) instead of requested.
+	lazy []byte
 }
 
 func (r *Runner) streamReader(st *manifest.Stream, cursor incremental.Cursor) (*streamReader, error) {
@@ -69,7 +72,7 @@ type pageResult struct {
 // records to emit; the cursor then observes them.
 func (s *streamReader) read(ctx context.Context, sl *incremental.Slice, maxPages int, emit func([][]byte) error) error {
 	token := s.b.pag.First()
-	if s.streams() {
+	if s.streams() && s.lazy == nil {
 		return s.readStreamed(ctx, token, sl, maxPages > 0, emit)
 	}
 	sent := paginate.NewRequestLog()
@@ -78,13 +81,20 @@ func (s *streamReader) read(ctx context.Context, sl *incremental.Slice, maxPages
 		var extractErr error
 		pr := pageRequest{token: token, slice: sl, withSlice: page == 1 || !s.st.Retriever.IgnoreSlicerOnPages,
 			check: func(p *request.Parts) error { return sent.Check(page, token, p) }}
-		res, err := s.fetch(ctx, pr, func(resp *request.Response) error {
-			body, extractErr = s.decodePage(resp)
-			if isBadBody(extractErr) {
-				return extractErr // a truncated or garbled body is fetched again
-			}
-			return nil
-		})
+		var res *pageResult
+		var err error
+		if page == 1 && s.lazy != nil {
+			res = &pageResult{resp: &request.Response{Status: http.StatusOK, Header: http.Header{}, Body: s.lazy}}
+			body, extractErr = s.decodePage(res.resp)
+		} else {
+			res, err = s.fetch(ctx, pr, func(resp *request.Response) error {
+				body, extractErr = s.decodePage(resp)
+				if isBadBody(extractErr) {
+					return extractErr // a truncated or garbled body is fetched again
+				}
+				return nil
+			})
+		}
 		if err != nil {
 			return err
 		}
@@ -172,7 +182,7 @@ func (s *streamReader) fetch(ctx context.Context, pr pageRequest, check func(*re
 	resp, err := send()
 	if refresher, ok := s.b.auth.(auth.Refresher); ok && request.IsStatus(err, http.StatusUnauthorized) {
 		s.r.log("WARN", fmt.Sprintf("Stream %s: HTTP 401, obtaining a new token and trying once more", s.st.Name))
-		refresher.Invalidate()
+		refresher.Invalidate(res.parts.Headers)
 		resp, err = send()
 	}
 	res.resp = resp
@@ -235,6 +245,14 @@ func (s *streamReader) observe(sl *incremental.Slice, records [][]byte) {
 			s.r.log("WARN", err.Error())
 		}
 	}
+}
+
+// withLazy is a reader of the same stream whose slices start with the page
+// body instead of a request.
+func (s *streamReader) withLazy(body []byte) *streamReader {
+	other := *s
+	other.lazy = body
+	return &other
 }
 
 // withCursor is a reader of the same stream observing another cursor (one

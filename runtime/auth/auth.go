@@ -5,6 +5,7 @@ package auth
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"sync"
 	"time"
 
@@ -21,7 +22,10 @@ type Authenticator interface {
 // Refresher is an authenticator whose credentials can be thrown away and
 // fetched again, after the API answered 401.
 type Refresher interface {
-	Invalidate()
+	// Invalidate is told the headers of the refused request: credentials
+	// newer than the ones it carried are kept, so that of several requests
+	// refused with one revoked token only the first gets a new one.
+	Invalidate(refused http.Header)
 }
 
 // Env is what authenticators need from the runtime.

@@ -2,6 +2,7 @@ package auth
 
 import (
 	"context"
+	"net/http"
 	"strings"
 
 	"golang.org/x/oauth2"
@@ -115,7 +116,8 @@ func (o *oauth) Apply(ctx context.Context, p *request.Parts) error {
 	return p.SetHeader("Authorization", "Bearer "+t.AccessToken)
 }
 
-// Invalidate throws the current access token away.
-func (o *oauth) Invalidate() {
-	o.tokens.invalidate()
+// Invalidate throws the current access token away if the refused request
+// carried it.
+func (o *oauth) Invalidate(refused http.Header) {
+	o.tokens.invalidate(strings.TrimPrefix(refused.Get("Authorization"), "Bearer "))
 }

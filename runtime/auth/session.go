@@ -3,6 +3,7 @@ package auth
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"strings"
 	"sync"
 	"time"
@@ -33,8 +34,9 @@ func newSession(a *manifest.Auth, env *Env, vars interp.Vars) (*session, error) 
 	return &session{a: a, s: a.Session, env: env, vars: vars}, nil
 }
 
-// Invalidate forgets the session token.
-func (s *session) Invalidate() {
+// Invalidate forgets the session token, whatever the refused request
+// carried (it may sit in a header, the query or the body).
+func (s *session) Invalidate(http.Header) {
 	s.mu.Lock()
 	s.token = ""
 	s.mu.Unlock()

@@ -51,9 +51,12 @@ func (r *reuseSource) valid() bool {
 	return r.token.Expiry.IsZero() || r.now().Before(r.token.Expiry)
 }
 
-// invalidate throws the current token away, after the API refused it.
-func (r *reuseSource) invalidate() {
+// invalidate throws the current token away, after the API refused the
+// access token used; a token other than used (already refreshed) is kept.
+func (r *reuseSource) invalidate(used string) {
 	r.mu.Lock()
-	r.token = nil
+	if r.token != nil && r.token.AccessToken == used {
+		r.token = nil
+	}
 	r.mu.Unlock()
 }

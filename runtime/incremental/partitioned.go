@@ -81,6 +81,9 @@ func NewPartitioned(spec Spec, state map[string]any, opts PartitionedOptions) (*
 	if len(state) == 0 {
 		return p, nil
 	}
+	if ps, ok := state["parent_state"].(map[string]any); ok {
+		p.parentState = ps
+	}
 	_, hasStates := state["states"]
 	g, hasGlobal := state["state"]
 	if !hasStates && !hasGlobal {
@@ -98,9 +101,6 @@ func NewPartitioned(spec Spec, state map[string]any, opts PartitionedOptions) (*
 		}
 	} else if g != nil {
 		return nil, fmt.Errorf("stream %s: the state's state must be an object, got %s", p.stream, describe(g))
-	}
-	if ps, ok := state["parent_state"].(map[string]any); ok {
-		p.parentState = ps
 	}
 	list, _ := state["states"].([]any)
 	for i, e := range list {

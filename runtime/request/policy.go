@@ -1,6 +1,7 @@
 package request
 
 import (
+	"net/http"
 	"strconv"
 	"strings"
 
@@ -19,9 +20,10 @@ type Policy struct {
 	handler    *manifest.ErrorHandler
 	maxRetries int // -1: the client's default
 	backoffs   []backoff
-	// Refresh, when set, throws the credentials away before the retry that a
-	// REFRESH_TOKEN_THEN_RETRY filter asks for.
-	Refresh func()
+	// Refresh, when set, throws the credentials the refused request carried
+	// (its headers) away before the retry that a REFRESH_TOKEN_THEN_RETRY
+	// filter asks for.
+	Refresh func(refused http.Header)
 }
 
 // backoff is one evaluated backoff strategy.

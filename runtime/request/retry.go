@@ -103,7 +103,7 @@ func (c *Client) SendChecked(ctx context.Context, build func() (*http.Request, e
 			return nil, failure.Transient("%s", err.Error())
 		}
 		if act.kind == manifest.ActionRefreshThenRetry && p.Refresh != nil {
-			p.Refresh()
+			p.Refresh(req.Header)
 		}
 	}
 }
