@@ -256,12 +256,11 @@ func (s *streamReader) withLazy(body []byte) *streamReader {
 }
 
 // withCursor is a reader of the same stream observing another cursor (one
-// partition's).
+// partition's), for one worker: it makes its own record pipeline, whose
+// once-per-field warnings are not shared between goroutines.
 func (s *streamReader) withCursor(c incremental.Cursor) *streamReader {
-	if c == s.cursor {
-		return s
-	}
 	other := *s
 	other.cursor, other.warned = c, false
+	other.pipe, other.piped = nil, false
 	return &other
 }
