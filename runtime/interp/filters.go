@@ -288,6 +288,9 @@ func fInt(_ *state, in any, a *args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if n, ok, err := intOfNumber(in); ok {
+		return n, err
+	}
 	switch x := in.(type) {
 	case string:
 		if base >= 2 && base <= 36 {
@@ -299,20 +302,29 @@ func fInt(_ *state, in any, a *args) (any, error) {
 			return truncInt(f)
 		}
 		return def, nil
-	case int64:
-		return x, nil
-	case bool:
-		i, _ := intLike(x)
-		return i, nil
-	case float64:
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return nil, valueErr("cannot convert float infinity or NaN to integer")
-		}
-		return truncInt(x)
 	case *undefined:
 		return nil, x.err()
 	}
 	return def, nil
+}
+
+// intOfNumber is Python's int() of an integer, a bool or a float; ok is
+// false when v is none of them.
+func intOfNumber(v any) (n any, ok bool, err error) {
+	switch x := v.(type) {
+	case int64:
+		return x, true, nil
+	case bool:
+		i, _ := intLike(x)
+		return i, true, nil
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil, true, valueErr("cannot convert float infinity or NaN to integer")
+		}
+		n, err := truncInt(x)
+		return n, true, err
+	}
+	return nil, false, nil
 }
 
 func truncInt(f float64) (any, error) {

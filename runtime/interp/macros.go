@@ -95,17 +95,8 @@ func mTimestamp(_ *state, a *args) (any, error) {
 	if !ok {
 		return nil, typeErr("timestamp() missing required argument 'dt'")
 	}
-	switch x := v.(type) {
-	case int64:
-		return x, nil
-	case bool:
-		i, _ := intLike(x)
-		return i, nil
-	case float64:
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return nil, valueErr("cannot convert float infinity or NaN to integer")
-		}
-		return truncInt(x)
+	if n, ok, err := intOfNumber(v); ok {
+		return n, err
 	}
 	t, err := strToDatetime(v)
 	if err != nil {
