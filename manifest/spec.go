@@ -1,7 +1,6 @@
 package manifest
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,7 +9,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v5"
+	"github.com/airbyte-go/source-declarative/manifest/jsonschema"
 
 	"github.com/airbyte-go/source-declarative/runtime/interp"
 )
@@ -381,25 +380,12 @@ func ValidateConfig(connSpec map[string]any, config map[string]any) error {
 		sort.Strings(choices)
 		return errors.New(strings.Join(choices, "; "))
 	}
-	b, err := json.Marshal(connSpec)
-	if err != nil {
-		return err
-	}
-	c := jsonschema.NewCompiler()
-	c.Draft = jsonschema.Draft7
 	// Formats are annotations, as for the reference, which validates the
 	// config without a format checker: a spec asking for format date and
 	// pattern dd-mm-yyyy (source-coingecko-coins) must accept 01-01-2024.
-	c.Formats = map[string]func(any) bool{}
-	for name := range jsonschema.Formats {
-		c.Formats[name] = func(any) bool { return true }
-	}
-	if err := c.AddResource("spec.json", bytes.NewReader(b)); err != nil {
-		return fmt.Errorf("the spec's connection_specification is not a valid JSON schema: %v", err)
-	}
-	s, err := c.Compile("spec.json")
+	s, err := jsonschema.Compile(connSpec)
 	if err != nil {
-		return fmt.Errorf("the spec's connection_specification is not a valid JSON schema: %s", oneLine(err.Error()))
+		return fmt.Errorf("the spec's connection_specification is not a valid JSON schema: %v", err)
 	}
 	cfg := map[string]any{}
 	for k, v := range config {
@@ -408,33 +394,21 @@ func ValidateConfig(connSpec map[string]any, config map[string]any) error {
 		}
 	}
 	err = s.Validate(cfg)
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
-		return err
+	if err == nil {
+		return nil
 	}
 	var lines []string
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) == 0 {
-			msg := e.Message
-			if strings.HasPrefix(msg, "missing properties: ") {
-				for _, p := range strings.Split(strings.TrimPrefix(msg, "missing properties: "), ", ") {
-					lines = append(lines, fmt.Sprintf("config key %s is required", strings.Trim(instancePath("", e.InstanceLocation)+"."+strings.Trim(p, "'"), ".")))
-				}
-				return
-			}
-			loc := instancePath("", e.InstanceLocation)
-			if loc == "" {
-				lines = append(lines, msg)
-			} else {
-				lines = append(lines, fmt.Sprintf("config key %s: %s", loc, msg))
-			}
-		}
-		for _, c := range e.Causes {
-			walk(c)
+	for _, e := range err.(*jsonschema.ValidationError).Errors {
+		loc := instancePath("", e.Instance)
+		switch {
+		case e.Keyword == "required":
+			lines = append(lines, fmt.Sprintf("config key %s is required", strings.TrimPrefix(loc, ".")))
+		case loc == "":
+			lines = append(lines, e.Message)
+		default:
+			lines = append(lines, fmt.Sprintf("config key %s: %s", loc, e.Message))
 		}
 	}
-	walk(ve)
 	sort.Strings(lines)
 	return errors.New(strings.Join(lines, "; "))
 }

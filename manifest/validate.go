@@ -1,97 +1,14 @@
 package manifest
 
 import (
-	"bytes"
-	"embed"
 	"encoding/json"
-	"errors"
-	"io/fs"
 	"math"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
-	"github.com/santhosh-tekuri/jsonschema/v5"
+	"github.com/airbyte-go/source-declarative/manifest/jsonschema"
 )
-
-// The embedded schema: one file per component family (schema/*.json), each
-// holding definitions; they are merged into one document so that "#/definitions/x"
-// references work across files. One definition per supported component, listing
-// ALL its fields as Airbyte's schema does: a field it does not list is refused
-// when the definition says additionalProperties false, and warned about
-// otherwise. Each component is validated on its own, and its child components
-// when they are decoded, so child fields are only "object" in their parent's
-// definition.
-//
-//go:embed schema/*.json
-var schemaFiles embed.FS
-
-// definition is one component's schema, compiled and as written.
-type definition struct {
-	schema *jsonschema.Schema
-	raw    map[string]any
-	fields map[string]bool // the properties it lists
-	closed bool            // additionalProperties: false
-}
-
-var (
-	schemaOnce  sync.Once
-	definitions map[string]*definition
-	rawDefs     map[string]any
-)
-
-// componentDefinition returns the definition of one component type, or nil.
-func componentDefinition(typ string) *definition {
-	schemaOnce.Do(loadDefinitions)
-	return definitions[typ]
-}
-
-func loadDefinitions() {
-	rawDefs = map[string]any{}
-	files, err := fs.Glob(schemaFiles, "schema/*.json")
-	if err != nil {
-		panic(err)
-	}
-	for _, f := range files {
-		b, err := schemaFiles.ReadFile(f)
-		if err != nil {
-			panic(err)
-		}
-		var doc struct {
-			Definitions map[string]any `json:"definitions"`
-		}
-		if err := json.Unmarshal(b, &doc); err != nil {
-			panic(f + ": " + err.Error())
-		}
-		for name, def := range doc.Definitions {
-			if _, dup := rawDefs[name]; dup {
-				panic(f + ": definition " + name + " is also in another schema file")
-			}
-			rawDefs[name] = def
-		}
-	}
-	merged, err := json.Marshal(map[string]any{"$schema": "http://json-schema.org/draft-07/schema#", "definitions": rawDefs})
-	if err != nil {
-		panic(err)
-	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource("manifest.json", bytes.NewReader(merged)); err != nil {
-		panic(err)
-	}
-	definitions = map[string]*definition{}
-	for name, raw := range rawDefs {
-		rm, _ := raw.(map[string]any)
-		d := &definition{schema: c.MustCompile("manifest.json#/definitions/" + name), raw: rm, fields: map[string]bool{}}
-		props, _ := rm["properties"].(map[string]any)
-		for k := range props {
-			d.fields[k] = true
-		}
-		d.closed = rm["additionalProperties"] == false
-		definitions[name] = d
-	}
-}
 
 // check validates component m of type typ at path: integral floats where the
 // schema wants integers become integers, the schema must hold, and fields
@@ -118,7 +35,7 @@ func (d *decoder) check(def *definition, typ string, m map[string]any, path stri
 		return false
 	}
 	if err := def.schema.Validate(m); err != nil {
-		d.schemaErrors(path, m, err)
+		d.schemaErrors(path, m, err.(*jsonschema.ValidationError))
 		return false
 	}
 	integers(def.raw, m)
@@ -133,7 +50,7 @@ func integers(s any, v any) any {
 		return v
 	}
 	if ref, ok := sm["$ref"].(string); ok {
-		return integers(rawDefs[strings.TrimPrefix(ref, "#/definitions/")], v)
+		return integers(rawDefinition(strings.TrimPrefix(ref, "#/definitions/")), v)
 	}
 	switch x := v.(type) {
 	case float64:
@@ -175,7 +92,7 @@ func allowsInteger(sm map[string]any) bool {
 		}
 	}
 	if ref, ok := sm["$ref"].(string); ok {
-		rm, _ := rawDefs[strings.TrimPrefix(ref, "#/definitions/")].(map[string]any)
+		rm := rawDefinition(strings.TrimPrefix(ref, "#/definitions/"))
 		return rm != nil && allowsInteger(rm)
 	}
 	return false
@@ -233,47 +150,18 @@ var knownCDKTypes = map[string]bool{
 	"GroupingPartitionRouter": true, "DeclarativeOAuthAuthenticator": true,
 }
 
-func (d *decoder) schemaErrors(path string, instance map[string]any, err error) {
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
-		d.fail(path, "%v", err)
-		return
-	}
-	var leaves []*jsonschema.ValidationError
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) == 0 {
-			leaves = append(leaves, e)
+// schemaErrors reports each keyword component instance failed, at its
+// manifest path.
+func (d *decoder) schemaErrors(path string, instance map[string]any, err *jsonschema.ValidationError) {
+	for _, e := range err.Errors {
+		msg := e.Message
+		switch {
+		case e.Keyword == "enum":
+			msg = "must be " + enumList(e.Enum)
+		case e.Keyword == "type" && strings.HasPrefix(msg, "expected integer") && strings.HasSuffix(msg, "but got number"):
+			msg = "must be a whole number, got " + jsonValue(instance, e.Instance)
 		}
-		for _, c := range e.Causes {
-			walk(c)
-		}
-	}
-	walk(ve)
-	seen := map[string]bool{}
-	for _, l := range leaves {
-		msg := l.Message
-		if strings.HasSuffix(l.KeywordLocation, "/enum") {
-			msg = "must be " + enumList(l.Message)
-		}
-		if strings.HasPrefix(msg, "expected integer") && strings.HasSuffix(msg, "but got number") {
-			msg = "must be a whole number, got " + jsonValue(instance, l.InstanceLocation)
-		}
-		if strings.HasPrefix(msg, "missing properties: ") {
-			for _, p := range strings.Split(strings.TrimPrefix(msg, "missing properties: "), ", ") {
-				line := instancePath(path, l.InstanceLocation) + "." + strings.Trim(p, "'") + ": is required"
-				if !seen[line] {
-					seen[line] = true
-					d.errs = append(d.errs, line)
-				}
-			}
-			continue
-		}
-		line := instancePath(path, l.InstanceLocation) + ": " + msg
-		if !seen[line] {
-			seen[line] = true
-			d.errs = append(d.errs, line)
-		}
+		d.fail(instancePath(path, e.Instance), "%s", msg)
 	}
 }
 
@@ -285,7 +173,7 @@ func jsonValue(v any, pointer string) string {
 		}
 		switch x := v.(type) {
 		case map[string]any:
-			v = x[strings.ReplaceAll(strings.ReplaceAll(seg, "~1", "/"), "~0", "~")]
+			v = x[jsonschema.Unescape(seg)]
 		case []any:
 			i, err := strconv.Atoi(seg)
 			if err != nil || i < 0 || i >= len(x) {
@@ -298,21 +186,21 @@ func jsonValue(v any, pointer string) string {
 	return string(b)
 }
 
-var quoted = regexp.MustCompile(`"([^"]*)"`)
-
-// enumList turns `value must be one of "GET", "POST"` into `GET or POST`.
-func enumList(msg string) string {
-	var vals []string
-	for _, m := range quoted.FindAllStringSubmatch(msg, -1) {
-		vals = append(vals, m[1])
+// enumList writes the values an enum allows as `GET, POST or PUT`.
+func enumList(values []any) string {
+	texts := make([]string, len(values))
+	for i, v := range values {
+		if text, ok := v.(string); ok {
+			texts[i] = text
+		} else {
+			b, _ := json.Marshal(v)
+			texts[i] = string(b)
+		}
 	}
-	switch len(vals) {
-	case 0:
-		return msg
-	case 1:
-		return vals[0]
+	if len(texts) == 1 {
+		return texts[0]
 	}
-	return strings.Join(vals[:len(vals)-1], ", ") + " or " + vals[len(vals)-1]
+	return strings.Join(texts[:len(texts)-1], ", ") + " or " + texts[len(texts)-1]
 }
 
 // instancePath turns a JSON pointer into a manifest path under base.
@@ -322,7 +210,7 @@ func instancePath(base, pointer string) string {
 		if seg == "" {
 			continue
 		}
-		seg = strings.ReplaceAll(strings.ReplaceAll(seg, "~1", "/"), "~0", "~")
+		seg = jsonschema.Unescape(seg)
 		if _, err := strconv.Atoi(seg); err == nil {
 			out += "[" + seg + "]"
 		} else {

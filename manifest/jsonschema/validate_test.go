@@ -1,0 +1,253 @@
+package jsonschema
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func decode(t testing.TB, text string) any {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal([]byte(text), &v); err != nil {
+		t.Fatalf("%s: %v", text, err)
+	}
+	return v
+}
+
+// failures lists a validation's errors as "pointer: message" lines.
+func failures(err error) []string {
+	if err == nil {
+		return nil
+	}
+	var lines []string
+	for _, e := range err.(*ValidationError).Errors {
+		lines = append(lines, e.Keyword+" "+e.Instance+": "+e.Message)
+	}
+	return lines
+}
+
+// Each keyword, with a valid value (no errors) and invalid ones: the keyword,
+// the instance location and the message of each error.
+func TestKeywords(t *testing.T) {
+	cases := []struct {
+		schema, value string
+		want          []string
+	}{
+		{`true`, `1`, nil},
+		{`false`, `1`, []string{"false : not allowed"}},
+		{`{}`, `{"a":[1]}`, nil},
+		{`{"type":"string"}`, `"x"`, nil},
+		{`{"type":"string"}`, `1`, []string{"type : expected string, but got number"}},
+		{`{"type":["string","null"]}`, `null`, nil},
+		{`{"type":["string","null"]}`, `true`, []string{"type : expected string or null, but got boolean"}},
+		{`{"type":"integer"}`, `2.0`, nil},
+		{`{"type":"integer"}`, `2.5`, []string{"type : expected integer, but got number"}},
+		{`{"type":"number"}`, `2`, nil},
+		{`{"type":"object"}`, `[]`, []string{"type : expected object, but got array"}},
+		{`{"type":"array"}`, `{}`, []string{"type : expected array, but got object"}},
+		{`{"type":"boolean"}`, `"true"`, []string{"type : expected boolean, but got string"}},
+		{`{"const":"a"}`, `"a"`, nil},
+		{`{"const":"a"}`, `"b"`, []string{`const : value must be "a"`}},
+		{`{"const":1}`, `1.0`, nil},
+		{`{"const":1}`, `2`, []string{`const : value must be "1"`}},
+		{`{"const":null}`, `0`, []string{`const : value must be <nil>`}},
+		{`{"const":{"a":[1]}}`, `{"a":[1.0]}`, nil},
+		{`{"const":{"a":[1]}}`, `{"a":[2]}`, []string{`const : const failed`}},
+		{`{"enum":["GET","POST"]}`, `"POST"`, nil},
+		{`{"enum":["GET","POST"]}`, `"PUT"`, []string{`enum : value must be one of "GET", "POST"`}},
+		{`{"enum":["GET"]}`, `"PUT"`, []string{`enum : value must be "GET"`}},
+		{`{"enum":[1, true, null]}`, `false`, []string{`enum : value must be one of "1", true, <nil>`}},
+		{`{"enum":[[1]]}`, `[2]`, []string{`enum : enum failed`}},
+		{`{"minProperties":1,"maxProperties":2}`, `{"a":1}`, nil},
+		{`{"minProperties":1}`, `{}`, []string{"minProperties : minimum 1 properties allowed, but found 0 properties"}},
+		{`{"maxProperties":1}`, `{"a":1,"b":2}`, []string{"maxProperties : maximum 1 properties allowed, but found 2 properties"}},
+		{`{"required":["a","b"]}`, `{"a":1,"b":null}`, nil},
+		{`{"required":["a","b","c/d"]}`, `{"b":1}`, []string{"required /a: is required", "required /c~1d: is required"}},
+		{`{"properties":{"a":{"type":"string"},"b":{"minimum":3}}}`, `{"a":"x","b":3,"c":false}`, nil},
+		{`{"properties":{"a":{"type":"string"},"b":{"minimum":3}}}`, `{"a":1,"b":2}`,
+			[]string{"type /a: expected string, but got number", "minimum /b: must be >= 3 but found 2"}},
+		{`{"properties":{"a~b":{"properties":{"c/d":{"type":"string"}}}}}`, `{"a~b":{"c/d":1}}`, []string{"type /a~0b/c~1d: expected string, but got number"}},
+		{`{"patternProperties":{"^x_":{"type":"integer"}}}`, `{"x_a":1,"y":"s"}`, nil},
+		{`{"patternProperties":{"^x_":{"type":"integer"}}}`, `{"x_a":"s"}`, []string{"type /x_a: expected integer, but got string"}},
+		{`{"properties":{"a":{}},"additionalProperties":false}`, `{"a":1}`, nil},
+		{`{"properties":{"a":{}},"patternProperties":{"^p":{}},"additionalProperties":false}`, `{"a":1,"pz":1,"z":2,"b":1}`,
+			[]string{"additionalProperties : additionalProperties 'b', 'z' not allowed"}},
+		{`{"properties":{"a":{}},"additionalProperties":{"type":"string"}}`, `{"a":1,"b":"s"}`, nil},
+		{`{"properties":{"a":{}},"additionalProperties":{"type":"string"}}`, `{"a":1,"b":2}`, []string{"type /b: expected string, but got number"}},
+		{`{"propertyNames":{"maxLength":2}}`, `{"ab":1}`, nil},
+		{`{"propertyNames":{"maxLength":2}}`, `{"abc":1}`, []string{"maxLength /abc: length must be <= 2, but got 3"}},
+		{`{"dependencies":{"a":["b"],"c":{"required":["d"]}}}`, `{"a":1,"b":1,"d":1}`, nil},
+		{`{"dependencies":{"a":["b"],"c":{"required":["d"]}}}`, `{"a":1,"c":1}`,
+			[]string{"dependencies : property 'b' is required, if 'a' property exists", "required /d: is required"}},
+		{`{"minItems":1,"maxItems":2}`, `[1]`, nil},
+		{`{"minItems":1}`, `[]`, []string{"minItems : minimum 1 items required, but found 0 items"}},
+		{`{"maxItems":1}`, `[1,2]`, []string{"maxItems : maximum 1 items required, but found 2 items"}},
+		{`{"uniqueItems":true}`, `[1,"1",{"a":1},{"a":2}]`, nil},
+		{`{"uniqueItems":true}`, `[0,1,{"a":1},1.0,{"a":1}]`, []string{"uniqueItems : items at index 1 and 3 are equal"}},
+		{`{"items":{"type":"integer"}}`, `[1,2]`, nil},
+		{`{"items":{"type":"integer"}}`, `[1,"x",3,null]`,
+			[]string{"type /1: expected integer, but got string", "type /3: expected integer, but got null"}},
+		{`{"items":[{"type":"string"},{"type":"integer"}]}`, `["a",1,true]`, nil},
+		{`{"items":[{"type":"string"}],"additionalItems":{"type":"integer"}}`, `["a",1,true]`, []string{"type /2: expected integer, but got boolean"}},
+		{`{"items":[{"type":"string"}],"additionalItems":false}`, `["a"]`, nil},
+		{`{"items":[{"type":"string"}],"additionalItems":false}`, `[1,2]`,
+			[]string{"type /0: expected string, but got number", "additionalItems : only 1 items are allowed, but found 2 items"}},
+		{`{"additionalItems":false}`, `[1,2]`, nil},
+		{`{"contains":{"const":2}}`, `[1,2]`, nil},
+		{`{"contains":{"const":2}}`, `[1,3]`, []string{`contains : no item is valid against the "contains" schema`}},
+		{`{"minLength":2,"maxLength":3}`, `"éé"`, nil},
+		{`{"minLength":2}`, `"é"`, []string{"minLength : length must be >= 2, but got 1"}},
+		{`{"maxLength":1}`, `"ab"`, []string{"maxLength : length must be <= 1, but got 2"}},
+		{`{"pattern":"^[0-9]{4}-[0-9]{2}$"}`, `"2024-01"`, nil},
+		{`{"pattern":"^[0-9]{4}$"}`, `"2024-01"`, []string{`pattern : does not match pattern '^[0-9]{4}$'`}},
+		{`{"pattern":"^a"}`, `5`, nil},
+		{`{"minimum":1,"maximum":3}`, `3`, nil},
+		{`{"minimum":1.5}`, `1`, []string{"minimum : must be >= 1.5 but found 1"}},
+		{`{"maximum":3}`, `3.5`, []string{"maximum : must be <= 3 but found 3.5"}},
+		{`{"exclusiveMinimum":1,"exclusiveMaximum":3}`, `2`, nil},
+		{`{"exclusiveMinimum":1}`, `1`, []string{"exclusiveMinimum : must be > 1 but found 1"}},
+		{`{"exclusiveMaximum":3}`, `3`, []string{"exclusiveMaximum : must be < 3 but found 3"}},
+		{`{"multipleOf":0.1}`, `0.3`, nil},
+		{`{"multipleOf":5}`, `15`, nil},
+		{`{"multipleOf":5}`, `12`, []string{"multipleOf : 12 not multipleOf 5"}},
+		{`{"multipleOf":0.1}`, `0.35`, []string{"multipleOf : 0.35 not multipleOf 0.1"}},
+		{`{"minimum":5}`, `"x"`, nil},
+		{`{"not":{"type":"string"}}`, `1`, nil},
+		{`{"not":{"type":"string"}}`, `"x"`, []string{"not : not failed"}},
+		{`{"allOf":[{"minimum":1},{"maximum":3}]}`, `2`, nil},
+		{`{"allOf":[{"minimum":1},{"maximum":3}]}`, `4`, []string{"maximum : must be <= 3 but found 4"}},
+		{`{"anyOf":[{"type":"string"},{"minimum":3}]}`, `4`, nil},
+		{`{"anyOf":[{"type":"string"},{"minimum":3}]}`, `2`,
+			[]string{"type : expected string, but got number", "minimum : must be >= 3 but found 2"}},
+		{`{"oneOf":[{"type":"string"},{"type":"integer","minimum":3}]}`, `"x"`, nil},
+		{`{"oneOf":[{"type":"string"},{"type":"integer","minimum":3}]}`, `2`,
+			[]string{"type : expected string, but got number", "minimum : must be >= 3 but found 2"}},
+		{`{"oneOf":[{"type":"number"},{"minimum":3}]}`, `4`, []string{"oneOf : valid against schemas at indexes 0 and 1"}},
+		{`{"if":{"properties":{"a":{"const":1}}},"then":{"required":["b"]},"else":{"required":["c"]}}`, `{"a":1,"b":1}`, nil},
+		{`{"if":{"properties":{"a":{"const":1}}},"then":{"required":["b"]},"else":{"required":["c"]}}`, `{"a":1}`, []string{"required /b: is required"}},
+		{`{"if":{"properties":{"a":{"const":1}}},"then":{"required":["b"]},"else":{"required":["c"]}}`, `{"a":2}`, []string{"required /c: is required"}},
+		{`{"then":{"required":["b"]}}`, `{}`, nil},
+		{`{"definitions":{"n":{"type":"integer"}},"properties":{"a":{"$ref":"#/definitions/n"}}}`, `{"a":1}`, nil},
+		{`{"definitions":{"n":{"type":"integer"}},"properties":{"a":{"$ref":"#/definitions/n"}}}`, `{"a":"1"}`, []string{"type /a: expected integer, but got string"}},
+		{`{"definitions":{"a/b":{"type":"integer"},"c%d":{"type":"string"}},"items":[{"$ref":"#/definitions/a~1b"},{"$ref":"#/definitions/c%25d"}]}`, `["x",1]`,
+			[]string{"type /0: expected integer, but got string", "type /1: expected string, but got number"}},
+		{`{"properties":{"next":{"$ref":"#"}},"required":["v"]}`, `{"v":1,"next":{"v":2,"next":{}}}`, []string{"required /next/next/v: is required"}},
+		{`{"$ref":"#/definitions/n","type":"string","definitions":{"n":{"type":"integer"}}}`, `1`, nil},
+		{`{"title":"x","description":"y","examples":[1],"format":"date","airbyte_secret":true,"order":0}`, `"not a date"`, nil},
+	}
+	for _, c := range cases {
+		s, err := Compile(decode(t, c.schema))
+		if err != nil {
+			t.Errorf("%s: %v", c.schema, err)
+			continue
+		}
+		got := failures(s.Validate(decode(t, c.value)))
+		if strings.Join(got, "\n") != strings.Join(c.want, "\n") {
+			t.Errorf("%s with %s:\n got %q\nwant %q", c.schema, c.value, got, c.want)
+		}
+	}
+}
+
+// The enum error carries the values allowed.
+func TestEnumValues(t *testing.T) {
+	s, _ := Compile(decode(t, `{"enum":["a","b"]}`))
+	err := s.Validate("c").(*ValidationError)
+	if len(err.Errors) != 1 || len(err.Errors[0].Enum) != 2 || err.Errors[0].Enum[1] != "b" {
+		t.Errorf("%+v", err.Errors)
+	}
+}
+
+// Numbers as YAML decoders and our manifest make them are numbers.
+func TestGoNumbers(t *testing.T) {
+	s, _ := Compile(decode(t, `{"type":"integer","minimum":2,"enum":[2,3]}`))
+	for _, v := range []any{int(2), int64(3), uint64(2), float32(3), json.Number("2")} {
+		if err := s.Validate(v); err != nil {
+			t.Errorf("%T %v: %v", v, v, err)
+		}
+	}
+	if got := failures(s.Validate(struct{}{})); len(got) != 1 || got[0] != "type : struct {} is not a JSON value" {
+		t.Errorf("%q", got)
+	}
+}
+
+// A broken schema is refused with its place; a $ref loop fails instead of
+// recursing for ever.
+func TestSchemaErrors(t *testing.T) {
+	for schema, want := range map[string]string{
+		`5`:                                     `the schema's root: a schema must be an object or a boolean, got 5`,
+		`{"type":"str"}`:                        `/type: "str" is not a type (null, boolean, object, array, number, integer or string)`,
+		`{"type":["string","string"]}`:          `/type: must be a type name or a list of different type names, got ["string","string"]`,
+		`{"properties":{"a":{"minLength":-1}}}`: `/properties/a/minLength: must be a non-negative integer, got -1`,
+		`{"properties":{"a":{"pattern":"(?=x)"}}}`:   "/properties/a/pattern: \"(?=x)\" is not a regular expression Go supports: invalid or unsupported Perl syntax: `(?=`",
+		`{"patternProperties":{"(":{}}}`:             "/patternProperties: \"(\" is not a regular expression Go supports: missing closing ): `(`",
+		`{"required":"a"}`:                           `/required: must be a list of different names, got "a"`,
+		`{"anyOf":[]}`:                               `/anyOf: must be a list of schemas, got []`,
+		`{"multipleOf":0}`:                           `/multipleOf: must be greater than 0`,
+		`{"minimum":"1"}`:                            `/minimum: must be a number, got "1"`,
+		`{"exclusiveMinimum":true}`:                  `/exclusiveMinimum: must be a number, got true`,
+		`{"title":5}`:                                `/title: must be a string, got 5`,
+		`{"examples":"x"}`:                           `/examples: must be a list, got "x"`,
+		`{"items":[{"type":1}]}`:                     `/items/0/type: must be a type name or a list of them, got 1`,
+		`{"$ref":"other.json#/definitions/a"}`:       `$ref "other.json#/definitions/a": only references inside the schema (#/...) are supported`,
+		`{"$ref":"#/definitions/missing"}`:           `$ref "#/definitions/missing": the schema has nothing there`,
+		`{"$ref":"#anchor"}`:                         `$ref "#anchor": not a JSON pointer (#/definitions/...)`,
+		`{"definitions":{"unused":{"type":"what"}}}`: `/definitions/unused/type: "what" is not a type (null, boolean, object, array, number, integer or string)`,
+		`{"not":{"$ref":"#/definitions/gone"}}`:      `$ref "#/definitions/gone": the schema has nothing there`,
+		`{"dependencies":{"a":[1]}}`:                 `/dependencies: "a" must be a schema or a list of names, got [1]`,
+	} {
+		_, err := Compile(decode(t, schema))
+		if err == nil || err.Error() != want {
+			t.Errorf("%s:\n got %v\nwant %s", schema, err, want)
+		}
+	}
+	s, err := Compile(decode(t, `{"definitions":{"a":{"$ref":"#/definitions/b"},"b":{"anyOf":[{"$ref":"#/definitions/a"}]}},"$ref":"#/definitions/a"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := failures(s.Validate(1.0)); len(got) != 1 || got[0] != "$ref : the schema refers to itself in a loop without going into the value" {
+		t.Errorf("%q", got)
+	}
+}
+
+// A document compiles only the definitions asked for, and a $ref when a value
+// first reaches it.
+func TestDocumentIsLazy(t *testing.T) {
+	root := decode(t, `{"definitions":{"a":{"properties":{"b":{"$ref":"#/definitions/b"}}},"b":{"type":"integer"},"broken":{"type":"what"}}}`)
+	var asked []string
+	d := NewDocument(func(pointer string) (any, bool) {
+		asked = append(asked, pointer)
+		return Tree(root)(pointer)
+	})
+	a, err := d.Schema("#/definitions/a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Validate(map[string]any{}) != nil || strings.Join(asked, " ") != "/definitions/a" {
+		t.Fatalf("asked %q", asked)
+	}
+	if got := failures(a.Validate(map[string]any{"b": "x"})); len(got) != 1 || got[0] != "type /b: expected integer, but got string" {
+		t.Errorf("%q", got)
+	}
+	if strings.Join(asked, " ") != "/definitions/a /definitions/b" {
+		t.Errorf("asked %q", asked)
+	}
+}
+
+// Validating a valid value allocates nothing.
+func TestValidAllocatesNothing(t *testing.T) {
+	s, err := Compile(decode(t, `{"type":"object","required":["a"],"properties":{"a":{"type":"string","minLength":1,"pattern":"^x"},
+		"b":{"type":"array","items":{"$ref":"#/definitions/n"},"uniqueItems":true},"c":{"anyOf":[{"type":"string"},{"type":"integer"}]},
+		"d":{"enum":["p","q"]}},"patternProperties":{"^e":{"type":"boolean"}},"additionalProperties":false,"definitions":{"n":{"type":"integer","minimum":0}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := decode(t, `{"a":"xy","b":[1,2,3],"c":5,"d":"q","e1":true}`)
+	if n := testing.AllocsPerRun(100, func() {
+		if s.Validate(v) != nil {
+			t.Fatal("invalid")
+		}
+	}); n != 0 {
+		t.Errorf("%v allocations", n)
+	}
+}
