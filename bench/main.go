@@ -42,7 +42,7 @@ func main() {
 	records := flag.Int("records", 1000000, "records in the data set")
 	size := flag.Int("record-size", 200, "approximate bytes per record")
 	pageSize := flag.Int("page-size", 1000, "records per page")
-	mode := flag.String("mode", "offset", "our manifest: offset, page or cursor pagination; transform (offset with AddFields and RemoveFields); incremental (slices of one page against full refresh)")
+	mode := flag.String("mode", "offset", "our manifest: offset, page or cursor pagination; transform (offset with AddFields and RemoveFields); incremental (slices of one page against full refresh); partitions; startup (whole processes against a bare Go binary)")
 	auth := flag.String("auth", "apikey", "authentication: apikey or none")
 	runs := flag.Int("runs", 5, "pairs of runs")
 	parents := flag.Int("parents", 1000, "partitions mode: parent records, one child request each")
@@ -57,6 +57,10 @@ func main() {
 	ours, floor := filepath.Join(dir, "source-declarative"), filepath.Join(dir, "floor")
 	must(exec.Command("go", "build", "-o", ours, ".").Run())
 	must(exec.Command("go", "build", "-o", floor, "./bench/floor").Run())
+	if *mode == "startup" {
+		startupBench(ours, dir, max(*runs, 21))
+		return
+	}
 	if *mode == "partitions" {
 		partitionsBench(ours, dir, *parents, *workers, *delay, *memParents)
 		return
