@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/airbyte-go/source-declarative/manifest/jsonschema"
 
@@ -16,21 +17,26 @@ import (
 
 // configRef matches a template that is exactly one config reference, in
 // any of the three quoting forms the builder writes, possibly nested
-// ({{ config['credentials']['client_id'] }}).
+// ({{ config['credentials']['client_id'] }}); configRefStep is one step of
+// it. Compiled on first use, not at start-up.
 var (
-	configRef     = regexp.MustCompile(`^\s*\{\{\s*config((?:\[\s*['"][^'"\]]+['"]\s*\]|\.[A-Za-z_][A-Za-z0-9_]*)+)\s*\}\}\s*$`)
-	configRefStep = regexp.MustCompile(`\[\s*['"]([^'"\]]+)['"]\s*\]|\.([A-Za-z_][A-Za-z0-9_]*)`)
+	configRef = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^\s*\{\{\s*config((?:\[\s*['"][^'"\]]+['"]\s*\]|\.[A-Za-z_][A-Za-z0-9_]*)+)\s*\}\}\s*$`)
+	})
+	configRefStep = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\[\s*['"]([^'"\]]+)['"]\s*\]|\.([A-Za-z_][A-Za-z0-9_]*)`)
+	})
 )
 
 // ConfigPath returns the config keys a template refers to, when it is
 // exactly {{ config['a'] }}, {{ config["a"]["b"] }}, {{ config.a.b }}...
 func ConfigPath(tpl string) ([]string, bool) {
-	m := configRef.FindStringSubmatch(tpl)
+	m := configRef().FindStringSubmatch(tpl)
 	if m == nil {
 		return nil, false
 	}
 	var out []string
-	for _, step := range configRefStep.FindAllStringSubmatch(m[1], -1) {
+	for _, step := range configRefStep().FindAllStringSubmatch(m[1], -1) {
 		out = append(out, step[1]+step[2])
 	}
 	return out, true

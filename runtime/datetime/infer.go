@@ -2,11 +2,12 @@ package datetime
 
 import (
 	"strconv"
+	"sync"
 )
 
 // inferFormats are the formats a builder test read recognises, in the order
-// they are tried.
-var inferFormats = func() []*Layout {
+// they are tried; compiled on first use, as only test reads need them.
+var inferFormats = sync.OnceValue(func() []*Layout {
 	var out []*Layout
 	for _, f := range []string{"%Y-%m-%d", "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%SZ", "%Y-%m-%dT%H:%M:%S.%fZ",
 		"%Y-%m-%d %H:%M:%S.%f%z", "%Y-%m-%dT%H:%M:%S.%f%z", "%s", "%ms", "%d/%m/%Y %H:%M", "%Y-%m", "%d-%m-%Y"} {
@@ -14,7 +15,7 @@ var inferFormats = func() []*Layout {
 		out = append(out, l)
 	}
 	return out
-}()
+})
 
 // Inferrer finds the top-level fields of records that hold dates in one
 // format throughout, as the Connector Builder's test read reports them: the
@@ -32,7 +33,7 @@ func (in *Inferrer) Add(record map[string]any) {
 		in.candidates = map[string]*Layout{}
 		for k, v := range record {
 			if s, ok := dateCandidate(v); ok {
-				for _, l := range inferFormats {
+				for _, l := range inferFormats() {
 					if _, err := l.ParseMicros(s); err == nil {
 						in.candidates[k] = l
 						break

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"regexp"
 	"strings"
 )
 
@@ -39,8 +38,26 @@ func Constant(v any, path string) *Template {
 	return &Template{Source: String(v), Path: path, isConst: true, static: true, value: v}
 }
 
-// streamStateVar finds the stream_state variable in a template.
-var streamStateVar = regexp.MustCompile(`\bstream_state\b`)
+// mentionsStreamState tells whether src has the word stream_state (as the
+// regular expression \bstream_state\b finds it).
+func mentionsStreamState(src string) bool {
+	const word = "stream_state"
+	for from := 0; ; {
+		i := strings.Index(src[from:], word)
+		if i < 0 {
+			return false
+		}
+		start, end := from+i, from+i+len(word)
+		if (start == 0 || !isWordByte(src[start-1])) && (end == len(src) || !isWordByte(src[end])) {
+			return true
+		}
+		from = start + 1
+	}
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
 
 // Compile parses src once. path names its place in the manifest for errors.
 // A template that mentions stream_state is refused, as the reference refuses
@@ -54,7 +71,7 @@ func Compile(src, path string) (*Template, error) {
 		t.text = norm
 		return t, nil
 	}
-	if streamStateVar.MatchString(src) {
+	if mentionsStreamState(src) {
 		return nil, fmt.Errorf("%s: `stream_state` is no longer supported in templates (Airbyte's runtime refuses it too); use stream_interval.start_time and stream_interval.end_time, the bounds of the slice being read", path)
 	}
 	body, undeclared, err := parseTemplate(norm)

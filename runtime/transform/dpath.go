@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Glob is a field path in the reference's dpath syntax: each segment is a
@@ -91,7 +92,7 @@ func (g Glob) Match(path []string) bool {
 			segs = make([]string, 0, len(path))
 			segs = append(append(append(segs, g.segs[:g.star]...), repeat("*", n)...), g.segs[g.star+1:]...)
 			patterns = make([]*regexp.Regexp, 0, len(path))
-			patterns = append(append(append(patterns, g.patterns[:g.star]...), repeatRe(anything, n)...), g.patterns[g.star+1:]...)
+			patterns = append(append(append(patterns, g.patterns[:g.star]...), repeatRe(anything(), n)...), g.patterns[g.star+1:]...)
 		case n == 0:
 			segs = append(append([]string{}, g.segs[:g.star]...), g.segs[g.star+1:]...)
 			patterns = append(append([]*regexp.Regexp{}, g.patterns[:g.star]...), g.patterns[g.star+1:]...)
@@ -112,7 +113,8 @@ func (g Glob) Match(path []string) bool {
 	return true
 }
 
-var anything = regexp.MustCompile(`^(?s:.*)$`)
+// anything matches any key; compiled on first use, not at start-up.
+var anything = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?s:.*)$`) })
 
 func repeat(s string, n int) []string {
 	out := make([]string, n)
