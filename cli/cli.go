@@ -125,12 +125,14 @@ func (a *app) spec(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return a.fail(protocol.ConfigError, err.Error())
 	}
-	resolved, err := manifest.ResolveOnly(raw)
-	if err != nil {
-		return a.fail(protocol.ConfigError, "invalid manifest: "+err.Error())
-	}
+	// A manifest that loads is resolved once; one that does not still has a
+	// spec when its references resolve.
+	var resolved map[string]any
 	if src, err := manifest.Load(raw); err == nil {
 		a.warn(src.Warnings)
+		resolved = src.Resolved
+	} else if resolved, err = manifest.ResolveOnly(raw); err != nil {
+		return a.fail(protocol.ConfigError, "invalid manifest: "+err.Error())
 	}
 	spec, warnings := manifest.Spec(resolved)
 	a.warn(warnings)

@@ -65,7 +65,7 @@ func (w *Writer) writeLocked(m *Message) error {
 		e.InternalMessage = w.mask(e.InternalMessage)
 		e.StackTrace = w.mask(e.StackTrace)
 	}
-	b, err := json.Marshal(m)
+	b, err := marshalMessage(m)
 	if err != nil {
 		return err
 	}
@@ -162,4 +162,44 @@ func (w *Writer) ControlConfig(config map[string]any) error {
 		w.err = err
 	}
 	return w.err
+}
+
+// marshalMessage encodes m as json.Marshal does, but with its payload's type
+// only: encoding/json builds the encoders of a type and of every type inside
+// it on first use, and building them for all message types at once cost a
+// short command (spec, check) ~0.5 ms.
+func marshalMessage(m *Message) ([]byte, error) {
+	var key string
+	var payload any
+	set := 0
+	for _, p := range []struct {
+		key   string
+		value any
+		isSet bool
+	}{
+		{"record", m.Record, m.Record != nil}, {"state", m.State, m.State != nil}, {"log", m.Log, m.Log != nil},
+		{"spec", m.Spec, len(m.Spec) > 0}, {"connectionStatus", m.ConnectionStatus, m.ConnectionStatus != nil},
+		{"catalog", m.Catalog, m.Catalog != nil}, {"trace", m.Trace, m.Trace != nil}, {"control", m.Control, m.Control != nil},
+	} {
+		if p.isSet {
+			key, payload = p.key, p.value
+			set++
+		}
+	}
+	if set > 1 {
+		return json.Marshal(m)
+	}
+	typ, err := json.Marshal(m.Type)
+	if err != nil {
+		return nil, err
+	}
+	b := append([]byte(`{"type":`), typ...)
+	if set == 1 {
+		p, err := json.Marshal(payload)
+		if err != nil {
+			return nil, err
+		}
+		b = append(append(append(append(b, `,"`...), key...), `":`...), p...)
+	}
+	return append(b, '}'), nil
 }

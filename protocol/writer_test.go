@@ -122,3 +122,22 @@ func TestDebugLogsOnlyWhenAsked(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
 }
+
+// Messages are encoded as json.Marshal encodes them, payload by payload.
+func TestMarshalMessageAsEncodingJSON(t *testing.T) {
+	for _, m := range []*Message{
+		{Type: TypeSpec, Spec: json.RawMessage(` {"a": "<b>"} `)},
+		{Type: TypeLog, Log: &Log{Level: "INFO", Message: "a & b"}},
+		{Type: TypeConnectionStatus, ConnectionStatus: &ConnectionStatus{Status: "SUCCEEDED"}},
+		{Type: TypeCatalog, Catalog: &Catalog{Streams: []Stream{{Name: "s", JSONSchema: map[string]any{"type": "object"}}}}},
+		{Type: TypeRecord, Record: &Record{Stream: "s", Data: json.RawMessage(`{"id":1}`), EmittedAt: 3}},
+		{Type: "NONE"},
+		{Type: TypeLog, Log: &Log{Level: "INFO", Message: "both"}, ConnectionStatus: &ConnectionStatus{Status: "FAILED"}},
+	} {
+		want, _ := json.Marshal(m)
+		got, err := marshalMessage(m)
+		if err != nil || string(got) != string(want) {
+			t.Errorf("got %s (%v), want %s", got, err, want)
+		}
+	}
+}

@@ -14,7 +14,6 @@ import (
 
 	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/charmap"
-	"golang.org/x/text/encoding/ianaindex"
 	"golang.org/x/text/encoding/unicode"
 	"golang.org/x/text/transform"
 )
@@ -63,7 +62,7 @@ func lookup(name string) (transform.Transformer, error) {
 		return strict(unicode.UTF16(unicode.BigEndian, unicode.IgnoreBOM)), nil
 	}
 	for _, candidate := range aliases(n) {
-		if e, err := ianaindex.IANA.Encoding(candidate); err == nil && e != nil {
+		if e := ianaEncoding(candidate); e != nil {
 			return strict(e), nil
 		}
 	}
@@ -85,10 +84,15 @@ func aliases(n string) []string {
 	return out
 }
 
+// decodable is an encoding we decode from (we never encode).
+type decodable interface {
+	NewDecoder() *encoding.Decoder
+}
+
 // strict decodes with e and fails where e would write a replacement
 // character: the encodings other than UTF-8 write one only for bytes they
 // cannot decode.
-func strict(e encoding.Encoding) transform.Transformer {
+func strict(e decodable) transform.Transformer {
 	return transform.Chain(e.NewDecoder(), noReplacement{})
 }
 
@@ -111,4 +115,31 @@ func (noReplacement) Transform(dst, src []byte, atEOF bool) (int, int, error) {
 	}
 	copy(dst, src[:n])
 	return n, n, transform.ErrShortDst
+}
+
+// asciiEncoding decodes US-ASCII: a byte above 0x7F becomes U+FFFD, which
+// strict refuses.
+type asciiEncoding struct{}
+
+func (asciiEncoding) NewDecoder() *encoding.Decoder { return &encoding.Decoder{Transformer: asciiDecoder{}} }
+
+type asciiDecoder struct{ transform.NopResetter }
+
+func (asciiDecoder) Transform(dst, src []byte, atEOF bool) (nDst, nSrc int, err error) {
+	for ; nSrc < len(src); nSrc++ {
+		c := src[nSrc]
+		if c < utf8.RuneSelf {
+			if nDst >= len(dst) {
+				return nDst, nSrc, transform.ErrShortDst
+			}
+			dst[nDst] = c
+			nDst++
+			continue
+		}
+		if nDst+len(replacement) > len(dst) {
+			return nDst, nSrc, transform.ErrShortDst
+		}
+		nDst += copy(dst[nDst:], replacement)
+	}
+	return nDst, nSrc, nil
 }
