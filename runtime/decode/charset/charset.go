@@ -121,7 +121,9 @@ func (noReplacement) Transform(dst, src []byte, atEOF bool) (int, int, error) {
 // strict refuses.
 type asciiEncoding struct{}
 
-func (asciiEncoding) NewDecoder() *encoding.Decoder { return &encoding.Decoder{Transformer: asciiDecoder{}} }
+func (asciiEncoding) NewDecoder() *encoding.Decoder {
+	return &encoding.Decoder{Transformer: asciiDecoder{}}
+}
 
 type asciiDecoder struct{ transform.NopResetter }
 
