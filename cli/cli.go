@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -13,8 +14,6 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"syscall"
-
-	"github.com/spf13/cobra"
 
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/protocol"
@@ -56,59 +55,63 @@ func Main(args []string, stdout, stderr io.Writer, genericSpec []byte, version s
 		}
 		a.out.Flush()
 	}()
-	root := a.commands(version)
-	root.SetArgs(args)
-	root.SetOut(stderr)
-	root.SetErr(stderr)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	err := root.ExecuteContext(ctx)
-	var ee exitError
-	switch {
-	case err == nil:
-		return 0
-	case errors.As(err, &ee):
-		return ee.code
+	cl := a.commandLine(version, stderr)
+	c, err := cl.parse(args)
+	if err != nil {
+		fmt.Fprintln(stderr, "error:", err)
+		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", cl.program)
+		return 2
 	}
-	// A usage mistake (unknown command or flag): cobra printed usage on stderr.
-	fmt.Fprintln(stderr, "error:", err)
-	return 2
+	if c == nil {
+		return 0 // help or the version
+	}
+	a.out.SetDebug(a.debug)
+	ctx := context.Background()
+	if c.signals {
+		var stop context.CancelFunc
+		ctx, stop = signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+		defer stop()
+	}
+	var ee exitError
+	if err := c.run(ctx); errors.As(err, &ee) {
+		return ee.code
+	} else if err != nil {
+		fmt.Fprintln(stderr, "error:", err)
+		return 2
+	}
+	return 0
 }
 
-func (a *app) commands(version string) *cobra.Command {
-	root := &cobra.Command{
-		Use:           "source-declarative",
-		Short:         "Run an Airbyte declarative manifest as a source connector",
-		Version:       version,
-		SilenceUsage:  true,
-		SilenceErrors: true,
+// commandLine declares the commands and their flags.
+func (a *app) commandLine(version string, stderr io.Writer) *commandLine {
+	cl := &commandLine{program: "source-declarative", short: "Run an Airbyte declarative manifest as a source connector", version: version, stderr: stderr,
+		global: func(fs *flag.FlagSet) {
+			fs.StringVar(&a.manifestPath, "manifest", a.manifestPath, "path of the manifest (YAML or JSON)")
+			fs.BoolVar(&a.debug, "debug", a.debug, "print DEBUG LOG messages: a summary of every request and response, secrets masked")
+		}}
+	cl.newCommand("spec", "Print the connector specification", a.spec)
+	check := cl.newCommand("check", "Check the config connects", a.check)
+	discover := cl.newCommand("discover", "Print the catalog of streams", a.discover)
+	read := cl.newCommand("read", "Read the configured streams", a.read)
+	for _, c := range []*command{check, discover, read} {
+		c.flags.StringVar(&a.configPath, "config", "", "path of the config JSON")
+		c.required = []string{"config"}
+		c.signals = true
 	}
-	root.PersistentFlags().StringVar(&a.manifestPath, "manifest", "", "path of the manifest (YAML or JSON)")
-	root.PersistentFlags().BoolVar(&a.debug, "debug", false, "print DEBUG LOG messages: a summary of every request and response, secrets masked")
-	root.PersistentPreRun = func(*cobra.Command, []string) { a.out.SetDebug(a.debug) }
-	spec := &cobra.Command{Use: "spec", Short: "Print the connector specification", Args: cobra.NoArgs, RunE: a.spec}
-	check := &cobra.Command{Use: "check", Short: "Check the config connects", Args: cobra.NoArgs, RunE: a.check}
-	discover := &cobra.Command{Use: "discover", Short: "Print the catalog of streams", Args: cobra.NoArgs, RunE: a.discover}
-	read := &cobra.Command{Use: "read", Short: "Read the configured streams", Args: cobra.NoArgs, RunE: a.read}
-	for _, c := range []*cobra.Command{check, discover, read} {
-		c.Flags().StringVar(&a.configPath, "config", "", "path of the config JSON")
-		c.MarkFlagRequired("config")
-	}
-	read.Flags().StringVar(&a.catalogPath, "catalog", "", "path of the configured catalog JSON")
-	read.Flags().StringVar(&a.statePath, "state", "", "path of the state JSON")
-	read.Flags().BoolVar(&a.writeConfig, "write-config", false, "also write a rotated config back to the --config file (for orchestrators that ignore CONTROL messages)")
-	read.MarkFlagRequired("catalog")
-	testRead := &cobra.Command{Use: "test-read", Short: "Read the first pages of one stream as the Connector Builder does", Args: cobra.NoArgs, RunE: a.testRead}
-	testRead.Flags().StringVar(&a.configPath, "config", "", "path of the config JSON (the testing values)")
-	testRead.Flags().StringVar(&a.stream, "stream", "", "the stream to read")
-	testRead.Flags().IntVar(&a.limits.MaxPagesPerSlice, "max-pages", runtime.DefaultTestLimits.MaxPagesPerSlice, "pages to read at most")
-	testRead.Flags().IntVar(&a.limits.MaxRecords, "max-records", runtime.DefaultTestLimits.MaxRecords, "records to read at most")
-	testRead.Flags().IntVar(&a.limits.MaxSlices, "max-slices", runtime.DefaultTestLimits.MaxSlices, "slices to read at most")
-	testRead.Flags().BoolVar(&a.pretty, "pretty", false, "print pages, statuses and paginator decisions for a person instead of a RECORD")
-	testRead.MarkFlagRequired("config")
-	testRead.MarkFlagRequired("stream")
-	root.AddCommand(spec, check, discover, read, testRead)
-	return root
+	read.flags.StringVar(&a.catalogPath, "catalog", "", "path of the configured catalog JSON")
+	read.flags.StringVar(&a.statePath, "state", "", "path of the state JSON")
+	read.flags.BoolVar(&a.writeConfig, "write-config", false, "also write a rotated config back to the --config file (for orchestrators that ignore CONTROL messages)")
+	read.required = append(read.required, "catalog")
+	testRead := cl.newCommand("test-read", "Read the first pages of one stream as the Connector Builder does", a.testRead)
+	testRead.flags.StringVar(&a.configPath, "config", "", "path of the config JSON (the testing values)")
+	testRead.flags.StringVar(&a.stream, "stream", "", "the stream to read")
+	testRead.flags.IntVar(&a.limits.MaxPagesPerSlice, "max-pages", runtime.DefaultTestLimits.MaxPagesPerSlice, "pages to read at most")
+	testRead.flags.IntVar(&a.limits.MaxRecords, "max-records", runtime.DefaultTestLimits.MaxRecords, "records to read at most")
+	testRead.flags.IntVar(&a.limits.MaxSlices, "max-slices", runtime.DefaultTestLimits.MaxSlices, "slices to read at most")
+	testRead.flags.BoolVar(&a.pretty, "pretty", false, "print pages, statuses and paginator decisions for a person instead of a RECORD")
+	testRead.required = []string{"config", "stream"}
+	testRead.signals = true
+	return cl
 }
 
 // fail prints one TRACE ERROR and ends the command with exit code 1.
@@ -117,7 +120,7 @@ func (a *app) fail(failure, message string) error {
 	return exitError{1}
 }
 
-func (a *app) spec(cmd *cobra.Command, _ []string) error {
+func (a *app) spec(context.Context) error {
 	raw, err := manifest.Find(a.manifestPath, nil)
 	if errors.Is(err, manifest.ErrNoManifest) {
 		return a.out.Write(&protocol.Message{Type: protocol.TypeSpec, Spec: a.genericSpec})
@@ -191,7 +194,7 @@ func (a *app) setup() (r *runtime.Runner, err *setupError, validation error) {
 // check prints exactly one CONNECTION_STATUS and exits 0 for anything the
 // user can fix in the config or the manifest (a TRACE config_error comes
 // first for the manifest); an unreadable config file is a TRACE and exit 1.
-func (a *app) check(cmd *cobra.Command, _ []string) error {
+func (a *app) check(ctx context.Context) error {
 	r, err, invalid := a.setup()
 	if err != nil {
 		if !err.manifest {
@@ -203,10 +206,10 @@ func (a *app) check(cmd *cobra.Command, _ []string) error {
 	if invalid != nil {
 		return a.out.ConnectionStatus(false, "Config validation error: "+invalid.Error())
 	}
-	return r.Check(cmd.Context())
+	return r.Check(ctx)
 }
 
-func (a *app) discover(cmd *cobra.Command, _ []string) error {
+func (a *app) discover(ctx context.Context) error {
 	r, err, invalid := a.setup()
 	if err != nil {
 		return a.fail(protocol.ConfigError, err.message)
@@ -214,19 +217,19 @@ func (a *app) discover(cmd *cobra.Command, _ []string) error {
 	if invalid != nil {
 		return a.fail(protocol.ConfigError, "Config validation error: "+invalid.Error())
 	}
-	if err := r.Discover(cmd.Context()); err != nil {
+	if err := r.Discover(ctx); err != nil {
 		return a.fail(runtime.FailureType(err), runtime.OneLine(err))
 	}
 	return nil
 }
 
-func (a *app) read(cmd *cobra.Command, _ []string) error {
+func (a *app) read(ctx context.Context) error {
 	config, err := readJSONObject(a.configPath, "config")
 	if err != nil {
 		return a.fail(protocol.ConfigError, err.Error())
 	}
 	if command, ok := config["__command"].(string); ok {
-		return a.builder(cmd.Context(), command, config)
+		return a.builder(ctx, command, config)
 	}
 	r, serr, invalid := a.setup()
 	if serr != nil {
@@ -245,7 +248,7 @@ func (a *app) read(cmd *cobra.Command, _ []string) error {
 			return a.fail(protocol.ConfigError, err.Error())
 		}
 	}
-	if err := r.Read(cmd.Context(), catalog, states); err != nil {
+	if err := r.Read(ctx, catalog, states); err != nil {
 		return a.fail(runtime.FailureType(err), runtime.OneLine(err))
 	}
 	return nil
@@ -358,8 +361,8 @@ func (a *app) builder(ctx context.Context, command string, config map[string]any
 	return nil
 }
 
-func (a *app) testRead(cmd *cobra.Command, _ []string) error {
-	return a.runTestRead(cmd.Context(), a.pretty)
+func (a *app) testRead(ctx context.Context) error {
+	return a.runTestRead(ctx, a.pretty)
 }
 
 // runTestRead prints the StreamRead of one stream; failures are part of it
