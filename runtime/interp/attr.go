@@ -238,7 +238,7 @@ func findMethod(v any, name string) methodFunc {
 	var table map[string]methodFunc
 	switch canon(v).(type) {
 	case string:
-		table = strMethods
+		table = strMethods()
 	case map[string]any:
 		table = dictMethods
 	case []any:

@@ -89,7 +89,7 @@ func (s *state) lookup(name string) any {
 	if v, ok := s.vars[name]; ok {
 		return canon(v)
 	}
-	if g, ok := globals[name]; ok {
+	if g, ok := globals()[name]; ok {
 		return g
 	}
 	return &undefined{hint: "'" + name + "' is undefined"}

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -12,13 +13,23 @@ import (
 // filterFunc is a filter: x | name(args).
 type filterFunc func(s *state, in any, a *args) (any, error)
 
-// filterFuncs are Jinja's built-in filters that templates may use, and the
-// Airbyte CDK's (cdkfilters.go). A filter not listed here is refused when
+// filterFuncsTable is Jinja's built-in filters that templates may use, and
+// the Airbyte CDK's (cdkfilters.go). A filter not listed here is refused when
 // the manifest loads.
-var filterFuncs map[string]filterFunc
+var (
+	filterFuncsTable     map[string]filterFunc
+	filterFuncsTableOnce sync.Once
+)
 
-func init() {
-	filterFuncs = map[string]filterFunc{
+// filterFuncs returns the table, built on first use rather than at package init:
+// a run builds only the tables its templates need.
+func filterFuncs() map[string]filterFunc {
+	filterFuncsTableOnce.Do(buildFilterFuncs)
+	return filterFuncsTable
+}
+
+func buildFilterFuncs() {
+	filterFuncsTable = map[string]filterFunc{
 		"abs":         fAbs,
 		"attr":        fAttr,
 		"capitalize":  strFilter(capitalize),
@@ -65,7 +76,7 @@ func init() {
 		"wordcount":   fWordcount,
 	}
 	for name, f := range cdkFilters {
-		filterFuncs[name] = f
+		filterFuncsTable[name] = f
 	}
 }
 
@@ -523,7 +534,7 @@ func fMap(s *state, in any, a *args) (any, error) {
 	if !ok {
 		return nil, typeErr("map: the filter name must be a string")
 	}
-	f, ok := filterFuncs[name]
+	f, ok := filterFuncs()[name]
 	if !ok {
 		return nil, valueErr("no filter named %q", name)
 	}
@@ -701,7 +712,7 @@ func fSelect(keep, byAttr bool) filterFunc {
 			if !ok {
 				return nil, typeErr("the test name must be a string")
 			}
-			t, ok := testFuncs[name]
+			t, ok := testFuncs()[name]
 			if !ok {
 				return nil, valueErr("no test named %q", name)
 			}

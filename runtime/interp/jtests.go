@@ -2,6 +2,7 @@ package interp
 
 import (
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 )
@@ -9,10 +10,20 @@ import (
 // testFunc is a Jinja test: x is name(args).
 type testFunc func(s *state, in any, a *args) (any, error)
 
-// testFuncs are Jinja's built-in tests.
-var testFuncs map[string]testFunc
+// testFuncsTable is Jinja's built-in tests.
+var (
+	testFuncsTable     map[string]testFunc
+	testFuncsTableOnce sync.Once
+)
 
-func init() {
+// testFuncs returns the table, built on first use rather than at package init:
+// a run builds only the tables its templates need.
+func testFuncs() map[string]testFunc {
+	testFuncsTableOnce.Do(buildTestFuncs)
+	return testFuncsTable
+}
+
+func buildTestFuncs() {
 	compare := func(op string) testFunc {
 		return func(_ *state, in any, a *args) (any, error) {
 			if len(a.pos) != 1 {
@@ -24,7 +35,7 @@ func init() {
 	is := func(f func(any) bool) testFunc {
 		return func(_ *state, in any, _ *args) (any, error) { return f(canon(in)), nil }
 	}
-	testFuncs = map[string]testFunc{
+	testFuncsTable = map[string]testFunc{
 		"defined":   is(func(v any) bool { _, u := v.(*undefined); return !u }),
 		"undefined": is(func(v any) bool { _, u := v.(*undefined); return u }),
 		"none":      is(func(v any) bool { return v == nil }),
@@ -83,12 +94,12 @@ func init() {
 		"ge": compare("gteq"), ">=": compare("gteq"),
 		"filter": func(_ *state, in any, _ *args) (any, error) {
 			name, ok := in.(string)
-			_, found := filterFuncs[name]
+			_, found := filterFuncs()[name]
 			return ok && found, nil
 		},
 		"test": func(_ *state, in any, _ *args) (any, error) {
 			name, ok := in.(string)
-			_, found := testFuncs[name]
+			_, found := testFuncs()[name]
 			return ok && found, nil
 		},
 	}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/airbyte-go/source-declarative/runtime/datetime"
@@ -14,12 +15,23 @@ import (
 // Now is the clock of the date macros; tests replace it.
 var Now = func() time.Time { return time.Now().UTC() }
 
-// globals are the names every template sees: Jinja's dict and namespace, and
-// the Airbyte CDK's macros (macros.py). range is absent, as in the reference.
-var globals map[string]any
+// globalsTable is the names every template sees: Jinja's dict and namespace,
+// and the Airbyte CDK's macros (macros.py). range is absent, as in the
+// reference.
+var (
+	globalsTable     map[string]any
+	globalsTableOnce sync.Once
+)
 
-func init() {
-	globals = map[string]any{}
+// globals returns the table, built on first use rather than at package init:
+// a run builds only the tables its templates need.
+func globals() map[string]any {
+	globalsTableOnce.Do(buildGlobals)
+	return globalsTable
+}
+
+func buildGlobals() {
+	globalsTable = map[string]any{}
 	for name, fn := range map[string]func(*state, *args) (any, error){
 		"now_utc":                  mNowUTC,
 		"today_utc":                mTodayUTC,
@@ -38,7 +50,7 @@ func init() {
 		"namespace":                gNamespace,
 		"lipsum":                   gLipsum,
 	} {
-		globals[name] = &callable{name: name, fn: fn}
+		globalsTable[name] = &callable{name: name, fn: fn}
 	}
 }
 

@@ -119,7 +119,7 @@ func (p *parser) load(name string) {
 			return
 		}
 	}
-	if _, ok := globals[name]; ok {
+	if _, ok := globals()[name]; ok {
 		return
 	}
 	for _, u := range p.undeclared {
@@ -995,7 +995,7 @@ func (p *parser) filters(x expr, inline bool) (expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		f, ok := filterFuncs[name]
+		f, ok := filterFuncs()[name]
 		if !ok {
 			return nil, p.fail("no filter named %q", name)
 		}
@@ -1024,7 +1024,7 @@ func (p *parser) test(x expr) (expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, ok := testFuncs[name]
+	t, ok := testFuncs()[name]
 	if !ok {
 		return nil, p.fail("no test named %q", name)
 	}

@@ -2,6 +2,7 @@ package interp
 
 import (
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -28,12 +29,22 @@ func stripFunc(a *args, fn string) (func(rune) bool, error) {
 	return func(r rune) bool { return strings.ContainsRune(chars, r) }, nil
 }
 
-// strMethods is filled in init: str.format reaches attributes, which reach
-// these methods.
-var strMethods map[string]methodFunc
+// strMethodsTable is built by a function, not as the variable's value:
+// str.format reaches attributes, which reach these methods.
+var (
+	strMethodsTable     map[string]methodFunc
+	strMethodsTableOnce sync.Once
+)
 
-func init() {
-	strMethods = map[string]methodFunc{
+// strMethods returns the table, built on first use rather than at package init:
+// a run builds only the tables its templates need.
+func strMethods() map[string]methodFunc {
+	strMethodsTableOnce.Do(buildStrMethods)
+	return strMethodsTable
+}
+
+func buildStrMethods() {
+	strMethodsTable = map[string]methodFunc{
 		"lower": func(_ *state, recv any, a *args) (any, error) { return strings.ToLower(recvStr(recv)), nil },
 		"upper": func(_ *state, recv any, a *args) (any, error) { return strings.ToUpper(recvStr(recv)), nil },
 		"casefold": func(_ *state, recv any, a *args) (any, error) {
