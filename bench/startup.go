@@ -25,58 +25,78 @@ import (
 // time of each and the median of the per-pair ratio ours / bare. Ours is
 // built as the README builds it (go build: linked with the C library, for
 // net's cgo resolver) and as the Dockerfile builds the image's (CGO_ENABLED=0
-// -trimpath -ldflags "-s -w": static). Peak RSS is measured in runs of their own.
+// -trimpath -ldflags "-s -w": static). The floors below ours, measured the
+// same way: bench/barehttp, which links net/http and crypto/tls as any
+// connector must, printing one line or making check's one GET. Peak RSS is
+// measured in runs of their own.
 func startupBench(ours, dir string, pairs int) {
-	bare, static := filepath.Join(dir, "bare"), filepath.Join(dir, "source-declarative-static")
+	bare := filepath.Join(dir, "bare")
 	must(exec.Command("go", "build", "-o", bare, "./bench/bare").Run())
-	build := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", static, ".")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	must(build.Run())
+	static := filepath.Join(dir, "source-declarative-static")
+	imageBuild(static, ".")
+	barehttp, barehttpStatic := filepath.Join(dir, "barehttp"), filepath.Join(dir, "barehttp-static")
+	must(exec.Command("go", "build", "-o", barehttp, "./bench/barehttp").Run())
+	imageBuild(barehttpStatic, "./bench/barehttp")
+
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	must(err)
 	go http.Serve(ln, exampleapi.New(exampleapi.Options{APIKey: "demo-key", Records: 25}))
+	url := "http://" + ln.Addr().String()
 	config := filepath.Join(dir, "config.json")
-	must(os.WriteFile(config, []byte(fmt.Sprintf(`{"base_url":"http://%s","api_key":"demo-key","end_date":"2024-01-08T00:00:00Z"}`, ln.Addr())), 0o600))
+	must(os.WriteFile(config, []byte(fmt.Sprintf(`{"base_url":%q,"api_key":"demo-key","end_date":"2024-01-08T00:00:00Z"}`, url)), 0o600))
 	manifest, err := filepath.Abs("examples/manifest.yaml")
 	must(err)
 
-	commands := []struct {
+	type build struct{ name, binary string }
+	builds := []build{{"go build", ours}, {"image", static}}
+	rows := []struct {
 		name   string
+		builds []build
 		args   []string
 		output string // what a run that worked prints
 	}{
-		{"spec (generic)", []string{"spec"}, `"connectionSpecification"`},
-		{"spec --manifest", []string{"spec", "--manifest", manifest}, `"connectionSpecification"`},
-		{"check", []string{"check", "--manifest", manifest, "--config", config}, `"status":"SUCCEEDED"`},
-		{"discover", []string{"discover", "--manifest", manifest, "--config", config}, `"type":"CATALOG"`},
+		{"spec (generic)", builds, []string{"spec"}, `"connectionSpecification"`},
+		{"spec --manifest", builds, []string{"spec", "--manifest", manifest}, `"connectionSpecification"`},
+		{"check", builds, []string{"check", "--manifest", manifest, "--config", config}, `"status":"SUCCEEDED"`},
+		{"discover", builds, []string{"discover", "--manifest", manifest, "--config", config}, `"type":"CATALOG"`},
+		{"floor: net/http", []build{{"go build", barehttp}, {"image", barehttpStatic}}, nil, `"bare"`},
+		{"floor: one GET", []build{{"go build", barehttp}, {"image", barehttpStatic}}, []string{url + "/v1/users?limit=10&offset=0"}, "\n"},
 	}
-	fmt.Printf("start-up: %d pairs per command, order drawn per pair; wall time (median), ours / bare (median of per-pair ratios), peak RSS\n", pairs)
+	fmt.Printf("start-up: %d pairs per row, order drawn per pair; wall time (median), ours / bare (median of per-pair ratios), peak RSS\n", pairs)
 	fmt.Printf("%-18s %-10s %9s %9s %8s %10s\n", "command", "build", "ours", "bare", "ratio", "peak RSS")
-	bareWall, bareRSS := []time.Duration{}, peakRSS(bare)
-	for _, c := range commands {
-		for _, build := range []struct{ name, binary string }{{"go build", ours}, {"image", static}} {
-			out, err := exec.Command(build.binary, c.args...).Output()
-			if err != nil || !bytes.Contains(out, []byte(c.output)) {
-				fmt.Fprintf(os.Stderr, "%s %s: %v\n%s", build.binary, strings.Join(c.args, " "), err, out)
+	var bareWall []time.Duration
+	for _, row := range rows {
+		for _, b := range row.builds {
+			out, err := exec.Command(b.binary, row.args...).Output()
+			if err != nil || !bytes.Contains(out, []byte(row.output)) {
+				fmt.Fprintf(os.Stderr, "%s %s: %v\n%s", b.binary, strings.Join(row.args, " "), err, out)
 				os.Exit(1)
 			}
-			var oursWall []time.Duration
+			var oursWall, pairBare []time.Duration
 			var ratios []float64
 			for range pairs {
-				var o, b time.Duration
+				var o, w time.Duration
 				if rand.IntN(2) == 0 {
-					o, b = wallTime(build.binary, c.args...), wallTime(bare)
+					o, w = wallTime(b.binary, row.args...), wallTime(bare)
 				} else {
-					b, o = wallTime(bare), wallTime(build.binary, c.args...)
+					w, o = wallTime(bare), wallTime(b.binary, row.args...)
 				}
-				oursWall, bareWall = append(oursWall, o), append(bareWall, b)
-				ratios = append(ratios, o.Seconds()/b.Seconds())
+				oursWall, pairBare = append(oursWall, o), append(pairBare, w)
+				ratios = append(ratios, o.Seconds()/w.Seconds())
 			}
-			fmt.Printf("%-18s %-10s %9s %9s %8.2f %8.1fMB\n", c.name, build.name, medianDuration(oursWall), medianDuration(bareWall[len(bareWall)-pairs:]),
-				median(ratios), float64(peakRSS(build.binary, c.args...))/1024)
+			bareWall = append(bareWall, pairBare...)
+			fmt.Printf("%-18s %-10s %9s %9s %8.2f %8.1fMB\n", row.name, b.name, medianDuration(oursWall), medianDuration(pairBare),
+				median(ratios), float64(peakRSS(b.binary, row.args...))/1024)
 		}
 	}
-	fmt.Printf("%-18s %-10s %9s %9s %8s %8.1fMB\n", "bare", "go build", "", medianDuration(bareWall), "", float64(bareRSS)/1024)
+	fmt.Printf("%-18s %-10s %9s %9s %8s %8.1fMB\n", "bare", "go build", "", medianDuration(bareWall), "", float64(peakRSS(bare))/1024)
+}
+
+// imageBuild builds a package as the Dockerfile builds the image's binary.
+func imageBuild(out, pkg string) {
+	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", out, pkg)
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	must(cmd.Run())
 }
 
 // wallTime runs a command, its output thrown away, and times it from start
