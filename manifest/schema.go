@@ -1,17 +1,14 @@
 package manifest
 
 import (
-	"embed"
-	"encoding/json"
-	"io/fs"
 	"strings"
 	"sync"
 
 	"github.com/airbyte-go/source-declarative/manifest/jsonschema"
 )
 
-// The embedded schema: one file per component family (schema/*.json), each
-// holding definitions; together they are one document, so that
+// The manifest's JSON Schema: one file per component family (schema/*.json),
+// each holding definitions; together they are one document, so that
 // "#/definitions/x" references work across files. One definition per
 // supported component, listing ALL its fields as Airbyte's schema does: a
 // field it does not list is refused when the definition says
@@ -19,46 +16,21 @@ import (
 // validated on its own, and its child components when they are decoded, so
 // child fields are only "object" in their parent's definition.
 //
-// A run pays only for the definitions its manifest uses: the files are
-// indexed in one pass without decoding, and a definition is decoded and
-// compiled when a component of its type (or a $ref to it) is first met.
+// A run pays only for the definitions its manifest uses: go generate writes
+// each definition as Go code (schema_gen.go, checked against the files by a
+// test), and a definition is built and compiled when a component of its type
+// (or a $ref to it) is first met.
 //
-//go:embed schema/*.json
-var schemaFiles embed.FS
+//go:generate go run ./internal/schemagen
 
-// schemaIndex is each definition's JSON text, by name.
-var schemaIndex = sync.OnceValue(func() map[string][]byte {
-	index := map[string][]byte{}
-	files, err := fs.Glob(schemaFiles, "schema/*.json")
-	if err != nil {
-		panic(err)
-	}
-	for _, f := range files {
-		b, err := schemaFiles.ReadFile(f)
-		if err != nil {
-			panic(err)
-		}
-		defs, err := definitionTexts(b)
-		if err != nil {
-			panic(f + ": " + err.Error())
-		}
-		for name, text := range defs {
-			if _, dup := index[name]; dup {
-				panic(f + ": definition " + name + " is also in another schema file")
-			}
-			index[name] = text
-		}
-	}
-	return index
-})
-
-// schemaDocument is the embedded schema as one document, compiled lazily.
+// schemaDocument is the schema as one document, compiled lazily.
 var schemaDocument = sync.OnceValue(func() *jsonschema.Document {
 	return jsonschema.NewDocument(func(pointer string) (any, bool) {
-		name, rest, _ := strings.Cut(strings.TrimPrefix(pointer, "/definitions/"), "/")
-		if !strings.HasPrefix(pointer, "/definitions/") {
+		rest, ok := strings.CutPrefix(pointer, "/definitions/")
+		if !ok {
 			return nil, false
 		}
+		name, rest, _ := strings.Cut(rest, "/")
 		def := rawDefinition(jsonschema.Unescape(name))
 		if def == nil {
 			return nil, false
@@ -75,22 +47,15 @@ var (
 	rawDefs   = map[string]map[string]any{}
 )
 
-// rawDefinition is one definition of the embedded schema as written, or nil.
+// rawDefinition is one definition of the schema as written, or nil.
 func rawDefinition(name string) map[string]any {
 	rawDefsMu.Lock()
 	defer rawDefsMu.Unlock()
-	if def, ok := rawDefs[name]; ok {
-		return def
-	}
-	text, ok := schemaIndex()[name]
+	def, ok := rawDefs[name]
 	if !ok {
-		return nil
+		def = definitionValue(name)
+		rawDefs[name] = def
 	}
-	var def map[string]any
-	if err := json.Unmarshal(text, &def); err != nil {
-		panic("schema definition " + name + ": " + err.Error())
-	}
-	rawDefs[name] = def
 	return def
 }
 
@@ -130,27 +95,4 @@ func componentDefinition(typ string) *definition {
 	}
 	definitions[typ] = d
 	return d
-}
-
-// definitionTexts cuts each definition's JSON text out of a schema file
-// ({"definitions": {"name": {...}, ...}}) in one pass, without decoding it.
-func definitionTexts(b []byte) (map[string][]byte, error) {
-	s := scanner{b: b}
-	out := map[string][]byte{}
-	err := s.object(func(key string) error {
-		if key != "definitions" {
-			s.skip()
-			return nil
-		}
-		return s.object(func(name string) error {
-			start := s.i
-			s.skip()
-			out[name] = b[start:s.i]
-			return nil
-		})
-	})
-	if err == nil && s.err != nil {
-		err = s.err
-	}
-	return out, err
 }
