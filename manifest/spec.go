@@ -4,43 +4,68 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/airbyte-go/source-declarative/manifest/jsonschema"
 
 	"github.com/airbyte-go/source-declarative/runtime/interp"
 )
 
-// configRef matches a template that is exactly one config reference, in
-// any of the three quoting forms the builder writes, possibly nested
-// ({{ config['credentials']['client_id'] }}); configRefStep is one step of
-// it. Compiled on first use, not at start-up.
-var (
-	configRef = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`^\s*\{\{\s*config((?:\[\s*['"][^'"\]]+['"]\s*\]|\.[A-Za-z_][A-Za-z0-9_]*)+)\s*\}\}\s*$`)
-	})
-	configRefStep = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`\[\s*['"]([^'"\]]+)['"]\s*\]|\.([A-Za-z_][A-Za-z0-9_]*)`)
-	})
-)
-
 // ConfigPath returns the config keys a template refers to, when it is
 // exactly {{ config['a'] }}, {{ config["a"]["b"] }}, {{ config.a.b }}...
+// (A scanner rather than a regular expression, which cost a run ~0.2 ms to
+// compile.)
 func ConfigPath(tpl string) ([]string, bool) {
-	m := configRef().FindStringSubmatch(tpl)
-	if m == nil {
+	s, ok := strings.CutPrefix(trimSpaceLeft(tpl), "{{")
+	if !ok {
+		return nil, false
+	}
+	if s, ok = strings.CutPrefix(trimSpaceLeft(s), "config"); !ok {
 		return nil, false
 	}
 	var out []string
-	for _, step := range configRefStep().FindAllStringSubmatch(m[1], -1) {
-		out = append(out, step[1]+step[2])
+	for len(s) > 0 && (s[0] == '[' || s[0] == '.') {
+		var key string
+		if key, s, ok = configStep(s); !ok {
+			return nil, false
+		}
+		out = append(out, key)
+	}
+	if s, ok = strings.CutPrefix(trimSpaceLeft(s), "}}"); !ok || len(out) == 0 || trimSpaceLeft(s) != "" {
+		return nil, false
 	}
 	return out, true
 }
+
+// configStep reads one step of a config reference, ['key'], ["key"] or
+// .key, and returns the key and what follows.
+func configStep(s string) (key, rest string, ok bool) {
+	if s[0] == '.' {
+		n := 1
+		for n < len(s) && (s[n] == '_' || s[n] >= 'a' && s[n] <= 'z' || s[n] >= 'A' && s[n] <= 'Z' || n > 1 && s[n] >= '0' && s[n] <= '9') {
+			n++
+		}
+		return s[1:n], s[n:], n > 1
+	}
+	s = trimSpaceLeft(s[1:])
+	if s == "" || (s[0] != '\'' && s[0] != '"') {
+		return "", "", false
+	}
+	n := strings.IndexAny(s[1:], `'"]`) + 1
+	if n <= 1 || s[n] == ']' {
+		return "", "", false
+	}
+	key, s = s[1:n], trimSpaceLeft(s[n+1:])
+	if s == "" || s[0] != ']' {
+		return "", "", false
+	}
+	return key, s[1:], true
+}
+
+// trimSpaceLeft drops the white space a regular expression's \s matches.
+func trimSpaceLeft(s string) string { return strings.TrimLeft(s, " \t\n\f\r") }
 
 // ConfigKey returns the config key a template refers to, when it is exactly
 // {{ config['key'] }}, {{ config["key"] }} or {{ config.key }}.
