@@ -299,9 +299,14 @@ func (c *compiler) object(keyword string) map[string]any {
 
 func (c *compiler) properties() []property {
 	m := c.object("properties")
-	out := make([]property, 0, len(m))
-	for _, name := range sortedKeys(m) {
-		out = append(out, property{name: name, schema: c.compileAt("properties/"+Escape(name), m[name])})
+	out := make([]property, len(m))
+	for i, name := range sortedKeys(m) {
+		out[i] = property{name: name, value: m[name], at: c.at + "/properties/" + Escape(name), doc: c.doc}
+		if c.doc.eager {
+			if _, err := out[i].schema(); err != nil && c.err == nil {
+				c.err = err
+			}
+		}
 	}
 	return out
 }

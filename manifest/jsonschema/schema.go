@@ -53,9 +53,23 @@ type Schema struct {
 	ifSchema, thenSchema, elseSchema *Schema
 }
 
+// property is one entry of "properties". In a document compiled lazily its
+// schema is compiled when a value first has the property: a component's
+// definition lists every field, a manifest uses a few.
 type property struct {
-	name   string
-	schema *Schema
+	name  string
+	value any    // the schema as written
+	at    string // its JSON pointer
+	doc   *Document
+	once  sync.Once
+	sch   *Schema
+	err   error
+}
+
+// schema compiles the property's schema on first use.
+func (p *property) schema() (*Schema, error) {
+	p.once.Do(func() { p.sch, p.err = p.doc.compile(p.value, p.at) })
+	return p.sch, p.err
 }
 
 type patternProperty struct {
@@ -99,8 +113,10 @@ func (s *Schema) subschemas(fn func(*Schema)) {
 			fn(one)
 		}
 	}
-	for _, p := range s.properties {
-		fn(p.schema)
+	for i := range s.properties {
+		if sch, err := s.properties[i].schema(); err == nil {
+			fn(sch)
+		}
 	}
 	for _, p := range s.patternProperties {
 		fn(p.schema)

@@ -164,7 +164,16 @@ func (s *Schema) validObject(x map[string]any, at *location, depth int, errs *[]
 		if !has {
 			continue
 		}
-		if !p.schema.valid(e, member(at, p.name, errs), 0, errs) {
+		sch, err := p.schema()
+		if err != nil {
+			if errs == nil {
+				return false
+			}
+			ok = false
+			report(errs, member(at, p.name, errs), "properties", err.Error())
+			continue
+		}
+		if !sch.valid(e, member(at, p.name, errs), 0, errs) {
 			if errs == nil {
 				return false
 			}

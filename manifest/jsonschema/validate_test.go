@@ -251,3 +251,23 @@ func TestValidAllocatesNothing(t *testing.T) {
 		t.Errorf("%v allocations", n)
 	}
 }
+
+// In a document compiled lazily, a property's schema is compiled when a value
+// first has the property; a broken one fails that value, not the others.
+func TestPropertiesCompiledOnFirstUse(t *testing.T) {
+	root := decode(t, `{"definitions":{"a":{"properties":{"good":{"type":"string"},"broken":{"type":"what"}}}}}`)
+	a, err := NewDocument(Tree(root)).Schema("#/definitions/a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Validate(map[string]any{"good": "x"}); err != nil {
+		t.Errorf("good: %v", err)
+	}
+	want := `properties /broken: /definitions/a/properties/broken/type: "what" is not a type (null, boolean, object, array, number, integer or string)`
+	if got := failures(a.Validate(map[string]any{"broken": 1.0})); len(got) != 1 || got[0] != want {
+		t.Errorf("%q", got)
+	}
+	if _, err := Compile(root); err == nil {
+		t.Error("Compile, which compiles everything, accepted the broken property")
+	}
+}
