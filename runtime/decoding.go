@@ -26,7 +26,14 @@ type decodedPage struct {
 // first and their records copied.
 func (s *streamReader) decodePage(resp *request.Response) (decodedPage, error) {
 	if s.dec.IsJSON() {
-		records, err := extractRecords(resp.Body, s.path, true)
+		var into [][]byte
+		if s.recycle {
+			into = s.spare[:0] // the previous page's, emitted
+		}
+		records, err := extractRecords(into, resp.Body, s.path, true)
+		if s.recycle {
+			s.spare = records
+		}
 		if err == errNotJSON {
 			err = &badBody{decoder: s.dec.Name(), err: err}
 		}
@@ -54,7 +61,7 @@ func (s *streamReader) decodePage(resp *request.Response) (decodedPage, error) {
 // that is not JSON is skipped with a warning; another document that is not
 // JSON is a bad body.
 func (s *streamReader) extract(doc decode.Doc) ([][]byte, error) {
-	records, err := extractRecords(doc.JSON, s.path, doc.Elements)
+	records, err := extractRecords(nil, doc.JSON, s.path, doc.Elements)
 	switch {
 	case err != errNotJSON:
 		return records, err

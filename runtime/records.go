@@ -25,13 +25,15 @@ import (
 // Two choices where the reference fails the stream: a list matched by a
 // wildcard gives its items instead of being one record, and a null item is
 // skipped. Any other value that is not an object is an error.
-func extractRecords(doc []byte, path []string, elements bool) ([][]byte, error) {
+//
+// The records are appended to into (nil: a new slice).
+func extractRecords(into [][]byte, doc []byte, path []string, elements bool) ([][]byte, error) {
 	s := &scanner{b: doc}
 	start := s.ws(0)
 	if start == len(doc) {
 		return nil, nil
 	}
-	x := &extractor{s: s, path: path}
+	x := &extractor{s: s, path: path, out: into}
 	for _, seg := range path {
 		x.glob = x.glob || isGlob(seg)
 	}

@@ -58,7 +58,7 @@ func TestExtractRecords(t *testing.T) {
 		{`{"m":{"x":{},"y":{"id":2}}}`, []string{"m", "*"}, true, `{}|{"id":2}`},
 	}
 	for _, c := range cases {
-		recs, err := extractRecords([]byte(c.body), c.path, c.elements)
+		recs, err := extractRecords(nil, []byte(c.body), c.path, c.elements)
 		if err != nil {
 			t.Errorf("%s %v: %v", c.body, c.path, err)
 			continue
@@ -84,7 +84,7 @@ func TestExtractRecords(t *testing.T) {
 		{`{"data":[{"id":1}]} x`, []string{"data"}, "the response body is not valid JSON"},
 		{`{"data":[1,2]`, []string{"data"}, "the response body is not valid JSON"},
 	} {
-		if _, err := extractRecords([]byte(c.body), c.path, true); err == nil || err.Error() != c.want {
+		if _, err := extractRecords(nil, []byte(c.body), c.path, true); err == nil || err.Error() != c.want {
 			t.Errorf("%s %v: got %v, want %s", c.body, c.path, err, c.want)
 		}
 	}
@@ -98,7 +98,7 @@ func FuzzExtractRecords(f *testing.F) {
 		if path != "" {
 			segs = strings.Split(path, "/")
 		}
-		_, err := extractRecords(body, segs, true)
+		_, err := extractRecords(nil, body, segs, true)
 		if (err == errNotJSON) == json.Valid(body) && len(bytes.TrimSpace(body)) > 0 {
 			t.Fatalf("scanner and encoding/json disagree on %q: %v", body, err)
 		}
@@ -119,5 +119,20 @@ func TestDecodeJSONMatchesEncodingJSON(t *testing.T) {
 	}
 	if _, ok := decodeJSON([]byte(`{"a":`)).(map[string]any); !ok {
 		t.Error("a truncated body decodes to an empty object")
+	}
+}
+
+// TestScannerStringsAgreeWithEncodingJSON puts each byte that matters to a
+// string (quote, backslash, control bytes, and bytes that are none) at every
+// offset of a long string, where the scanner tests eight bytes at a time.
+func TestScannerStringsAgreeWithEncodingJSON(t *testing.T) {
+	for _, c := range []string{`"`, `\`, `\"`, `\\`, `\u00e9`, `\x`, "\x00", "\x01", "\x1f", " ", "\x7f", "\xc3\xa9", "\xff", "!", "#", "[", "\\n"} {
+		for at := 0; at < 20; at++ {
+			body := []byte(`{"data":[{"s":"` + strings.Repeat("x", at) + c + strings.Repeat("y", 20-at) + `"}]}`)
+			_, err := extractRecords(nil, body, []string{"data"}, true)
+			if valid := json.Valid(body); (err == nil) != valid {
+				t.Errorf("%q: scanner error %v, encoding/json valid %v", body, err, valid)
+			}
+		}
 	}
 }
