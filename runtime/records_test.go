@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/airbyte-go/source-declarative/runtime/interp"
 )
 
 // TestExtractRecords pins DpathExtractor's choices: what a path leads to,
@@ -134,5 +136,36 @@ func TestScannerStringsAgreeWithEncodingJSON(t *testing.T) {
 				t.Errorf("%q: scanner error %v, encoding/json valid %v", body, err, valid)
 			}
 		}
+	}
+}
+
+// TestTopKeysNotedWhileCuttingDecodeAsARescanWould compares the response a
+// cursor template sees when the page's top-level members are noted while
+// its records are cut with the one decoded by scanning the page again.
+func TestTopKeysNotedWhileCuttingDecodeAsARescanWould(t *testing.T) {
+	usage := interp.Usage{Keys: map[string]bool{"next": true, "meta": true, "k\"q": true}}
+	for _, c := range []struct {
+		doc  string
+		path []string
+	}{
+		{`{"data":[{"id":1}],"next":"abc","other":[1,2]}`, []string{"data"}},
+		{` { "meta" : {"page": {"next": 2}} , "data" : [ ] , "next" : null } `, []string{"data"}},
+		{`{"next":1,"data":[{"id":1}],"next":2}`, []string{"data"}},
+		{`{"k\"q":"escaped key","data":{"items":[{"id":1}]}}`, []string{"data", "items"}},
+		{`{"results":{"a":{"id":1},"b":{"id":2}},"next":"x"}`, []string{"results", "*"}},
+		{`{"next":"no records here"}`, []string{"data"}},
+	} {
+		_, top, err := cutRecords(nil, []byte(c.doc), c.path, true)
+		if err != nil || top == nil {
+			t.Fatalf("%s: top %v, error %v", c.doc, top, err)
+		}
+		got, _ := json.Marshal(decodeTopKeys([]byte(c.doc), top, usage))
+		want, _ := json.Marshal(decodeJSONKeys([]byte(c.doc), usage))
+		if string(got) != string(want) {
+			t.Errorf("%s: got %s, want %s", c.doc, got, want)
+		}
+	}
+	if _, top, _ := cutRecords(nil, []byte(`[{"id":1}]`), nil, true); top != nil {
+		t.Errorf("a document that is a list has no top-level members, got %v", top)
 	}
 }
