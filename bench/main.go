@@ -17,6 +17,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math/rand"
 	"net"
 	"net/http"
 	"os"
@@ -44,7 +45,7 @@ func main() {
 	pageSize := flag.Int("page-size", 1000, "records per page")
 	mode := flag.String("mode", "offset", "our manifest: offset, page or cursor pagination; transform (offset with AddFields and RemoveFields); incremental (slices of one page against full refresh); partitions; startup (whole processes against a bare Go binary)")
 	auth := flag.String("auth", "apikey", "authentication: apikey or none")
-	runs := flag.Int("runs", 5, "pairs of runs")
+	rounds := flag.Int("runs", 5, "rounds: each program runs once per round")
 	parents := flag.Int("parents", 1000, "partitions mode: parent records, one child request each")
 	workers := flag.Int("concurrency", 10, "partitions mode: concurrency_level")
 	delay := flag.Duration("delay", 20*time.Millisecond, "partitions mode: time the API takes to answer a child request")
@@ -82,44 +83,43 @@ func main() {
 	must(os.WriteFile(config, []byte(fmt.Sprintf(`{"base_url":%q,"api_key":"demo-key"}`, url)), 0o600))
 	catalog := filepath.Join(dir, "catalog.json")
 	must(os.WriteFile(catalog, []byte(`{"streams":[{"stream":{"name":"users","json_schema":{},"supported_sync_modes":["full_refresh"]},"sync_mode":"full_refresh","destination_sync_mode":"overwrite"}]}`), 0o600))
-	// baseline is the floor, or our full refresh in incremental mode.
-	baseline, baselineName, oursName := []string{floor, "-url", url, "-page-size", fmt.Sprint(*pageSize), "-api-key", key}, "floor", "ours"
+	// The programs measured: ours first, then its baselines. In incremental
+	// mode the baseline is our own full refresh of the same records.
 	oursArgs := []string{ours, "read", "--manifest", manifest, "--config", config, "--catalog", catalog}
+	floorMode := *mode
+	if floorMode == "transform" {
+		floorMode = "offset" // the same pages, not transformed
+	}
+	floorArgs := func(reader string) []string {
+		return []string{floor, "-url", url, "-page-size", fmt.Sprint(*pageSize), "-api-key", key, "-mode", floorMode, "-reader", reader}
+	}
+	programs := []program{{"ours", oursArgs}, {"floor", floorArgs("one-pass")}, {"encoding/json", floorArgs("encoding-json")}}
 	if *mode == "incremental" {
-		baseline, baselineName, oursName = oursArgs, "full", "incr"
 		incManifest := filepath.Join(dir, "incremental.yaml")
 		must(os.WriteFile(incManifest, []byte(benchManifest(*mode, *pageSize, *auth, sliceCursor(*records, *pageSize))), 0o600))
 		incCatalog := filepath.Join(dir, "incremental-catalog.json")
 		must(os.WriteFile(incCatalog, []byte(`{"streams":[{"stream":{"name":"users","json_schema":{},"supported_sync_modes":["full_refresh","incremental"]},"sync_mode":"incremental","destination_sync_mode":"append"}]}`), 0o600))
-		oursArgs = []string{ours, "read", "--manifest", incManifest, "--config", config, "--catalog", incCatalog}
+		programs = []program{{"incr", []string{ours, "read", "--manifest", incManifest, "--config", config, "--catalog", incCatalog}}, {"full", oursArgs}}
 	}
 
-	measure := func(name string, args ...string) run {
+	measure := func(args []string) run {
 		before := api.Requests.Load()
-		r := measureCommand(name, args...)
+		r := measureCommand(args[0], args[1:]...)
 		r.requests = api.Requests.Load() - before
 		return r
 	}
-	var ratios, cpuRatios []float64
-	var oursRuns, floorRuns []run
-	for i := 0; i < *runs; i++ {
-		// Which of a pair runs first alternates: the second run of a pair is
-		// systematically faster on a busy machine.
-		var o, f run
-		if i%2 == 0 {
-			f = measure(baseline[0], baseline[1:]...)
-			o = measure(oursArgs[0], oursArgs[1:]...)
-		} else {
-			o = measure(oursArgs[0], oursArgs[1:]...)
-			f = measure(baseline[0], baseline[1:]...)
+	// Each round runs every program once, in an order drawn at random: the
+	// second run of a pair is systematically faster on a busy machine.
+	runs := make([][]run, len(programs))
+	for i := 0; i < *rounds; i++ {
+		for _, k := range rand.Perm(len(programs)) {
+			r := measure(programs[k].args)
+			if r.records != int64(*records) {
+				fmt.Fprintf(os.Stderr, "%s printed %d records, want %d\n", programs[k].name, r.records, *records)
+				os.Exit(1)
+			}
+			runs[k] = append(runs[k], r)
 		}
-		if o.records != int64(*records) || f.records != int64(*records) {
-			fmt.Fprintf(os.Stderr, "record counts differ: %s %d, %s %d, want %d\n", oursName, o.records, baselineName, f.records, *records)
-			os.Exit(1)
-		}
-		oursRuns, floorRuns = append(oursRuns, o), append(floorRuns, f)
-		ratios = append(ratios, f.wall.Seconds()/o.wall.Seconds())
-		cpuRatios = append(cpuRatios, f.cpu.Seconds()/o.cpu.Seconds())
 	}
 	var specs []time.Duration
 	for i := 0; i < 20; i++ {
@@ -129,19 +129,28 @@ func main() {
 	}
 	sort.Slice(specs, func(i, j int) bool { return specs[i] < specs[j] })
 
-	fmt.Printf("data set: %d records of ~%d bytes, pages of %d, %s pagination, auth %s, %d pairs of runs\n", *records, *size, *pageSize, *mode, *auth, *runs)
-	fmt.Printf("%-8s %12s %9s %10s %10s %9s\n", "", "records/s", "MB/s", "wall", "peak RSS", "requests")
-	for _, x := range []struct {
-		name string
-		runs []run
-	}{{oursName, oursRuns}, {baselineName, floorRuns}} {
-		r := medianRun(x.runs)
-		fmt.Printf("%-8s %12.0f %9.1f %10s %8.1fMB %9d\n", x.name, float64(r.records)/r.wall.Seconds(), float64(r.bytes)/r.wall.Seconds()/1e6,
+	fmt.Printf("data set: %d records of ~%d bytes, pages of %d, %s mode, auth %s, %d rounds\n", *records, *size, *pageSize, *mode, *auth, *rounds)
+	fmt.Printf("%-14s %12s %9s %10s %10s %9s\n", "", "records/s", "MB/s", "wall", "peak RSS", "requests")
+	for k, p := range programs {
+		r := medianRun(runs[k])
+		fmt.Printf("%-14s %12.0f %9.1f %10s %8.1fMB %9d\n", p.name, float64(r.records)/r.wall.Seconds(), float64(r.bytes)/r.wall.Seconds()/1e6,
 			r.wall.Round(time.Millisecond), float64(r.rssKB)/1024, r.requests)
 	}
-	fmt.Printf("%s / %s (records/s, median of %d pairs): %.2f\n", oursName, baselineName, len(ratios), median(ratios))
-	fmt.Printf("%s / %s (records per CPU second, median of %d pairs; steadier on a busy machine): %.2f\n", oursName, baselineName, len(cpuRatios), median(cpuRatios))
+	for k := 1; k < len(programs); k++ {
+		var wall, cpu []float64
+		for i := range runs[0] {
+			wall = append(wall, runs[k][i].wall.Seconds()/runs[0][i].wall.Seconds())
+			cpu = append(cpu, runs[k][i].cpu.Seconds()/runs[0][i].cpu.Seconds())
+		}
+		fmt.Printf("%s / %s, records/s, median of %d rounds: %.2f (per CPU second: %.2f)\n", programs[0].name, programs[k].name, len(wall), median(wall), median(cpu))
+	}
 	fmt.Printf("spec wall time (median of %d): %s\n", len(specs), specs[len(specs)/2].Round(100*time.Microsecond))
+}
+
+// program is one command the bench runs: a name and its arguments.
+type program struct {
+	name string
+	args []string
 }
 
 // sliceCursor is an incremental_sync whose slices hold one page of records

@@ -65,7 +65,7 @@ func BenchmarkExtractRecords(b *testing.B) {
 	page := benchPage()
 	b.SetBytes(int64(len(page)))
 	for i := 0; i < b.N; i++ {
-		recs, err := extractRecords(page, []string{"data"}, true)
+		recs, err := extractRecords(nil, page, []string{"data"}, true)
 		if err != nil || len(recs) != 1000 {
 			b.Fatal(err)
 		}

@@ -18,6 +18,7 @@ import (
 type decodedPage struct {
 	records [][]byte
 	doc     []byte // the body as one JSON document: cursor templates' response
+	top     []topMember
 }
 
 // decodePage decodes a response read whole with the stream's decoder and
@@ -26,11 +27,18 @@ type decodedPage struct {
 // first and their records copied.
 func (s *streamReader) decodePage(resp *request.Response) (decodedPage, error) {
 	if s.dec.IsJSON() {
-		records, err := extractRecords(resp.Body, s.path, true)
+		var into [][]byte
+		if s.recycle {
+			into = s.spare[:0] // the previous page's, emitted
+		}
+		records, top, err := cutRecords(into, resp.Body, s.path, true)
+		if s.recycle {
+			s.spare = records
+		}
 		if err == errNotJSON {
 			err = &badBody{decoder: s.dec.Name(), err: err}
 		}
-		return decodedPage{records: records, doc: resp.Body}, err
+		return decodedPage{records: records, doc: resp.Body, top: top}, err
 	}
 	var p decodedPage
 	var batch recordBatch
@@ -54,7 +62,7 @@ func (s *streamReader) decodePage(resp *request.Response) (decodedPage, error) {
 // that is not JSON is skipped with a warning; another document that is not
 // JSON is a bad body.
 func (s *streamReader) extract(doc decode.Doc) ([][]byte, error) {
-	records, err := extractRecords(doc.JSON, s.path, doc.Elements)
+	records, err := extractRecords(nil, doc.JSON, s.path, doc.Elements)
 	switch {
 	case err != errNotJSON:
 		return records, err
@@ -67,7 +75,7 @@ func (s *streamReader) extract(doc decode.Doc) ([][]byte, error) {
 
 // responseValue is the response variable of cursor templates: the decoded
 // body, with only the top-level keys the templates read.
-func (p decodedPage) responseValue(u interp.Usage) any { return decodeJSONKeys(p.doc, u) }
+func (p decodedPage) responseValue(u interp.Usage) any { return decodeTopKeys(p.doc, p.top, u) }
 
 // badBody is a body that is not what the decoder expects: a response read
 // whole is fetched again, as the body may have been cut short on the way.

@@ -1,6 +1,8 @@
 package runtime
 
 import (
+	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"strconv"
@@ -43,9 +45,9 @@ func (s *scanner) value(i int) (int, error) {
 	}
 	switch c := s.b[i]; {
 	case c == '{':
-		return s.object(i, nil)
+		return s.skipObject(i)
 	case c == '[':
-		return s.array(i, nil)
+		return s.skipArray(i)
 	case c == '"':
 		return s.str(i)
 	case c == 't':
@@ -58,6 +60,79 @@ func (s *scanner) value(i int) (int, error) {
 		return s.number(i)
 	}
 	return 0, errSyntax
+}
+
+// skipObject skips an object, validating it: members without a callback
+// (the hot path inside records).
+func (s *scanner) skipObject(i int) (int, error) {
+	if s.depth++; s.depth > maxDepth {
+		return 0, errSyntax
+	}
+	i = s.ws(i + 1)
+	if i < len(s.b) && s.b[i] == '}' {
+		s.depth--
+		return i + 1, nil
+	}
+	for {
+		if i >= len(s.b) || s.b[i] != '"' {
+			return 0, errSyntax
+		}
+		kend, err := s.str(i)
+		if err != nil {
+			return 0, err
+		}
+		i = s.ws(kend)
+		if i >= len(s.b) || s.b[i] != ':' {
+			return 0, errSyntax
+		}
+		if i, err = s.value(i + 1); err != nil {
+			return 0, err
+		}
+		i = s.ws(i)
+		if i >= len(s.b) {
+			return 0, errSyntax
+		}
+		switch s.b[i] {
+		case ',':
+			i = s.ws(i + 1)
+		case '}':
+			s.depth--
+			return i + 1, nil
+		default:
+			return 0, errSyntax
+		}
+	}
+}
+
+// skipArray skips an array, validating it.
+func (s *scanner) skipArray(i int) (int, error) {
+	if s.depth++; s.depth > maxDepth {
+		return 0, errSyntax
+	}
+	i = s.ws(i + 1)
+	if i < len(s.b) && s.b[i] == ']' {
+		s.depth--
+		return i + 1, nil
+	}
+	for {
+		var err error
+		if i, err = s.value(i); err != nil {
+			return 0, err
+		}
+		i = s.ws(i)
+		if i >= len(s.b) {
+			return 0, errSyntax
+		}
+		switch s.b[i] {
+		case ',':
+			i++
+		case ']':
+			s.depth--
+			return i + 1, nil
+		default:
+			return 0, errSyntax
+		}
+	}
 }
 
 func (s *scanner) literal(i int, lit string) (int, error) {
@@ -102,35 +177,64 @@ func (s *scanner) number(i int) (int, error) {
 	return i, nil
 }
 
-// str skips a string starting at its opening quote.
+// str skips a string starting at its opening quote: it finds the next quote
+// and the next backslash with the library's vectorised search, and checks
+// the bytes between for control bytes eight at a time.
 func (s *scanner) str(i int) (int, error) {
+	b := s.b
 	i++
-	for i < len(s.b) {
-		switch c := s.b[i]; {
-		case c == '"':
-			return i + 1, nil
-		case c == '\\':
-			if i+1 >= len(s.b) {
-				return 0, errSyntax
-			}
-			switch s.b[i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				i += 2
-			case 'u':
-				if i+6 > len(s.b) || !hex4(s.b[i+2:i+6]) {
-					return 0, errSyntax
-				}
-				i += 6
-			default:
-				return 0, errSyntax
-			}
-		case c < 0x20:
+	for {
+		q := bytes.IndexByte(b[i:], '"')
+		if q < 0 {
 			return 0, errSyntax
+		}
+		span := b[i : i+q]
+		e := bytes.IndexByte(span, '\\')
+		if e < 0 {
+			if hasControlByte(span) {
+				return 0, errSyntax
+			}
+			return i + q + 1, nil
+		}
+		if hasControlByte(span[:e]) {
+			return 0, errSyntax
+		}
+		i += e
+		if i+1 >= len(b) {
+			return 0, errSyntax
+		}
+		switch b[i+1] {
+		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			i += 2
+		case 'u':
+			if i+6 > len(b) || !hex4(b[i+2:i+6]) {
+				return 0, errSyntax
+			}
+			i += 6
 		default:
-			i++
+			return 0, errSyntax
 		}
 	}
-	return 0, errSyntax
+}
+
+// hasControlByte tells whether b holds a byte below 0x20, which a JSON
+// string must escape: eight bytes at a time, with the usual test for a byte
+// below n in a word.
+func hasControlByte(b []byte) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for len(b) >= 8 {
+		w := binary.LittleEndian.Uint64(b)
+		if (w-ones*0x20)&^w&highs != 0 {
+			return true
+		}
+		b = b[8:]
+	}
+	for _, c := range b {
+		if c < 0x20 {
+			return true
+		}
+	}
+	return false
 }
 
 func hex4(b []byte) bool {

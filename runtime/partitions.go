@@ -261,11 +261,14 @@ type sliceHooks struct {
 	before   func(*incremental.Slice) error
 	after    func(*incremental.Slice) error
 	done     func() error // after the partition is read to its end
+	// recycle: emit keeps no record, so page bodies may be reused.
+	recycle bool
 }
 
 // readPartition reads the slices of one partition in order.
 func (run *streamRun) readPartition(ctx context.Context, w partitionWork, h sliceHooks) error {
 	sr := run.sr.withCursor(w.cursor)
+	sr.recycle = h.recycle
 	if run.lazy && w.part.Lazy != nil {
 		sr = sr.withLazy(w.part.Lazy)
 	}

@@ -125,7 +125,7 @@ func (r *Runner) readOne(ctx context.Context, p *streamPlan) error {
 	}
 	pg := &progress{r: r, name: name, run: run}
 	hooks := func(partitionWork) sliceHooks {
-		h := sliceHooks{emit: pg.emit}
+		h := sliceHooks{emit: pg.emit, recycle: true} // emit copies the records out
 		switch {
 		case run.router == nil:
 			h.after = func(*incremental.Slice) error { return pg.checkpoint(false) }

@@ -25,13 +25,30 @@ import (
 // Two choices where the reference fails the stream: a list matched by a
 // wildcard gives its items instead of being one record, and a null item is
 // skipped. Any other value that is not an object is an error.
-func extractRecords(doc []byte, path []string, elements bool) ([][]byte, error) {
+//
+// The records are appended to into (nil: a new slice).
+func extractRecords(into [][]byte, doc []byte, path []string, elements bool) ([][]byte, error) {
+	records, _, err := cutRecords(into, doc, path, elements)
+	return records, err
+}
+
+// topMember is a top-level member of a document, as spans of it.
+type topMember struct {
+	key        []byte // raw, with its quotes
+	start, end int    // the value
+}
+
+// cutRecords is extractRecords that also gives the top-level members of a
+// document that is an object, noted on the way when the path walks into it
+// (nil otherwise): a cursor template's response.next_cursor is then decoded
+// from its span, without scanning the page a second time.
+func cutRecords(into [][]byte, doc []byte, path []string, elements bool) ([][]byte, []topMember, error) {
 	s := &scanner{b: doc}
 	start := s.ws(0)
 	if start == len(doc) {
-		return nil, nil
+		return nil, nil, nil
 	}
-	x := &extractor{s: s, path: path}
+	x := &extractor{s: s, path: path, out: into, docStart: start}
 	for _, seg := range path {
 		x.glob = x.glob || isGlob(seg)
 	}
@@ -43,12 +60,12 @@ func extractRecords(doc []byte, path []string, elements bool) ([][]byte, error) 
 		end, err = x.walk(start, 0)
 	}
 	if err != nil || s.ws(end) != len(doc) {
-		return nil, errNotJSON
+		return nil, nil, errNotJSON
 	}
 	if x.err != nil {
-		return nil, x.err
+		return nil, nil, x.err
 	}
-	return x.out, nil
+	return x.out, x.top, nil
 }
 
 // extractor holds the state of one extraction.
@@ -58,6 +75,10 @@ type extractor struct {
 	glob bool // a segment is a wildcard: every match is a record
 	out  [][]byte
 	err  error // the first value that cannot be a record
+	// docStart is where the document starts; top its members when it is
+	// an object the path walks into.
+	docStart int
+	top      []topMember
 }
 
 // walk scans the value at i, which the first depth segments of the path
@@ -72,7 +93,14 @@ func (x *extractor) walk(i, depth int) (int, error) {
 	case '{':
 		// A repeated key: the last one wins, as in a decoded object.
 		seen, mark := false, 0
-		return s.members(i, func(key []byte, vs int) (int, error) {
+		atTop := i == x.docStart
+		if atTop {
+			x.top = []topMember{}
+		}
+		return s.members(i, func(key []byte, vs int) (end int, err error) {
+			if atTop {
+				defer func() { x.top = append(x.top, topMember{key, vs, end}) }()
+			}
 			if !x.segmentMatches(seg, key, -1) {
 				return s.value(vs)
 			}
@@ -235,6 +263,23 @@ func decodeJSON(b []byte) any {
 // decodeJSONKeys decodes only the top-level keys a template reads (all of the
 // body when the usage says All, or when the body is not an object).
 func decodeJSONKeys(b []byte, u interp.Usage) any {
+	return decodeTopKeys(b, nil, u)
+}
+
+// decodeTopKeys is decodeJSONKeys of a valid document whose top-level
+// members are known (top not nil): only their values are read.
+func decodeTopKeys(b []byte, top []topMember, u interp.Usage) any {
+	if top != nil && !u.All {
+		m := map[string]any{}
+		for _, t := range top {
+			if k := unquote(t.key); u.Keys[k] {
+				if v, _, err := (&scanner{b: b}).decode(t.start); err == nil {
+					m[k] = v
+				}
+			}
+		}
+		return m
+	}
 	if u.All {
 		return decodeJSON(b)
 	}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/airbyte-go/source-declarative/runtime/interp"
 )
 
 // TestExtractRecords pins DpathExtractor's choices: what a path leads to,
@@ -58,7 +60,7 @@ func TestExtractRecords(t *testing.T) {
 		{`{"m":{"x":{},"y":{"id":2}}}`, []string{"m", "*"}, true, `{}|{"id":2}`},
 	}
 	for _, c := range cases {
-		recs, err := extractRecords([]byte(c.body), c.path, c.elements)
+		recs, err := extractRecords(nil, []byte(c.body), c.path, c.elements)
 		if err != nil {
 			t.Errorf("%s %v: %v", c.body, c.path, err)
 			continue
@@ -84,7 +86,7 @@ func TestExtractRecords(t *testing.T) {
 		{`{"data":[{"id":1}]} x`, []string{"data"}, "the response body is not valid JSON"},
 		{`{"data":[1,2]`, []string{"data"}, "the response body is not valid JSON"},
 	} {
-		if _, err := extractRecords([]byte(c.body), c.path, true); err == nil || err.Error() != c.want {
+		if _, err := extractRecords(nil, []byte(c.body), c.path, true); err == nil || err.Error() != c.want {
 			t.Errorf("%s %v: got %v, want %s", c.body, c.path, err, c.want)
 		}
 	}
@@ -98,7 +100,7 @@ func FuzzExtractRecords(f *testing.F) {
 		if path != "" {
 			segs = strings.Split(path, "/")
 		}
-		_, err := extractRecords(body, segs, true)
+		_, err := extractRecords(nil, body, segs, true)
 		if (err == errNotJSON) == json.Valid(body) && len(bytes.TrimSpace(body)) > 0 {
 			t.Fatalf("scanner and encoding/json disagree on %q: %v", body, err)
 		}
@@ -119,5 +121,51 @@ func TestDecodeJSONMatchesEncodingJSON(t *testing.T) {
 	}
 	if _, ok := decodeJSON([]byte(`{"a":`)).(map[string]any); !ok {
 		t.Error("a truncated body decodes to an empty object")
+	}
+}
+
+// TestScannerStringsAgreeWithEncodingJSON puts each byte that matters to a
+// string (quote, backslash, control bytes, and bytes that are none) at every
+// offset of a long string, where the scanner tests eight bytes at a time.
+func TestScannerStringsAgreeWithEncodingJSON(t *testing.T) {
+	for _, c := range []string{`"`, `\`, `\"`, `\\`, `\u00e9`, `\x`, "\x00", "\x01", "\x1f", " ", "\x7f", "\xc3\xa9", "\xff", "!", "#", "[", "\\n"} {
+		for at := 0; at < 20; at++ {
+			body := []byte(`{"data":[{"s":"` + strings.Repeat("x", at) + c + strings.Repeat("y", 20-at) + `"}]}`)
+			_, err := extractRecords(nil, body, []string{"data"}, true)
+			if valid := json.Valid(body); (err == nil) != valid {
+				t.Errorf("%q: scanner error %v, encoding/json valid %v", body, err, valid)
+			}
+		}
+	}
+}
+
+// TestTopKeysNotedWhileCuttingDecodeAsARescanWould compares the response a
+// cursor template sees when the page's top-level members are noted while
+// its records are cut with the one decoded by scanning the page again.
+func TestTopKeysNotedWhileCuttingDecodeAsARescanWould(t *testing.T) {
+	usage := interp.Usage{Keys: map[string]bool{"next": true, "meta": true, "k\"q": true}}
+	for _, c := range []struct {
+		doc  string
+		path []string
+	}{
+		{`{"data":[{"id":1}],"next":"abc","other":[1,2]}`, []string{"data"}},
+		{` { "meta" : {"page": {"next": 2}} , "data" : [ ] , "next" : null } `, []string{"data"}},
+		{`{"next":1,"data":[{"id":1}],"next":2}`, []string{"data"}},
+		{`{"k\"q":"escaped key","data":{"items":[{"id":1}]}}`, []string{"data", "items"}},
+		{`{"results":{"a":{"id":1},"b":{"id":2}},"next":"x"}`, []string{"results", "*"}},
+		{`{"next":"no records here"}`, []string{"data"}},
+	} {
+		_, top, err := cutRecords(nil, []byte(c.doc), c.path, true)
+		if err != nil || top == nil {
+			t.Fatalf("%s: top %v, error %v", c.doc, top, err)
+		}
+		got, _ := json.Marshal(decodeTopKeys([]byte(c.doc), top, usage))
+		want, _ := json.Marshal(decodeJSONKeys([]byte(c.doc), usage))
+		if string(got) != string(want) {
+			t.Errorf("%s: got %s, want %s", c.doc, got, want)
+		}
+	}
+	if _, top, _ := cutRecords(nil, []byte(`[{"id":1}]`), nil, true); top != nil {
+		t.Errorf("a document that is a list has no top-level members, got %v", top)
 	}
 }

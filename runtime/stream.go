@@ -31,6 +31,10 @@ type streamReader struct {
 	// lazy, when not nil, is the first page of each slice, taken from the
 	// parent record (lazy_read_pointer) instead of requested.
 	lazy []byte
+	// recycle says that nothing keeps a record once emit returns: each
+	// page's body buffer is then reused for a later response.
+	recycle bool
+	spare   [][]byte // with recycle, the slice the last page's records were cut into
 }
 
 func (r *Runner) streamReader(st *manifest.Stream, cursor incremental.Cursor) (*streamReader, error) {
@@ -144,6 +148,9 @@ func (s *streamReader) read(ctx context.Context, sl *incremental.Slice, maxPages
 				return err
 			}
 			s.observe(sl, records)
+		}
+		if s.recycle && s.r.Observer == nil {
+			res.resp.Release()
 		}
 		if err != nil {
 			return &Error{Failure: protocol.SystemError, Message: err.Error()}
@@ -262,5 +269,6 @@ func (s *streamReader) withCursor(c incremental.Cursor) *streamReader {
 	other := *s
 	other.cursor, other.warned = c, false
 	other.pipe, other.piped = nil, false
+	other.spare = nil
 	return &other
 }

@@ -29,6 +29,7 @@ type Response struct {
 	// Ignored is set when the error handler said IGNORE, or SUCCESS for a
 	// status of 400 or more: no records, no next page.
 	Ignored bool
+	buffer  *[]byte // Body's buffer, from the pool (see Release)
 }
 
 // Client sends requests with retries, backoff and the manifest's error handler.
@@ -130,7 +131,12 @@ func (c *Client) do(req *http.Request) (*Response, error) {
 	if limit <= 0 {
 		limit = 256 << 20
 	}
-	r.Body, err = io.ReadAll(io.LimitReader(body, limit+1))
+	size := resp.ContentLength
+	if body != resp.Body {
+		size = -1 // decompressed
+	}
+	r.buffer, err = readBody(body, size, limit)
+	r.Body = *r.buffer
 	if err != nil {
 		return nil, fmt.Errorf("reading the response body: %v", err)
 	}
