@@ -59,7 +59,7 @@ func main() {
 	must(exec.Command("go", "build", "-o", ours, ".").Run())
 	must(exec.Command("go", "build", "-o", floor, "./bench/floor").Run())
 	if *mode == "startup" {
-		startupBench(ours, dir, max(*runs, 21))
+		startupBench(ours, dir, max(*rounds, 21))
 		return
 	}
 	if *mode == "partitions" {
