@@ -2,6 +2,7 @@ package jsonschema
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -97,7 +98,7 @@ func (c *compiler) schema() (*Schema, error) {
 		if !isMap {
 			c.fail("definitions", "must be an object")
 		} else if c.doc.eager {
-			for _, name := range sortedKeys(dm) {
+			for _, name := range slices.Sorted(maps.Keys(dm)) {
 				c.compileAt("definitions/"+Escape(name), dm[name])
 			}
 		}
@@ -300,7 +301,7 @@ func (c *compiler) object(keyword string) map[string]any {
 func (c *compiler) properties() []property {
 	m := c.object("properties")
 	out := make([]property, len(m))
-	for i, name := range sortedKeys(m) {
+	for i, name := range slices.Sorted(maps.Keys(m)) {
 		out[i] = property{name: name, value: m[name], at: c.at + "/properties/" + Escape(name), doc: c.doc}
 		if c.doc.eager {
 			if _, err := out[i].schema(); err != nil && c.err == nil {
@@ -314,7 +315,7 @@ func (c *compiler) properties() []property {
 func (c *compiler) patternProperties() []patternProperty {
 	m := c.object("patternProperties")
 	out := make([]patternProperty, 0, len(m))
-	for _, text := range sortedKeys(m) {
+	for _, text := range slices.Sorted(maps.Keys(m)) {
 		re := c.regexp("patternProperties", text)
 		out = append(out, patternProperty{pattern: re, schema: c.compileAt("patternProperties/"+Escape(text), m[text])})
 	}
@@ -324,7 +325,7 @@ func (c *compiler) patternProperties() []patternProperty {
 func (c *compiler) dependencies() []dependency {
 	m := c.object("dependencies")
 	out := make([]dependency, 0, len(m))
-	for _, name := range sortedKeys(m) {
+	for _, name := range slices.Sorted(maps.Keys(m)) {
 		dep := dependency{name: name}
 		if list, isList := m[name].([]any); isList {
 			for _, e := range list {

@@ -2,6 +2,8 @@ package jsonschema
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -189,7 +191,7 @@ func (s *Schema) validObject(x map[string]any, at *location, depth int, errs *[]
 			}
 		} else {
 			var extras []string
-			for _, k := range sortedKeys(x) {
+			for _, k := range slices.Sorted(maps.Keys(x)) {
 				good, extra := s.validMember(k, x[k], at, errs)
 				ok = ok && good
 				if extra {

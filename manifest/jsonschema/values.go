@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/big"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -202,13 +201,4 @@ func quote(s string) string {
 	q = strings.ReplaceAll(q, `\"`, `"`)
 	q = strings.ReplaceAll(q, `'`, `\'`)
 	return "'" + q[1:len(q)-1] + "'"
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
