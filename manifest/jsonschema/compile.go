@@ -80,8 +80,8 @@ func (c *compiler) schema() (*Schema, error) {
 	if v, ok := c.m["pattern"]; ok {
 		s.pattern = c.regexp("pattern", v)
 	}
-	s.minimum, s.maximum = c.bound("minimum"), c.bound("maximum")
-	s.exclusiveMinimum, s.exclusiveMaximum = c.bound("exclusiveMinimum"), c.bound("exclusiveMaximum")
+	s.minimum, s.exclusiveMinimum = c.bounds("minimum", "exclusiveMinimum")
+	s.maximum, s.exclusiveMaximum = c.bounds("maximum", "exclusiveMaximum")
 	if b := c.bound("multipleOf"); b.set {
 		if b.value <= 0 {
 			c.fail("multipleOf", "must be greater than 0")
@@ -183,6 +183,19 @@ func (c *compiler) count(keyword string) int {
 		return -1
 	}
 	return int(f)
+}
+
+// bounds reads minimum and exclusiveMinimum (or the maximums): numbers, or
+// as draft-04 wrote them, exclusiveMinimum true making minimum exclusive.
+func (c *compiler) bounds(inclusive, exclusive string) (bound, bound) {
+	if flag, isBool := c.m[exclusive].(bool); isBool {
+		if b := c.bound(inclusive); flag {
+			return bound{}, b
+		} else {
+			return b, bound{}
+		}
+	}
+	return c.bound(inclusive), c.bound(exclusive)
 }
 
 func (c *compiler) bound(keyword string) bound {
