@@ -189,11 +189,11 @@ func (c *compiler) count(keyword string) int {
 // as draft-04 wrote them, exclusiveMinimum true making minimum exclusive.
 func (c *compiler) bounds(inclusive, exclusive string) (bound, bound) {
 	if flag, isBool := c.m[exclusive].(bool); isBool {
-		if b := c.bound(inclusive); flag {
+		b := c.bound(inclusive)
+		if flag {
 			return bound{}, b
-		} else {
-			return b, bound{}
 		}
+		return b, bound{}
 	}
 	return c.bound(inclusive), c.bound(exclusive)
 }
