@@ -191,10 +191,7 @@ func ParseYAMLValue(s string) any {
 	if err := yaml.Unmarshal([]byte(s), &v); err != nil {
 		return s
 	}
-	p, err := plain(v, "")
-	if err != nil {
-		return s
-	}
+	p := plain(v)
 	if _, isText := p.(string); isText {
 		return s
 	}

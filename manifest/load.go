@@ -70,13 +70,16 @@ func ReadFile(path string) (map[string]any, error) {
 // Parse reads YAML or JSON bytes into plain values (maps, lists, strings,
 // int64, float64, bool, nil).
 func Parse(b []byte) (map[string]any, error) {
-	var doc any
-	if err := yaml.Unmarshal(b, &doc); err != nil {
+	var node yaml.Node
+	if err := yaml.Unmarshal(b, &node); err != nil {
 		return nil, fmt.Errorf("manifest is not valid YAML or JSON: %v", oneLine(err.Error()))
 	}
-	doc, err := plain(doc, "")
-	if err != nil {
-		return nil, err
+	doc, ok := plainFromNode(&node)
+	if !ok {
+		if err := yaml.Unmarshal(b, &doc); err != nil {
+			return nil, fmt.Errorf("manifest is not valid YAML or JSON: %v", oneLine(err.Error()))
+		}
+		doc = plain(doc)
 	}
 	m, ok := doc.(map[string]any)
 	if !ok {
@@ -86,53 +89,40 @@ func Parse(b []byte) (map[string]any, error) {
 }
 
 // plain normalises decoded YAML into JSON-like values.
-func plain(v any, path string) (any, error) {
+func plain(v any) any {
 	switch x := v.(type) {
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			p, err := plain(e, join(path, k))
-			if err != nil {
-				return nil, err
-			}
-			out[k] = p
+			out[k] = plain(e)
 		}
-		return out, nil
+		return out
 	case map[any]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			ks := fmt.Sprint(k)
-			p, err := plain(e, join(path, ks))
-			if err != nil {
-				return nil, err
-			}
-			out[ks] = p
+			out[fmt.Sprint(k)] = plain(e)
 		}
-		return out, nil
+		return out
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
-			p, err := plain(e, index(path, i))
-			if err != nil {
-				return nil, err
-			}
-			out[i] = p
+			out[i] = plain(e)
 		}
-		return out, nil
+		return out
 	case int:
-		return int64(x), nil
+		return int64(x)
 	case uint64:
-		return float64(x), nil
+		return float64(x)
 	case json.Number:
 		if i, err := x.Int64(); err == nil {
-			return i, nil
+			return i
 		}
 		f, _ := x.Float64()
-		return f, nil
+		return f
 	case nil, string, bool, int64, float64:
-		return x, nil
+		return x
 	}
-	return fmt.Sprint(v), nil
+	return fmt.Sprint(v)
 }
 
 // FromJSON decodes JSON config or manifest bytes into plain values, integers as int64.

@@ -1,0 +1,56 @@
+package manifest
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Parse reads every document as yaml.Unmarshal into an any and plain read
+// it: the catalog manifests, the example, and the YAML that only the general
+// path reads (aliases, merge keys, tags, keys that are not strings or come
+// twice), where it must give the same values or the same error.
+func TestParseAsTheGeneralPath(t *testing.T) {
+	docs := []string{
+		"", "a: 1", "a: [1, 2.5, -3, 0x1F, 0o17, 1_000, 1e3, .inf, -.Inf, 9223372036854775808, 18446744073709551616]",
+		"a: [true, True, TRUE, false, yes, no, on, off, y, n, ~, null, Null, '', \"\"]",
+		"a: [2024-01-01, 2024-01-01T10:00:00Z, '2024-01-01', \"1\", '1.5']", "a: !!str 1", "a: !!int '7'", "a: !!binary aGk=",
+		"? [1, 2]\n: x", "1: a\n2.5: b\ntrue: c\n~: d", "'1': a\n\"true\": b", "a: 1\na: 2", "a: &x {b: 1}\nc: *x", "a: &x {b: 1}\nc: {<<: *x, d: 2}",
+		"a: |\n  line 1\n  line 2\nb: >\n  folded\n  text\n", "a: {b: [c, {d: e}]}", "- 1\n- 2", "just text", "a: 1\n---\nb: 2", "!!map {a: 1}",
+		"a: !custom x", "a: [1, 2", "a:\n  - b: 1\n    c: [x, 'y', \"z\"]\n",
+	}
+	files, _ := filepath.Glob("../../shared/manifests/*.yaml")
+	files = append(files, "../examples/manifest.yaml")
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs = append(docs, string(b))
+	}
+	for _, doc := range docs {
+		var general any
+		generalErr := yaml.Unmarshal([]byte(doc), &general)
+		var node yaml.Node
+		if err := yaml.Unmarshal([]byte(doc), &node); err != nil {
+			if generalErr == nil || err.Error() != generalErr.Error() {
+				t.Errorf("%.60q: node: %v, general: %v", doc, err, generalErr)
+			}
+			continue
+		}
+		fast, ok := plainFromNode(&node)
+		if !ok {
+			continue // Parse reads it the general way
+		}
+		if generalErr != nil {
+			t.Errorf("%.60q: read %v, the general path fails: %v", doc, fast, generalErr)
+			continue
+		}
+		if want := plain(general); !reflect.DeepEqual(fast, want) {
+			t.Errorf("%.60q:\n got %#v\nwant %#v", doc, fast, want)
+		}
+	}
+}
