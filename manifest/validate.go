@@ -15,14 +15,19 @@ import (
 // the definition does not list are refused or warned about.
 func (d *decoder) check(def *definition, typ string, m map[string]any, path string) bool {
 	params, _ := m["$parameters"].(map[string]any)
-	ok := true
-	for _, k := range sortedKeys(m) {
+	var unknown []string
+	for k := range m {
 		if k == "type" || k == "$parameters" || def.fields[k] {
 			continue
 		}
 		if _, fromParameters := params[k]; fromParameters {
 			continue // $parameters are handed down as fields; unknown ones mean nothing
 		}
+		unknown = append(unknown, k)
+	}
+	sort.Strings(unknown)
+	ok := true
+	for _, k := range unknown {
 		hint := suggestion(k, def.fields)
 		if def.closed {
 			d.fail(join(path, k), "%s has no field %q%s", typ, k, hint)
@@ -59,8 +64,8 @@ func integers(s any, v any) any {
 		}
 	case map[string]any:
 		props, _ := sm["properties"].(map[string]any)
-		for k, ps := range props {
-			if e, ok := x[k]; ok {
+		for k, e := range x {
+			if ps, ok := props[k]; ok {
 				x[k] = integers(ps, e)
 			}
 		}
@@ -131,15 +136,6 @@ func editDistance(a, b string) int {
 		prev = cur
 	}
 	return prev[len(b)]
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 var knownCDKTypes = map[string]bool{
