@@ -1,8 +1,10 @@
-// Command bench measures the connector against a floor: it serves the example
-// API from memory, reads it with our binary and with a minimal Go program
-// (bench/floor) in turn, several times, and prints records/s, MB/s, wall time,
-// peak RSS and requests, and our figure as a ratio to the floor (median of
-// the pairs). It also times spec.
+// Command bench measures the connector against floors: it serves the example
+// API from memory and reads it, in rounds, with our binary, with the floor
+// (bench/floor: the least work a correct reader can do, cutting records out
+// of each page in one pass without validation) and with an idiomatic
+// encoding/json reader, in an order drawn per round; it prints records/s,
+// MB/s, wall time, peak RSS and requests of each, and our records/s as a
+// ratio to each baseline (median of the per-round ratios).
 //
 //	go run ./bench -records 1000000 -record-size 200 -page-size 1000 -runs 5
 //
@@ -10,7 +12,9 @@
 // incremental, in slices of one page each (a STATE after each), against full
 // refresh in pages of the same size. -mode partitions reads a child stream of
 // one request per parent record with a pool of workers and with one, against
-// the ideal time, and its memory as partitions grow (partitions.go).
+// the ideal time, and its memory as partitions grow (partitions.go). -mode
+// startup times spec, check and discover against a bare Go binary
+// (startup.go).
 package main
 
 import (
@@ -121,14 +125,6 @@ func main() {
 			runs[k] = append(runs[k], r)
 		}
 	}
-	var specs []time.Duration
-	for i := 0; i < 20; i++ {
-		start := time.Now()
-		must(exec.Command(ours, "spec", "--manifest", manifest).Run())
-		specs = append(specs, time.Since(start))
-	}
-	sort.Slice(specs, func(i, j int) bool { return specs[i] < specs[j] })
-
 	fmt.Printf("data set: %d records of ~%d bytes, pages of %d, %s mode, auth %s, %d rounds\n", *records, *size, *pageSize, *mode, *auth, *rounds)
 	fmt.Printf("%-14s %12s %9s %10s %10s %9s\n", "", "records/s", "MB/s", "wall", "peak RSS", "requests")
 	for k, p := range programs {
@@ -144,7 +140,6 @@ func main() {
 		}
 		fmt.Printf("%s / %s, records/s, median of %d rounds: %.2f (per CPU second: %.2f)\n", programs[0].name, programs[k].name, len(wall), median(wall), median(cpu))
 	}
-	fmt.Printf("spec wall time (median of %d): %s\n", len(specs), specs[len(specs)/2].Round(100*time.Microsecond))
 }
 
 // program is one command the bench runs: a name and its arguments.
