@@ -178,8 +178,8 @@ func (s *scanner) number(i int) (int, error) {
 }
 
 // str skips a string starting at its opening quote: it finds the next quote
-// and the next backslash with the library's vectorised search, and checks
-// the bytes between for control bytes eight at a time.
+// with the library's vectorised search, then looks for a backslash or a
+// control byte before it, eight bytes at a time.
 func (s *scanner) str(i int) (int, error) {
 	b := s.b
 	i++
@@ -188,20 +188,13 @@ func (s *scanner) str(i int) (int, error) {
 		if q < 0 {
 			return 0, errSyntax
 		}
-		span := b[i : i+q]
-		e := bytes.IndexByte(span, '\\')
+		e := escapeOrControl(b[i : i+q])
 		if e < 0 {
-			if hasControlByte(span) {
-				return 0, errSyntax
-			}
 			return i + q + 1, nil
 		}
-		if hasControlByte(span[:e]) {
-			return 0, errSyntax
-		}
 		i += e
-		if i+1 >= len(b) {
-			return 0, errSyntax
+		if b[i] != '\\' || i+1 >= len(b) {
+			return 0, errSyntax // a control byte, or a backslash at the end
 		}
 		switch b[i+1] {
 		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
@@ -217,24 +210,25 @@ func (s *scanner) str(i int) (int, error) {
 	}
 }
 
-// hasControlByte tells whether b holds a byte below 0x20, which a JSON
-// string must escape: eight bytes at a time, with the usual test for a byte
-// below n in a word.
-func hasControlByte(b []byte) bool {
+// escapeOrControl is the index of the first backslash or byte below 0x20 in
+// b, or -1: eight bytes at a time, with the usual tests for a zero byte and
+// for a byte below n in a word.
+func escapeOrControl(b []byte) int {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	for len(b) >= 8 {
-		w := binary.LittleEndian.Uint64(b)
-		if (w-ones*0x20)&^w&highs != 0 {
-			return true
-		}
-		b = b[8:]
-	}
-	for _, c := range b {
-		if c < 0x20 {
-			return true
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		w := binary.LittleEndian.Uint64(b[i:])
+		bs := w ^ (ones * '\\')
+		if ((w-ones*0x20)&^w|(bs-ones)&^bs)&highs != 0 {
+			break
 		}
 	}
-	return false
+	for ; i < len(b); i++ {
+		if c := b[i]; c == '\\' || c < 0x20 {
+			return i
+		}
+	}
+	return -1
 }
 
 func hex4(b []byte) bool {
