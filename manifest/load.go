@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"time"
 
 	"gopkg.in/yaml.v3"
 )
@@ -121,6 +122,13 @@ func plain(v any) any {
 		return f
 	case nil, string, bool, int64, float64:
 		return x
+	case time.Time:
+		// A YAML timestamp (in a document read the general way) as text, a
+		// date without its clock.
+		if x.Location() == time.UTC && x.Equal(x.Truncate(24*time.Hour)) {
+			return x.Format(time.DateOnly)
+		}
+		return x.Format(time.RFC3339Nano)
 	}
 	return fmt.Sprint(v)
 }

@@ -53,6 +53,8 @@ func plainFromNode(n *yaml.Node) (v any, ok bool) {
 			return n.Value, true
 		case "!!null":
 			return nil, true
+		case "!!timestamp":
+			return n.Value, true // a date stays as written: 2024-01-01
 		case "!!bool":
 			switch n.Value {
 			case "true", "True", "TRUE":

@@ -54,3 +54,21 @@ func TestParseAsTheGeneralPath(t *testing.T) {
 		}
 	}
 }
+
+// TestYAMLDatesStayAsWritten: an unquoted date is the text the user wrote,
+// not Go's rendering of a time ("2024-01-01 00:00:00 +0000 UTC"), on both
+// paths (the second document has an alias, read the general way).
+func TestYAMLDatesStayAsWritten(t *testing.T) {
+	for _, doc := range []string{
+		"start: 2024-01-01\nat: 2024-01-01T10:00:00Z\nother: x",
+		"start: 2024-01-01\nat: 2024-01-01T10:00:00Z\nother: &o x\nsame: *o",
+	} {
+		m, err := Parse([]byte(doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m["start"] != "2024-01-01" || m["at"] != "2024-01-01T10:00:00Z" {
+			t.Errorf("%q: start %#v, at %#v", doc, m["start"], m["at"])
+		}
+	}
+}
