@@ -45,9 +45,9 @@ func (s *scanner) value(i int) (int, error) {
 	}
 	switch c := s.b[i]; {
 	case c == '{':
-		return s.skipObject(i)
+		return s.members(i, nil)
 	case c == '[':
-		return s.skipArray(i)
+		return s.items(i, nil)
 	case c == '"':
 		return s.str(i)
 	case c == 't':
@@ -60,79 +60,6 @@ func (s *scanner) value(i int) (int, error) {
 		return s.number(i)
 	}
 	return 0, errSyntax
-}
-
-// skipObject skips an object, validating it: members without a callback
-// (the hot path inside records).
-func (s *scanner) skipObject(i int) (int, error) {
-	if s.depth++; s.depth > maxDepth {
-		return 0, errSyntax
-	}
-	i = s.ws(i + 1)
-	if i < len(s.b) && s.b[i] == '}' {
-		s.depth--
-		return i + 1, nil
-	}
-	for {
-		if i >= len(s.b) || s.b[i] != '"' {
-			return 0, errSyntax
-		}
-		kend, err := s.str(i)
-		if err != nil {
-			return 0, err
-		}
-		i = s.ws(kend)
-		if i >= len(s.b) || s.b[i] != ':' {
-			return 0, errSyntax
-		}
-		if i, err = s.value(i + 1); err != nil {
-			return 0, err
-		}
-		i = s.ws(i)
-		if i >= len(s.b) {
-			return 0, errSyntax
-		}
-		switch s.b[i] {
-		case ',':
-			i = s.ws(i + 1)
-		case '}':
-			s.depth--
-			return i + 1, nil
-		default:
-			return 0, errSyntax
-		}
-	}
-}
-
-// skipArray skips an array, validating it.
-func (s *scanner) skipArray(i int) (int, error) {
-	if s.depth++; s.depth > maxDepth {
-		return 0, errSyntax
-	}
-	i = s.ws(i + 1)
-	if i < len(s.b) && s.b[i] == ']' {
-		s.depth--
-		return i + 1, nil
-	}
-	for {
-		var err error
-		if i, err = s.value(i); err != nil {
-			return 0, err
-		}
-		i = s.ws(i)
-		if i >= len(s.b) {
-			return 0, errSyntax
-		}
-		switch s.b[i] {
-		case ',':
-			i++
-		case ']':
-			s.depth--
-			return i + 1, nil
-		default:
-			return 0, errSyntax
-		}
-	}
 }
 
 func (s *scanner) literal(i int, lit string) (int, error) {
@@ -254,7 +181,9 @@ func (s *scanner) object(i int, member func(key []byte, start, end int)) (int, e
 
 // members walks an object whose members' values visit scans: visit gets the
 // raw key (quotes included) and where the value starts, and returns where it
-// ends, so a caller can look into a value while scanning it once.
+// ends, so a caller can look into a value while scanning it once. Without
+// visit, values are skipped (the hot path inside records: no call through a
+// function value).
 func (s *scanner) members(i int, visit func(key []byte, start int) (int, error)) (int, error) {
 	if s.depth++; s.depth > maxDepth {
 		return 0, errSyntax
@@ -281,7 +210,12 @@ func (s *scanner) members(i int, visit func(key []byte, start int) (int, error))
 		if start >= len(s.b) {
 			return 0, errSyntax
 		}
-		end, err := visit(key, start)
+		var end int
+		if visit == nil {
+			end, err = s.value(start)
+		} else {
+			end, err = visit(key, start)
+		}
 		if err != nil {
 			return 0, err
 		}
@@ -311,7 +245,8 @@ func (s *scanner) array(i int, item func(start, end int)) (int, error) {
 	})
 }
 
-// items walks an array whose items visit scans, as members does for objects.
+// items walks an array whose items visit scans (or skips them, without
+// visit), as members does for objects.
 func (s *scanner) items(i int, visit func(start int) (int, error)) (int, error) {
 	if s.depth++; s.depth > maxDepth {
 		return 0, errSyntax
@@ -326,7 +261,13 @@ func (s *scanner) items(i int, visit func(start int) (int, error)) (int, error) 
 		if start >= len(s.b) {
 			return 0, errSyntax
 		}
-		end, err := visit(start)
+		var end int
+		var err error
+		if visit == nil {
+			end, err = s.value(start)
+		} else {
+			end, err = visit(start)
+		}
 		if err != nil {
 			return 0, err
 		}
