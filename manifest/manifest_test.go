@@ -136,6 +136,8 @@ func TestManifestErrors(t *testing.T) {
 		{"field_path: [data]}}", "field_path: [data]}}\n      paginator: {type: DefaultPaginator, pagination_strategy: {type: OffsetIncrement, page_size: 5}, page_token_option: {type: RequestOption, inject_into: header, field_path: [a]}}",
 			"streams[0].retriever.paginator.page_token_option.field_path: is only allowed with inject_into: body_json"},
 		{"version: 6.0.0\n", "", "manifest.version: is required"},
+		{"field_path: [data]}}", "field_path: [data]}}\n      paginator: {type: DefaultPaginator, pagination_strategy: {type: OffsetIncrement, page_size: 5}, page_token_option: {type: RequestOption, inject_into: body_json, field_path: [a, '{{ b ']}}",
+			`streams[0].retriever.paginator.page_token_option.field_path[1]: invalid template "{{ b "`},
 	}
 	for _, tc := range cases {
 		src := strings.Replace(good, tc.from, tc.to, 1)

@@ -210,8 +210,8 @@ func (o *RequestOption) Key() string {
 	}
 	var parts []string
 	for _, p := range o.FieldPath {
-		if !p.IsStatic() {
-			return ""
+		if p == nil || !p.IsStatic() {
+			return "" // nil: a segment that did not compile, an error already
 		}
 		parts = append(parts, p.Source)
 	}
