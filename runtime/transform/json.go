@@ -11,8 +11,10 @@ var errJSON = errors.New("the record is not valid JSON")
 
 const maxDepth = 1000
 
-// Decode parses one record: a JSON object. Its text values share b's
-// memory, which must not change while the record is used.
+// Decode parses one record: a JSON object. Its keys and text values share
+// b's memory, which must not change while the record is used; a page's body
+// is read into again once the page is emitted, so what outlives the record
+// must be copied.
 func Decode(b []byte) (*Object, error) {
 	p := &parser{b: b}
 	v, err := p.value(0)

@@ -78,7 +78,9 @@ func join(path, key string) string {
 func (n *Normalizer) value(v any, schema map[string]any, path string) any {
 	out, ok := cast(v, schema)
 	if !ok && n.warn != nil && !n.warned[path] {
-		n.warned[path] = true
+		// A copy: the path's keys are text of the page (Decode), whose
+		// buffer is read into again once the page is emitted.
+		n.warned[strings.Clone(path)] = true
 		n.warn(path, jsonType(v), typeText(schema["type"]))
 	}
 	n.children(out, schema, path)
