@@ -2,10 +2,11 @@ package runtime
 
 import (
 	"bytes"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"strconv"
+
+	"github.com/airbyte-go/source-declarative/runtime/jsontext"
 
 	"github.com/airbyte-go/source-declarative/runtime/interp"
 )
@@ -115,7 +116,7 @@ func (s *scanner) str(i int) (int, error) {
 		if q < 0 {
 			return 0, errSyntax
 		}
-		e := escapeOrControl(b[i : i+q])
+		e := jsontext.EscapeOrControl(b[i : i+q])
 		if e < 0 {
 			return i + q + 1, nil
 		}
@@ -135,27 +136,6 @@ func (s *scanner) str(i int) (int, error) {
 			return 0, errSyntax
 		}
 	}
-}
-
-// escapeOrControl is the index of the first backslash or byte below 0x20 in
-// b, or -1: eight bytes at a time, with the usual tests for a zero byte and
-// for a byte below n in a word.
-func escapeOrControl(b []byte) int {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	i := 0
-	for ; i+8 <= len(b); i += 8 {
-		w := binary.LittleEndian.Uint64(b[i:])
-		bs := w ^ (ones * '\\')
-		if ((w-ones*0x20)&^w|(bs-ones)&^bs)&highs != 0 {
-			break
-		}
-	}
-	for ; i < len(b); i++ {
-		if c := b[i]; c == '\\' || c < 0x20 {
-			return i
-		}
-	}
-	return -1
 }
 
 func hex4(b []byte) bool {

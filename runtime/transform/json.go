@@ -1,10 +1,13 @@
 package transform
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/airbyte-go/source-declarative/runtime/jsontext"
 )
 
 var errJSON = errors.New("the record is not valid JSON")
@@ -98,6 +101,9 @@ func (p *parser) literal(lit string) error {
 func (p *parser) object(depth int) (any, error) {
 	p.i++
 	o := &Object{}
+	if depth == 0 {
+		o.Fields = make([]Field, 0, 8) // a record: one allocation for most
+	}
 	if p.ws() < len(p.b) && p.b[p.i] == '}' {
 		p.i++
 		return o, nil
@@ -180,35 +186,37 @@ func (p *parser) str() (string, error) {
 	start := p.i
 	p.i++
 	escaped := false
-	for p.i < len(p.b) {
-		c := p.b[p.i]
-		switch {
-		case c == '"':
-			p.i++
-			raw := p.b[start:p.i]
-			if !escaped && utf8.Valid(raw) {
-				if len(raw) == 2 {
-					return "", nil
-				}
-				// The text is shared with the page, not copied: a record
-				// lives no longer than its page, and pages are not changed.
-				return unsafe.String(&raw[1], len(raw)-2), nil
-			}
-			var s string
-			if err := json.Unmarshal(raw, &s); err != nil {
-				return "", errJSON
-			}
-			return s, nil
-		case c == '\\':
-			escaped = true
-			p.i += 2
-		case c < 0x20:
+	for {
+		q := bytes.IndexByte(p.b[p.i:], '"')
+		if q < 0 {
 			return "", errJSON
-		default:
-			p.i++
 		}
+		e := jsontext.EscapeOrControl(p.b[p.i : p.i+q])
+		if e < 0 {
+			p.i += q + 1
+			break
+		}
+		p.i += e
+		if p.b[p.i] != '\\' || p.i+1 >= len(p.b) {
+			return "", errJSON
+		}
+		escaped = true
+		p.i += 2
 	}
-	return "", errJSON
+	raw := p.b[start:p.i]
+	if !escaped && utf8.Valid(raw) {
+		if len(raw) == 2 {
+			return "", nil
+		}
+		// The text is shared with the page, not copied: a record
+		// lives no longer than its page (see Decode).
+		return unsafe.String(&raw[1], len(raw)-2), nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", errJSON
+	}
+	return s, nil
 }
 
 func (p *parser) number() (any, error) {

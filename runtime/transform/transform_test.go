@@ -1,6 +1,7 @@
 package transform
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -52,6 +53,29 @@ func TestDecodeEncodeKeepsOrderAndNumbers(t *testing.T) {
 	for _, bad := range []string{`[1]`, `{"a":}`, `{"a":1`, `{"a":01}`, `{"a":"x`} {
 		if _, err := Decode([]byte(bad)); err == nil {
 			t.Errorf("%s: no error", bad)
+		}
+	}
+}
+
+// TestDecodeStringsAsEncodingJSON puts each byte that matters to a string at
+// every offset of a long one, where strings are searched eight bytes at a
+// time: the value decoded and the error must be encoding/json's.
+func TestDecodeStringsAsEncodingJSON(t *testing.T) {
+	for _, c := range []string{`"`, `\`, `\"`, `\n`, `\u00e9`, `\x`, "\x00", "\x1f", "\x7f", "\xc3\xa9", "\xff"} {
+		for at := 0; at < 20; at++ {
+			text := `{"s":"` + strings.Repeat("x", at) + c + strings.Repeat("y", 20-at) + `"}`
+			var want map[string]string
+			wantErr := json.Unmarshal([]byte(text), &want)
+			o, err := Decode([]byte(text))
+			if (err != nil) != (wantErr != nil) {
+				t.Errorf("%q: error %v, encoding/json %v", text, err, wantErr)
+				continue
+			}
+			if err == nil {
+				if got, _ := o.Get("s"); got != want["s"] {
+					t.Errorf("%q: got %q, want %q", text, got, want["s"])
+				}
+			}
 		}
 	}
 }
