@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"strconv"
@@ -105,35 +104,36 @@ func (s *scanner) number(i int) (int, error) {
 	return i, nil
 }
 
-// str skips a string starting at its opening quote: it finds the next quote
-// with the library's vectorised search, then looks for a backslash or a
-// control byte before it, eight bytes at a time.
+// str skips a string starting at its opening quote, eight bytes at a time
+// up to the next quote, backslash or control byte (jsontext.Special).
 func (s *scanner) str(i int) (int, error) {
 	b := s.b
 	i++
 	for {
-		q := bytes.IndexByte(b[i:], '"')
-		if q < 0 {
+		i += jsontext.Special(b[i:])
+		if i >= len(b) {
 			return 0, errSyntax
 		}
-		e := jsontext.EscapeOrControl(b[i : i+q])
-		if e < 0 {
-			return i + q + 1, nil
-		}
-		i += e
-		if b[i] != '\\' || i+1 >= len(b) {
-			return 0, errSyntax // a control byte, or a backslash at the end
-		}
-		switch b[i+1] {
-		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-			i += 2
-		case 'u':
-			if i+6 > len(b) || !hex4(b[i+2:i+6]) {
+		switch b[i] {
+		case '"':
+			return i + 1, nil
+		case '\\':
+			if i+1 >= len(b) {
 				return 0, errSyntax
 			}
-			i += 6
+			switch b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 > len(b) || !hex4(b[i+2:i+6]) {
+					return 0, errSyntax
+				}
+				i += 6
+			default:
+				return 0, errSyntax
+			}
 		default:
-			return 0, errSyntax
+			return 0, errSyntax // a control byte
 		}
 	}
 }

@@ -1,26 +1,29 @@
-// Package jsontext holds the byte-level tests that JSON scanners share.
+// Package jsontext holds the byte-level search that JSON scanners share.
 package jsontext
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"math/bits"
+)
 
-// EscapeOrControl is the index of the first backslash or byte below 0x20 in
-// b, or -1: eight bytes at a time, with the usual tests for a zero byte and
-// for a byte below n in a word. In the text of a JSON string before its
-// closing quote, these are the bytes that need a closer look.
-func EscapeOrControl(b []byte) int {
+// Special is the index of the first quote, backslash or byte below 0x20 in
+// b, or len(b): the bytes of a JSON string's text that need a closer look.
+// It tests eight bytes at a time with the usual zero-byte and less-than
+// tests on a word, whose lowest flagged byte is the first that matches.
+func Special(b []byte) int {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	i := 0
 	for ; i+8 <= len(b); i += 8 {
 		w := binary.LittleEndian.Uint64(b[i:])
-		bs := w ^ (ones * '\\')
-		if ((w-ones*0x20)&^w|(bs-ones)&^bs)&highs != 0 {
-			break
+		q, e := w^(ones*'"'), w^(ones*'\\')
+		if m := ((q-ones)&^q | (e-ones)&^e | (w-ones*0x20)&^w) & highs; m != 0 {
+			return i + bits.TrailingZeros64(m)/8
 		}
 	}
 	for ; i < len(b); i++ {
-		if c := b[i]; c == '\\' || c < 0x20 {
+		if c := b[i]; c == '"' || c == '\\' || c < 0x20 {
 			return i
 		}
 	}
-	return -1
+	return i
 }

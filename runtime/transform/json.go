@@ -1,7 +1,6 @@
 package transform
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"unicode/utf8"
@@ -187,18 +186,16 @@ func (p *parser) str() (string, error) {
 	p.i++
 	escaped := false
 	for {
-		q := bytes.IndexByte(p.b[p.i:], '"')
-		if q < 0 {
+		p.i += jsontext.Special(p.b[p.i:])
+		if p.i >= len(p.b) {
 			return "", errJSON
 		}
-		e := jsontext.EscapeOrControl(p.b[p.i : p.i+q])
-		if e < 0 {
-			p.i += q + 1
+		if p.b[p.i] == '"' {
+			p.i++
 			break
 		}
-		p.i += e
 		if p.b[p.i] != '\\' || p.i+1 >= len(p.b) {
-			return "", errJSON
+			return "", errJSON // a control byte, or a backslash at the end
 		}
 		escaped = true
 		p.i += 2
