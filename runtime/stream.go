@@ -222,6 +222,9 @@ func (s *streamReader) process(ctx context.Context, records [][]byte, token pagi
 		}
 		s.pipe, s.piped = pipe, true
 	}
+	if s.pipe == nil {
+		return records, nil // nothing to do: no template variables to build
+	}
 	vars := s.r.vars(s.b.req.Parameters, sl)
 	vars["next_page_token"] = token.Vars()
 	return s.pipe.run(records, vars)
