@@ -187,26 +187,37 @@ func TestCursorFromResponseBody(t *testing.T) {
 	equalLists(t, "records", res.records("events"), ids(0, 95))
 }
 
+// The seed's two examples of a cursor taken from the last record (4.1,
+// cursor pagination, 6): an empty page has no last record, so it is the last
+// page, and the stream completes.
 func TestCursorFromLastRecordsAndMissingValueStops(t *testing.T) {
-	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
-		switch r.URL.Query().Get("starting_after") {
-		case "":
-			fmt.Fprint(w, `{"data":[{"id":1},{"id":2}]}`)
-		case "2":
-			fmt.Fprint(w, `{"data":[{"id":3}]}`)
-		default:
-			fmt.Fprint(w, `{"data":[]}`)
-		}
-	})
-	m := stream("items", "url_base: "+a.URL+"\npath: /items", "[data]", `paginator:
+	for _, cursor := range []string{"{{ last_records[-1]['id'] }}", "{{ response['data'][-1]['id'] }}", "{{ last_record['id'] }}"} {
+		t.Run(cursor, func(t *testing.T) {
+			a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+				switch r.URL.Query().Get("starting_after") {
+				case "":
+					fmt.Fprint(w, `{"data":[{"id":1},{"id":2}]}`)
+				case "2":
+					fmt.Fprint(w, `{"data":[{"id":3}]}`)
+				default:
+					fmt.Fprint(w, `{"data":[]}`)
+				}
+			})
+			m := stream("items", "url_base: "+a.URL+"\npath: /items", "[data]", fmt.Sprintf(`paginator:
   type: DefaultPaginator
   page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: starting_after}
   pagination_strategy:
     type: CursorPagination
-    cursor_value: "{{ last_records[-1]['id'] }}"`)
-	res := newConnector(t, m, nil, "items").read(t)
-	equalLists(t, "requests", a.lines(), []string{"GET /items", "GET /items?starting_after=2", "GET /items?starting_after=3"})
-	equalLists(t, "records", res.records("items"), []string{`{"id":1}`, `{"id":2}`, `{"id":3}`})
+    cursor_value: "%s"`, cursor))
+			res := newConnector(t, m, nil, "items").read(t)
+			equalLists(t, "requests", a.lines(), []string{"GET /items", "GET /items?starting_after=2", "GET /items?starting_after=3"})
+			equalLists(t, "records", res.records("items"), []string{`{"id":1}`, `{"id":2}`, `{"id":3}`})
+			if res.code != 0 || len(res.errors()) != 0 {
+				t.Fatalf("exit %d, errors %v", res.code, res.errors())
+			}
+			equalLists(t, "statuses", res.statuses("items"), []string{"STARTED", "RUNNING", "COMPLETE"})
+		})
+	}
 }
 
 func TestCursorTopLevelArrayResponseAndNotGetStop(t *testing.T) {

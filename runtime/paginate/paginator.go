@@ -228,6 +228,12 @@ func (p *Paginator) nextCursor(prev Token, page Page) (Token, bool, error) {
 	}
 	v, err := p.m.CursorValue.Eval(vars)
 	if err != nil {
+		if interp.IsUndefined(err) && len(page.LastRecords()) == 0 {
+			// An empty page has no last record to take a cursor from
+			// ({{ last_records[-1]['id'] }}, {{ response['data'][-1]['id'] }}):
+			// it is the last page.
+			return Token{}, false, nil
+		}
 		return Token{}, false, err
 	}
 	if !interp.Truthy(v) {
