@@ -406,3 +406,30 @@ func TestTokenInjectedNowhereStopsInsteadOfLooping(t *testing.T) {
 		t.Fatalf("exit %d, %d requests, errors %v", res.code, len(a.requests()), errs)
 	}
 }
+
+// HTTP header names are case-insensitive: a cursor template reads a header
+// under the name the API documents, whatever case the client keeps it in.
+func TestCursorFromHeaderNamedInAnyCase(t *testing.T) {
+	for _, cursor := range []string{"{{ headers['X-Pagination-Next-URL'] }}", "{{ headers.get('x-PAGINATION-next-url') }}"} {
+		t.Run(cursor, func(t *testing.T) {
+			a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+				if r.URL.Query().Get("c") == "" {
+					w.Header()["X-Pagination-Next-URL"] = []string{"t2"} // sent as written, not canonicalized
+					fmt.Fprint(w, `{"data":[{"id":1}]}`)
+					return
+				}
+				fmt.Fprint(w, `{"data":[{"id":2}]}`)
+			})
+			m := stream("s", "url_base: "+a.URL+"\npath: /s", "[data]", fmt.Sprintf(`paginator:
+  type: DefaultPaginator
+  page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: c}
+  pagination_strategy: {type: CursorPagination, cursor_value: "%s", stop_condition: "%s"}`, cursor, strings.Replace(cursor, "{{ ", "{{ not ", 1)))
+			res := newConnector(t, m, nil, "s").read(t)
+			equalLists(t, "requests", a.lines(), []string{"GET /s", "GET /s?c=t2"})
+			equalLists(t, "records", res.records("s"), ids(1, 3))
+			if res.code != 0 {
+				t.Fatalf("exit %d: %s", res.code, res.stdout)
+			}
+		})
+	}
+}

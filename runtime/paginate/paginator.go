@@ -46,6 +46,7 @@ type Paginator struct {
 	pageSize int64 // 0: none
 	vars     interp.Vars
 	response interp.Usage // how the cursor templates read the response
+	headers  interp.Usage // which headers they read by name
 	records  bool         // whether they read last_records, last_record or last_page_size
 }
 
@@ -58,6 +59,7 @@ func New(m *manifest.Paginator, vars interp.Vars) (*Paginator, error) {
 	p := &Paginator{m: m, vars: vars}
 	for _, t := range []*interp.Template{m.CursorValue, m.StopCondition} {
 		p.response.Merge(t.UsageOf("response"))
+		p.headers.Merge(t.UsageOf("headers"))
 		for _, name := range []string{"last_records", "last_record", "last_page_size"} {
 			p.records = p.records || t.UsageOf(name).Used
 		}
@@ -210,7 +212,7 @@ func (p *Paginator) nextCursor(prev Token, page Page) (Token, bool, error) {
 		"config":                p.vars["config"],
 		"parameters":            p.vars["parameters"],
 		"response":              response,
-		"headers":               request.HeaderVars(page.Header),
+		"headers":               p.headerVars(page.Header),
 		"last_records":          interp.List(records),
 		"last_record":           last,
 		"last_page_size":        int64(len(records)),
@@ -241,4 +243,18 @@ func (p *Paginator) nextCursor(prev Token, page Page) (Token, bool, error) {
 		return Token{}, false, nil
 	}
 	return Token{Value: v, Set: true}, true, nil
+}
+
+// headerVars is the headers variable, where each header a template reads by
+// name is also found under that name as written (X-Pagination-Next-URL): HTTP
+// header names are case-insensitive, and the client keeps them only in their
+// canonical case.
+func (p *Paginator) headerVars(h http.Header) map[string]any {
+	vars := request.HeaderVars(h)
+	for name := range p.headers.Keys {
+		if _, ok := vars[name]; !ok && len(h.Values(name)) > 0 {
+			vars[name] = strings.Join(h.Values(name), ", ")
+		}
+	}
+	return vars
 }
