@@ -433,3 +433,31 @@ func TestCursorFromHeaderNamedInAnyCase(t *testing.T) {
 		})
 	}
 }
+
+// A next page cursor that an HTTP header cannot carry fails the stream at
+// once, naming the header, instead of being retried as a network error.
+func TestCursorThatCannotBeAHeaderFailsAtOnce(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		fmt.Fprint(w, `{"data":[{"id":1}],"next":"a\nb"}`)
+	})
+	m := stream("s", "url_base: "+a.URL+"\npath: /s", "[data]", `paginator:
+  type: DefaultPaginator
+  page_token_option: {type: RequestOption, inject_into: header, field_name: X-Cursor}
+  pagination_strategy: {type: CursorPagination, cursor_value: "{{ response.next }}"}`)
+	res := newConnector(t, m, nil, "s").read(t)
+	equalLists(t, "requests", a.lines(), []string{"GET /s"})
+	equalLists(t, "records", res.records("s"), ids(1, 2))
+	errs := res.errors()
+	want := `stream s: request header "X-Cursor": the value holds a line break or another control character, which an HTTP header cannot carry`
+	if res.code == 0 || len(errs) == 0 || errs[0]["message"] != want || errs[0]["failure_type"] != "config_error" || len(res.ofType("LOG")) != 0 {
+		t.Fatalf("exit %d, errors %v, logs %v", res.code, errs, res.ofType("LOG"))
+	}
+
+	badName := strings.Replace(m, "field_name: X-Cursor", "field_name: X Cursor", 1)
+	res = newConnector(t, badName, nil, "s").read(t)
+	errs = res.errors()
+	want = `stream s: request header "X Cursor": not a valid HTTP header name`
+	if len(a.requests()) != 2 || res.code == 0 || len(errs) == 0 || errs[0]["message"] != want || len(res.ofType("LOG")) != 0 {
+		t.Fatalf("exit %d, %d requests, errors %v, logs %v", res.code, len(a.requests()), errs, res.ofType("LOG"))
+	}
+}
