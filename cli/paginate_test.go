@@ -461,3 +461,27 @@ func TestCursorThatCannotBeAHeaderFailsAtOnce(t *testing.T) {
 		t.Fatalf("exit %d, %d requests, errors %v, logs %v", res.code, len(a.requests()), errs, res.ofType("LOG"))
 	}
 }
+
+// A cursor the API gives as a string goes back as the API wrote it, even
+// when it spells a number: the reference's reading of it as a Python literal
+// would send 1000.0 for "1e3", 1.5 for "1.50" and a float for a long id.
+func TestCursorStringsThatSpellNumbersAreSentAsWritten(t *testing.T) {
+	next := map[string]string{"": "1e3", "1e3": "1.50", "1.50": "12345678901234567890123", "12345678901234567890123": "42", "42": "007", "007": "-0"}
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		c := r.URL.Query().Get("c")
+		if n, ok := next[c]; ok {
+			fmt.Fprintf(w, `{"data":[{"id":1}],"next":%q}`, n)
+			return
+		}
+		fmt.Fprint(w, `{"data":[{"id":2}],"next":null}`)
+	})
+	m := stream("s", "url_base: "+a.URL+"\npath: /s", "[data]", `paginator:
+  type: DefaultPaginator
+  page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: c}
+  pagination_strategy: {type: CursorPagination, cursor_value: "{{ response.next }}"}`)
+	res := newConnector(t, m, nil, "s").read(t)
+	equalLists(t, "requests", a.lines(), []string{"GET /s", "GET /s?c=1e3", "GET /s?c=1.50", "GET /s?c=12345678901234567890123", "GET /s?c=42", "GET /s?c=007", "GET /s?c=-0"})
+	if res.code != 0 || len(res.records("s")) != 7 {
+		t.Fatalf("exit %d: %s", res.code, res.stdout)
+	}
+}

@@ -4,6 +4,7 @@
 package paginate
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -238,6 +239,7 @@ func (p *Paginator) nextCursor(prev Token, page Page) (Token, bool, error) {
 		}
 		return Token{}, false, err
 	}
+	v = p.asWritten(v, vars)
 	if !interp.Truthy(v) {
 		// Nothing at the location (null, empty, {} from a .get chain): the last page.
 		return Token{}, false, nil
@@ -257,4 +259,21 @@ func (p *Paginator) headerVars(h http.Header) map[string]any {
 		}
 	}
 	return vars
+}
+
+// asWritten keeps a cursor the template gives as text spelling a number
+// ("1e3", "1.50", a 23-digit id) as that text: the reference's reading of it
+// as a Python literal would send 1000.0, 1.5 or a float instead of what the
+// API wrote. A cursor whose number writes as its text stays a number.
+func (p *Paginator) asWritten(v any, vars interp.Vars) any {
+	switch v.(type) {
+	case int64, float64, json.Number:
+	default:
+		return v
+	}
+	text, err := p.m.CursorValue.Render(vars)
+	if text = strings.TrimSpace(text); err != nil || text == interp.String(v) {
+		return v
+	}
+	return text
 }
