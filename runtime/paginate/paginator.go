@@ -213,7 +213,7 @@ func (p *Paginator) nextCursor(prev Token, page Page) (Token, bool, error) {
 		"config":                p.vars["config"],
 		"parameters":            p.vars["parameters"],
 		"response":              response,
-		"headers":               p.headerVars(page.Header),
+		"headers":               request.HeaderVarsReading(page.Header, p.headers),
 		"last_records":          interp.List(records),
 		"last_record":           last,
 		"last_page_size":        int64(len(records)),
@@ -245,20 +245,6 @@ func (p *Paginator) nextCursor(prev Token, page Page) (Token, bool, error) {
 		return Token{}, false, nil
 	}
 	return Token{Value: v, Set: true}, true, nil
-}
-
-// headerVars is the headers variable, where each header a template reads by
-// name is also found under that name as written (X-Pagination-Next-URL): HTTP
-// header names are case-insensitive, and the client keeps them only in their
-// canonical case.
-func (p *Paginator) headerVars(h http.Header) map[string]any {
-	vars := request.HeaderVars(h)
-	for name := range p.headers.Keys {
-		if _, ok := vars[name]; !ok && len(h.Values(name)) > 0 {
-			vars[name] = strings.Join(h.Values(name), ", ")
-		}
-	}
-	return vars
 }
 
 // asWritten keeps a cursor the template gives as text spelling a number
