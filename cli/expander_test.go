@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"net/http"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -303,4 +304,34 @@ parent_fields: [{type: ParentFieldPath, parent_path: ["{{ config.key }}"], recor
 		t.Fatalf("exit %d, errors %v", res.code, errs)
 	}
 	equalLists(t, "requests", a.lines(), nil)
+}
+
+func TestRecordExpanderTruncationWarningIsOncePerStreamAcrossPartitions(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		p := r.URL.Query().Get("p")
+		fmt.Fprintf(w, `{"data":[{"id":"in_%s","lines":{"data":[{"id":"il_%s"}],"has_more":1}}]}`, p, p)
+	})
+	m := expanderStream(a.URL, `{type: RecordExpander, expand_records_from_field: [lines, data], truncation_indicator_path: [lines, has_more]}`, "",
+		`partition_router:
+  type: ListPartitionRouter
+  values: [a, b, c]
+  cursor_field: p
+  request_option: {type: RequestOption, inject_into: request_parameter, field_name: p}`, "")
+	res := newConnector(t, m, nil, "invoice_lines").read(t)
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stdout)
+	}
+	var warnings []string
+	for _, m := range res.ofType("LOG") {
+		if l := m["log"].(map[string]any); l["level"] == "WARN" {
+			warnings = append(warnings, l["message"].(string))
+		}
+	}
+	// No total_count next to the indicator: no total in the message.
+	equalLists(t, "warnings", warnings, []string{"Stream invoice_lines: The nested list at ['lines', 'data'] is marked as truncated (the field at ['lines', 'has_more'] is truthy), " +
+		"so only the 1 embedded item(s) were expanded and the remaining items are not emitted: truncated_list_retriever, which fetches the complete list, " +
+		"is not supported here yet. This warning is emitted once per stream; other records may be truncated as well."})
+	got := printed(t, res, "invoice_lines")
+	sort.Strings(got) // partitions interleave
+	equalLists(t, "records", got, []string{`{"id":"il_a"}`, `{"id":"il_b"}`, `{"id":"il_c"}`})
 }

@@ -128,6 +128,10 @@ func (e *Expander) expand(raw []byte, parent *transform.Object, out *output) err
 	if e.mergeParent && count > 0 {
 		base = e.withoutLists(parent)
 	}
+	var original []byte // the parent encoded once, for every item's original_record
+	if e.originalRecord && count > 0 {
+		original = transform.AppendJSON(nil, parent)
+	}
 	for _, l := range lists {
 		for _, item := range l {
 			if !e.carries {
@@ -140,7 +144,7 @@ func (e *Expander) expand(raw []byte, parent *transform.Object, out *output) err
 				}
 				continue
 			}
-			out.encode(e.withParent(parent, item, base))
+			out.withOriginal(e.withParent(parent, item, base), parent, original)
 		}
 	}
 	if count == 0 && e.emitParent {
@@ -150,8 +154,8 @@ func (e *Expander) expand(raw []byte, parent *transform.Object, out *output) err
 }
 
 // withParent builds one item carrying parent context, leaving parent and
-// base untouched: the merged parent underneath, then parent_fields, then
-// original_record.
+// base untouched: the merged parent underneath, then parent_fields
+// (original_record is added as it is encoded).
 func (e *Expander) withParent(parent *transform.Object, item any, base *transform.Object) *transform.Object {
 	child, ok := deepCopy(item).(*transform.Object)
 	if !ok {
@@ -167,9 +171,6 @@ func (e *Expander) withParent(parent *transform.Object, item any, base *transfor
 	for _, f := range e.fields {
 		v, _ := transform.Get(parent, f.parent) // absent: null
 		transform.Create(child, f.record, deepCopy(v))
-	}
-	if e.originalRecord {
-		child.Set("original_record", parent)
 	}
 	return child
 }
@@ -271,6 +272,28 @@ func (o *output) add(raw []byte) {
 
 func (o *output) encode(v any) {
 	o.buf = transform.AppendJSON(o.buf, v)
+	o.ends = append(o.ends, len(o.buf))
+}
+
+// withOriginal encodes an item with the parent as its original_record (none
+// when original is nil): appended as encoded once, original, or in the
+// place of the item's own original_record key when it has one.
+func (o *output) withOriginal(child, parent *transform.Object, original []byte) {
+	if original == nil {
+		o.encode(child)
+		return
+	}
+	if _, ok := child.Get("original_record"); ok {
+		child.Set("original_record", parent)
+		o.encode(child)
+		return
+	}
+	o.buf = transform.AppendJSON(o.buf, child)
+	o.buf = o.buf[:len(o.buf)-1] // the closing brace
+	if len(child.Fields) > 0 {
+		o.buf = append(o.buf, ',')
+	}
+	o.buf = append(append(append(o.buf, `"original_record":`...), original...), '}')
 	o.ends = append(o.ends, len(o.buf))
 }
 
