@@ -50,6 +50,17 @@ func readExpanded(t *testing.T, body, expander string, config map[string]any, wa
 	return res
 }
 
+// warnLogs lists the messages of the WARN logs printed.
+func warnLogs(res result) []string {
+	var out []string
+	for _, m := range res.ofType("LOG") {
+		if l := m["log"].(map[string]any); l["level"] == "WARN" {
+			out = append(out, l["message"].(string))
+		}
+	}
+	return out
+}
+
 const invoices = `{"object":"list","data":[
  {"id":"in_1","customer":"cus_1","lines":{"object":"list","data":[{"id":"il_1","amount":100},{"id":"il_2","amount":250}],"has_more":false},"amount":350},
  {"id":"in_2","customer":"cus_2","lines":{"object":"list","data":[{"id":"il_3","amount":7}],"has_more":false},"amount":7}
@@ -243,13 +254,7 @@ func TestRecordExpanderTruncatedListIsExpandedWithOneWarning(t *testing.T) {
 expand_records_from_field: [lines, data]
 truncation_indicator_path: [lines, has_more]`, nil,
 		`{"id":"il_1"}`, `{"id":"il_2"}`, `{"id":"il_6"}`, `{"id":"il_9"}`)
-	var warnings []string
-	for _, m := range res.ofType("LOG") {
-		if l := m["log"].(map[string]any); l["level"] == "WARN" {
-			warnings = append(warnings, l["message"].(string))
-		}
-	}
-	equalLists(t, "warnings", warnings, []string{"Stream invoice_lines: The nested list at ['lines', 'data'] is marked as truncated (the field at ['lines', 'has_more'] is truthy), " +
+	equalLists(t, "warnings", warnLogs(res), []string{"Stream invoice_lines: The nested list at ['lines', 'data'] is marked as truncated (the field at ['lines', 'has_more'] is truthy), " +
 		"so only the 2 embedded item(s) of 5 total were expanded and the remaining items are not emitted: truncated_list_retriever, which fetches the complete list, " +
 		"is not supported here yet. This warning is emitted once per stream; other records may be truncated as well."})
 }
@@ -321,14 +326,8 @@ func TestRecordExpanderTruncationWarningIsOncePerStreamAcrossPartitions(t *testi
 	if res.code != 0 {
 		t.Fatalf("exit %d: %s", res.code, res.stdout)
 	}
-	var warnings []string
-	for _, m := range res.ofType("LOG") {
-		if l := m["log"].(map[string]any); l["level"] == "WARN" {
-			warnings = append(warnings, l["message"].(string))
-		}
-	}
 	// No total_count next to the indicator: no total in the message.
-	equalLists(t, "warnings", warnings, []string{"Stream invoice_lines: The nested list at ['lines', 'data'] is marked as truncated (the field at ['lines', 'has_more'] is truthy), " +
+	equalLists(t, "warnings", warnLogs(res), []string{"Stream invoice_lines: The nested list at ['lines', 'data'] is marked as truncated (the field at ['lines', 'has_more'] is truthy), " +
 		"so only the 1 embedded item(s) were expanded and the remaining items are not emitted: truncated_list_retriever, which fetches the complete list, " +
 		"is not supported here yet. This warning is emitted once per stream; other records may be truncated as well."})
 	got := printed(t, res, "invoice_lines")
