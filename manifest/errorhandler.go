@@ -52,6 +52,9 @@ const (
 	ActionIgnore           = "IGNORE"
 	ActionRateLimited      = "RATE_LIMITED"
 	ActionRefreshThenRetry = "REFRESH_TOKEN_THEN_RETRY"
+	// ActionResetPagination makes the retriever read the slice's pages
+	// again from the first (see PaginationReset).
+	ActionResetPagination = "RESET_PAGINATION"
 )
 
 // ResponseFilter is an HttpResponseFilter.
@@ -127,9 +130,6 @@ func (d *decoder) responseFilter(v any, path string) (ResponseFilter, bool) {
 	}
 	rf := ResponseFilter{Action: str(m, "action", ""), MessageContains: str(m, "error_message_contains", ""),
 		Predicate: d.tpl(m, "predicate", path), ErrorMessage: d.tpl(m, "error_message", path), FailureType: str(m, "failure_type", "")}
-	if rf.Action == "RESET_PAGINATION" {
-		d.fail(path+".action", "RESET_PAGINATION is not supported yet (it needs the retriever's pagination_reset)")
-	}
 	codes, _ := m["http_codes"].([]any)
 	for _, c := range codes {
 		if n, ok := c.(int64); ok {

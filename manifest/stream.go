@@ -31,6 +31,28 @@ type Retriever struct {
 	// the requests after a slice's first page.
 	IgnoreSlicerOnPages bool
 	Decoder             *Decoder // nil: JsonDecoder
+	// PaginationReset says how a slice's pages start again when the API
+	// caps how deep pagination goes; nil: an error handler's
+	// RESET_PAGINATION restarts them once, as RESET does.
+	PaginationReset *PaginationReset
+}
+
+// Pagination reset actions.
+const (
+	// ResetRestart reads the slice again from its first page, once.
+	ResetRestart = "RESET"
+	// ResetSplitUsingCursor starts the slice again at the newest cursor value
+	// read in it (records must come in ascending cursor order).
+	ResetSplitUsingCursor = "SPLIT_USING_CURSOR"
+)
+
+// PaginationReset is a SimpleRetriever's pagination_reset.
+type PaginationReset struct {
+	Path   string
+	Action string // ResetRestart or ResetSplitUsingCursor
+	// MaxRecords (limits.number_of_records) restarts the pages once this
+	// many records were read in the current run of the slice; 0: no limit.
+	MaxRecords int
 }
 
 // Selector is a RecordSelector with a DpathExtractor.
@@ -85,6 +107,7 @@ func (d *decoder) stream(v any, path string) *Stream {
 		st.Incremental = d.incremental(inc, path+".incremental_sync")
 	}
 	d.checkLazyRead(st)
+	d.checkPaginationReset(st, m)
 	if st.Incremental.ClientSideIncremental() && st.Retriever != nil && st.Retriever.Selector != nil {
 		rs, _ := m["retriever"].(map[string]any)
 		sel, _ := rs["record_selector"].(map[string]any)
@@ -104,8 +127,8 @@ func (d *decoder) retriever(v any, path string) *Retriever {
 	if pr, ok := m["partition_router"]; ok && pr != nil && !isFalsy(pr) {
 		r.PartitionRouter = d.partitionRouter(pr, path+".partition_router")
 	}
-	if x, ok := m["pagination_reset"]; ok && x != nil && !isFalsy(x) {
-		d.unsupported(x, path+".pagination_reset")
+	if x, ok := m["pagination_reset"]; ok && x != nil {
+		r.PaginationReset = d.paginationReset(x, path+".pagination_reset")
 	}
 	r.IgnoreSlicerOnPages, _ = m["ignore_stream_slicer_parameters_on_paginated_requests"].(bool)
 	r.Decoder = d.responseDecoder(m["decoder"], path+".decoder", retrieverDecoders)
@@ -150,4 +173,52 @@ func (d *decoder) selector(v any, path string) *Selector {
 	}
 	s.Normalize = m["schema_normalization"] == "Default"
 	return s
+}
+
+func (d *decoder) paginationReset(v any, path string) *PaginationReset {
+	m, _, ok := d.component(v, path, "PaginationReset")
+	if !ok {
+		return nil
+	}
+	pr := &PaginationReset{Path: path, Action: str(m, "action", "")}
+	if x, ok := m["limits"]; ok && x != nil {
+		if lm, _, ok := d.component(x, path+".limits", "PaginationResetLimits"); ok {
+			n, _ := lm["number_of_records"].(int64)
+			pr.MaxRecords = int(n)
+		}
+	}
+	return pr
+}
+
+// checkPaginationReset refuses what Airbyte refuses with a pagination_reset
+// (limits with a record filter, whose dropped records would not count) and
+// what we cannot run the same way: a counting cursor's slice to narrow, a
+// lazily read partition. A SPLIT_USING_CURSOR without cursor restarts as
+// RESET does, as in Airbyte, with a warning.
+func (d *decoder) checkPaginationReset(st *Stream, raw map[string]any) {
+	if st.Retriever == nil || st.Retriever.PaginationReset == nil {
+		return
+	}
+	pr := st.Retriever.PaginationReset
+	rs, _ := raw["retriever"].(map[string]any)
+	sel, _ := rs["record_selector"].(map[string]any)
+	reset, _ := rs["pagination_reset"].(map[string]any)
+	if f, ok := sel["record_filter"]; ok && f != nil && reset["limits"] != nil {
+		d.fail(pr.Path+".limits", "cannot be used with a record_selector.record_filter: records the filter drops would not count towards number_of_records (Airbyte refuses it too)")
+	}
+	if pr.Action == ResetSplitUsingCursor {
+		switch inc := st.Incremental; {
+		case inc == nil:
+			d.warn(pr.Path+".action", "SPLIT_USING_CURSOR on a stream without incremental_sync restarts the slice from its first page, as RESET does")
+		case inc.Datetime == nil:
+			d.fail(pr.Path+".action", "SPLIT_USING_CURSOR needs a DatetimeBasedCursor to narrow the slice with; the stream's incremental_sync (%s) is not one: use RESET", inc.Path)
+		}
+	}
+	if pr := st.Retriever.PartitionRouter; pr != nil && pr.Substream != nil {
+		for _, pc := range pr.Substream.Parents {
+			if len(pc.LazyReadPointer) > 0 {
+				d.fail(st.Retriever.PaginationReset.Path, "cannot be used with %s.lazy_read_pointer: Airbyte's LazySimpleRetriever does not reset pagination", pc.Path)
+			}
+		}
+	}
 }
