@@ -87,6 +87,10 @@ func (c *Client) SendChecked(ctx context.Context, build func() (*http.Request, e
 		if act.kind == manifest.ActionFail {
 			return resp, &failure.Error{Failure: act.failure, Message: act.message, Status: status}
 		}
+		if act.kind == manifest.ActionResetPagination {
+			return resp, &PaginationReset{Matched: act.message, Err: &failure.Error{Failure: protocol.SystemError, Status: status,
+				Message: act.message + " (the error handler's RESET_PAGINATION restarts a stream's pages; this request has none)"}}
+		}
 		if attempt >= maxRetries {
 			return resp, &failure.Error{Failure: act.failure, Status: status,
 				Message: fmt.Sprintf("%s (gave up after %d attempts)", act.message, attempt+1)}
@@ -296,6 +300,19 @@ func retryAfter(v string, now time.Time) (time.Duration, bool) {
 	}
 	return 0, false
 }
+
+// PaginationReset is the error of a response that an HttpResponseFilter with
+// action RESET_PAGINATION matched: it is not retried, and a retriever reads
+// the slice's pages again from the first. Any other request fails with Err.
+type PaginationReset struct {
+	Matched string // the response matched: its status, request and body start, or the filter's error_message
+	Err     *failure.Error
+}
+
+func (e *PaginationReset) Error() string { return e.Err.Message }
+
+// Unwrap gives the failure reported where no pages can be restarted.
+func (e *PaginationReset) Unwrap() error { return e.Err }
 
 // IsStatus tells whether err is a request failure with that HTTP status.
 func IsStatus(err error, status int) bool {
