@@ -435,12 +435,16 @@ func (c *DatetimeCursor) emit(lo, hi int64, yield func(*Slice) bool) bool {
 
 // Observe keeps the record's cursor value as the slice's highest. A text in
 // the first format's sortable shape is only compared as bytes; the highest
-// one is read when the slice closes.
+// one is read when the slice closes (or is narrowed: the first value after
+// that is read, to compare it with the highest).
 func (c *DatetimeCursor) Observe(sl *Slice, raw []byte) error {
-	if shape := c.spec.shape; shape != nil && len(raw) == len(shape)+2 && raw[0] == '"' && fits(raw[1:len(raw)-1], shape) {
+	if shape := c.spec.shape; shape != nil && len(raw) == len(shape)+2 && raw[0] == '"' && fits(raw[1:len(raw)-1], shape) && (sl.pending != nil || !sl.seen) {
 		text := raw[1 : len(raw)-1]
-		if sl.pending == nil || bytes.Compare(text, sl.pending) > 0 {
+		switch cmp := bytes.Compare(text, sl.pending); {
+		case sl.pending == nil || cmp > 0:
 			sl.pending = append(sl.pending[:0], text...)
+		case cmp < 0:
+			sl.descending = true
 		}
 		return nil
 	}

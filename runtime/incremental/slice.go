@@ -55,6 +55,7 @@ type Slice struct {
 	lower, upper int64  // the interval read, in the cursor's unit
 	max          int64  // the highest cursor value observed
 	seen         bool   // whether max holds a value
+	descending   bool   // whether a value came after a higher one
 	pending      []byte // the highest text of a sortable format, not read yet
 	mapping      map[string]any
 }
@@ -99,6 +100,9 @@ func (s *Slice) Descriptor() any {
 
 // observe keeps the highest value seen in the slice.
 func (s *Slice) observe(v int64) {
+	if s.seen && v < s.max {
+		s.descending = true
+	}
 	if !s.seen || v > s.max {
 		s.max, s.seen = v, true
 	}
