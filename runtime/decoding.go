@@ -8,9 +8,7 @@ import (
 
 	"github.com/airbyte-go/source-declarative/runtime/decode"
 	"github.com/airbyte-go/source-declarative/runtime/failure"
-	"github.com/airbyte-go/source-declarative/runtime/incremental"
 	"github.com/airbyte-go/source-declarative/runtime/interp"
-	"github.com/airbyte-go/source-declarative/runtime/paginate"
 	"github.com/airbyte-go/source-declarative/runtime/request"
 )
 
@@ -123,8 +121,11 @@ const (
 // not hold the same records in the same order. A body the decoder cannot
 // read fails the stream (system_error), as in the reference.
 //
-// With firstOnly (a check), reading stops at the first records.
-func (s *streamReader) readStreamed(ctx context.Context, token paginate.Token, sl *incremental.Slice, firstOnly bool, emit func([][]byte) error) error {
+// With firstOnly (a check), reading stops at the first records. As one run
+// of the slice's pages, it ends with errRestartPages when they must start
+// again (pageResets).
+func (s *streamReader) readStreamed(ctx context.Context, resets *pageResets, firstOnly bool, emit func([][]byte) error) error {
+	token, sl := s.b.pag.First(), resets.original
 	emitted := 0
 	var batch recordBatch
 	flush := func() error {
@@ -165,7 +166,13 @@ func (s *streamReader) readStreamed(ctx context.Context, token paginate.Token, s
 		}
 		return s.streamError(resp, src, emitted, err)
 	}
-	_, err := s.fetch(request.WithBodyReader(ctx, s.b.policy, read), pageRequest{token: token, slice: sl, withSlice: true}, nil)
+	_, err := s.fetch(request.WithBodyReader(ctx, s.b.policy, read), pageRequest{token: token, slice: resets.current, withSlice: true}, nil)
+	switch {
+	case err != nil && resets.asked(err):
+		return errRestartPages
+	case err == nil && resets.counted(emitted):
+		return errRestartPages
+	}
 	return err
 }
 

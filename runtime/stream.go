@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 
@@ -38,6 +39,10 @@ type streamReader struct {
 	// page's body buffer is then reused for a later response.
 	recycle bool
 	spare   [][]byte // with recycle, the slice the last page's records were cut into
+	// probe reads only to see that the stream answers (check): as in the
+	// reference, whose check stops at the first record, pagination_reset's
+	// limits do not apply.
+	probe bool
 }
 
 func (r *Runner) streamReader(st *manifest.Stream, cursor incremental.Cursor) (*streamReader, error) {
@@ -84,15 +89,33 @@ type pageResult struct {
 // stops or maxPages pages were read (0: no limit), handing each page's
 // records to emit; the cursor then observes them.
 func (s *streamReader) read(ctx context.Context, sl *incremental.Slice, maxPages int, emit func([][]byte) error) error {
-	token := s.b.pag.First()
-	if s.streams() && s.lazy == nil {
-		return s.readStreamed(ctx, token, sl, maxPages > 0, emit)
+	resets := s.pageResets(sl)
+	for {
+		var err error
+		if s.streams() && s.lazy == nil {
+			err = s.readStreamed(ctx, resets, maxPages > 0, emit)
+		} else {
+			err = s.readPages(ctx, resets, maxPages, emit)
+		}
+		if err != errRestartPages {
+			return err
+		}
+		if err := resets.restart(); err != nil {
+			return err
+		}
 	}
+}
+
+// readPages is one run of a slice's pages, from the first: it ends with
+// errRestartPages when they must start again (pageResets).
+func (s *streamReader) readPages(ctx context.Context, resets *pageResets, maxPages int, emit func([][]byte) error) error {
+	sl, req := resets.original, resets.current
+	token := s.b.pag.First()
 	sent := paginate.NewRequestLog()
 	for page := 1; ; page++ {
 		var body decodedPage
 		var extractErr error
-		pr := pageRequest{token: token, slice: sl, withSlice: page == 1 || !s.st.Retriever.IgnoreSlicerOnPages,
+		pr := pageRequest{token: token, slice: req, withSlice: page == 1 || !s.st.Retriever.IgnoreSlicerOnPages,
 			check: func(p *request.Parts) error { return sent.Check(page, token, p) }}
 		var res *pageResult
 		var err error
@@ -109,6 +132,12 @@ func (s *streamReader) read(ctx context.Context, sl *incremental.Slice, maxPages
 			})
 		}
 		if err != nil {
+			if resets.asked(err) {
+				if s.lazy != nil {
+					return &Error{Failure: protocol.SystemError, Message: fmt.Sprintf("stream %s: %s; a partition whose first page comes from its parent record (lazy_read_pointer) cannot start its pages again, as in Airbyte", s.st.Name, resets.reason)}
+				}
+				return errRestartPages
+			}
 			return err
 		}
 		if res.resp.Ignored {
@@ -149,8 +178,13 @@ func (s *streamReader) read(ctx context.Context, sl *incremental.Slice, maxPages
 			}
 			records = s.inWindow(records)
 		}
+		restart := resets.counted(len(records))
 		if s.r.Observer != nil {
-			s.r.Observer.Page(s.st.Name, res.parts, res.resp, records, decision(next, more, err))
+			d := decision(next, more, err)
+			if restart {
+				d = "pagination reset: " + resets.reason
+			}
+			s.r.Observer.Page(s.st.Name, res.parts, res.resp, records, d)
 		}
 		if len(records) > 0 {
 			if err := emit(records); err != nil {
@@ -160,6 +194,9 @@ func (s *streamReader) read(ctx context.Context, sl *incremental.Slice, maxPages
 		}
 		if s.recycle && s.r.Observer == nil {
 			res.resp.Release()
+		}
+		if restart {
+			return errRestartPages
 		}
 		if err != nil {
 			return &Error{Failure: protocol.SystemError, Message: err.Error()}
@@ -202,6 +239,10 @@ func (s *streamReader) fetch(ctx context.Context, pr pageRequest, check func(*re
 		resp, err = send()
 	}
 	res.resp = resp
+	var reset *request.PaginationReset
+	if errors.As(err, &reset) {
+		return nil, err // the pages start again (pageResets.asked)
+	}
 	if err != nil {
 		return nil, s.requestError(err)
 	}
