@@ -1,0 +1,61 @@
+package cli
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// sessionManifest logs in with a POST of the config's credentials and sends
+// the token as Authorization: Bearer.
+func sessionManifest(url string) string {
+	return stream("s", "url_base: "+url+"\npath: /s\nauthenticator:\n"+indent(`type: SessionTokenAuthenticator
+login_requester:
+  type: HttpRequester
+  url_base: `+url+`
+  path: /login
+  http_method: POST
+  authenticator: {type: NoAuth}
+  request_body_json:
+    username: "{{ config['username'] }}"
+    password: "{{ config['password'] }}"
+session_token_path: [token]
+expiration_duration: PT1H
+request_authentication: {type: Bearer}`, 2), "[data]", "")
+}
+
+func TestSessionLoginRefusedIsAConfigErrorNotARetry(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		if r.URL.Path == "/login" {
+			w.WriteHeader(401)
+			fmt.Fprint(w, `{"error":"bad credentials"}`)
+			return
+		}
+		fmt.Fprint(w, `{"data":[{"id":1}]}`)
+	})
+	c := newConnector(t, sessionManifest(a.URL), map[string]any{"username": "me", "password": "pw-secret"}, "s")
+	want := "stream s: session token login failed: HTTP 401 Unauthorized from POST " + a.URL + `/login: {"error":"bad credentials"}`
+
+	res := c.read(t)
+	errs := res.errors()
+	if res.code != 1 || len(errs) != 2 || errs[0]["failure_type"] != "config_error" || errs[0]["message"] != want {
+		t.Fatalf("read: exit %d, errors %v\nstderr %s", res.code, errs, res.stderr)
+	}
+	equalLists(t, "requests", a.lines(), []string{"POST /login"})
+
+	chk := c.check(t)
+	st := chk.ofType("CONNECTION_STATUS")
+	if chk.code != 0 || len(st) != 1 {
+		t.Fatalf("check: exit %d: %s %s", chk.code, chk.stdout, chk.stderr)
+	}
+	cs := st[0]["connectionStatus"].(map[string]any)
+	if cs["status"] != "FAILED" || cs["message"] != want {
+		t.Fatalf("check status %v", cs)
+	}
+	for _, out := range []string{res.stdout, chk.stdout} {
+		if strings.Contains(out, "pw-secret") {
+			t.Fatalf("password in output: %s", out)
+		}
+	}
+}
