@@ -59,3 +59,34 @@ func TestSessionLoginRefusedIsAConfigErrorNotARetry(t *testing.T) {
 		}
 	}
 }
+
+func TestNumericTokensAreSentAsWritten(t *testing.T) {
+	t.Run("session", func(t *testing.T) {
+		a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+			if r.URL.Path == "/login" {
+				fmt.Fprint(w, `{"token":12345678901234567890}`)
+				return
+			}
+			fmt.Fprint(w, `{"data":[{"id":1}]}`)
+		})
+		res := newConnector(t, sessionManifest(a.URL), map[string]any{"username": "me", "password": "pw"}, "s").read(t)
+		reqs := a.requests()
+		if res.code != 0 || len(reqs) != 2 || reqs[1].Header.Get("Authorization") != "Bearer 12345678901234567890" {
+			t.Fatalf("exit %d, requests %+v", res.code, reqs)
+		}
+	})
+	t.Run("oauth", func(t *testing.T) {
+		a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+			if r.URL.Path == "/oauth/token" {
+				fmt.Fprint(w, `{"access_token":1e10,"expires_in":3600}`)
+				return
+			}
+			fmt.Fprint(w, `{"data":[{"id":1}]}`)
+		})
+		res := newConnector(t, oauthManifest(a.URL, refreshLine, ""), map[string]any{"client_id": "c", "client_secret": "s", "client_refresh_token": "r"}, "s").read(t)
+		reqs := a.requests()
+		if res.code != 0 || len(reqs) != 2 || reqs[1].Header.Get("Authorization") != "Bearer 1e10" {
+			t.Fatalf("exit %d, requests %+v", res.code, reqs)
+		}
+	})
+}

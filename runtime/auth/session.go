@@ -83,7 +83,7 @@ func (s *session) sessionToken(ctx context.Context) (string, error) {
 		}
 		v = m[k]
 	}
-	token := interp.String(v)
+	token := tokenText(v)
 	if token == "" {
 		return "", &failure.Error{Failure: protocol.SystemError, Message: fmt.Sprintf("%s.session_token_path: no token at [%s] in the login response", s.a.Path, strings.Join(s.s.TokenPath, ", "))}
 	}

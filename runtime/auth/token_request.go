@@ -271,7 +271,7 @@ func (e *endpointSource) parse(resp *request.Response) (*oauth2.Token, error) {
 	if err := d.Decode(&body); err != nil {
 		return nil, failure.System("token endpoint %s answered HTTP %d with a body that is not a JSON object: %s", resp.URL, resp.Status, request.BodyStart(resp.Body))
 	}
-	access := interp.String(find(body, e.o.AccessTokenName, 5))
+	access := tokenText(find(body, e.o.AccessTokenName, 5))
 	if access == "" {
 		return nil, failure.System("token endpoint response has no access token property %q", e.o.AccessTokenName)
 	}
@@ -286,7 +286,7 @@ func (e *endpointSource) parse(resp *request.Response) (*oauth2.Token, error) {
 		t.Expiry = e.env.Now().Add(time.Hour)
 	}
 	if u := e.o.Updater; u != nil {
-		t.RefreshToken = interp.String(find(body, u.RefreshTokenName, 5))
+		t.RefreshToken = tokenText(find(body, u.RefreshTokenName, 5))
 		e.env.secret(t.RefreshToken)
 	}
 	return t, nil
