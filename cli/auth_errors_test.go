@@ -90,3 +90,28 @@ func TestNumericTokensAreSentAsWritten(t *testing.T) {
 		}
 	})
 }
+
+func TestSecretsMaskedWhenTheAPIEchoesThemEscapedOrEncoded(t *testing.T) {
+	const password = `pä"ss/wörd\x`
+	// The API echoes what it got as Python's json.dumps and PHP's
+	// json_encode would write it, and the Authorization header as sent.
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		w.WriteHeader(400)
+		fmt.Fprintf(w, `{"py":"p\u00e4\"ss/w\u00f6rd\\x","php":"pä\"ss\/wörd\\x","auth":%q}`, r.Header.Get("Authorization"))
+	})
+	m := authManifest(a.URL, "GET", "type: BasicHttpAuthenticator\nusername: \"{{ config['username'] }}\"\npassword: \"{{ config['password'] }}\"", "")
+	m += `spec:
+  type: Spec
+  connection_specification:
+    type: object
+    properties:
+      username: {type: string}
+      password: {type: string, airbyte_secret: true}
+`
+	res := newConnector(t, m, map[string]any{"username": "me", "password": password}, "s").read(t)
+	errs := res.errors()
+	want := "stream s: HTTP 400 Bad Request from GET " + a.URL + `/s: {"py":"****","php":"****","auth":"Basic ****"}`
+	if res.code != 1 || len(errs) == 0 || errs[0]["message"] != want {
+		t.Fatalf("exit %d, errors %v\nwant %q", res.code, errs, want)
+	}
+}
