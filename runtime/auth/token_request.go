@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"slices"
 	"strconv"
@@ -301,6 +302,9 @@ func (e *endpointSource) expiry(v any) (time.Time, error) {
 		if err != nil {
 			return time.Time{}, failure.System("token property %q is %q, not a number of seconds (set token_expiry_date_format if it is a date)", e.o.ExpiresInName, s)
 		}
+		// A lifetime past what a time.Duration holds (~292 years) would
+		// overflow into the past: such a token is valid for the run.
+		secs = min(secs, float64(math.MaxInt64/int64(time.Second)))
 		return e.env.Now().Add(time.Duration(secs) * time.Second), nil
 	}
 	t, err := datetime.ParseFormatted(s, e.o.ExpiryDateFormat)

@@ -115,3 +115,13 @@ func TestSecretsMaskedWhenTheAPIEchoesThemEscapedOrEncoded(t *testing.T) {
 		t.Fatalf("exit %d, errors %v\nwant %q", res.code, errs, want)
 	}
 }
+
+func TestOAuthTokenValidForCenturiesIsReused(t *testing.T) {
+	o := newOAuthServer(t, false)
+	o.expires = 9999999999 // seconds: more than a time.Duration holds
+	res := newConnector(t, oauthManifest(o.URL, refreshLine, ""), map[string]any{"client_id": "c", "client_secret": "s", "client_refresh_token": "r"}, "s").read(t)
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stdout)
+	}
+	equalLists(t, "requests", o.lines(), []string{"POST /oauth/token", "GET /s", "GET /s?page=2"})
+}
