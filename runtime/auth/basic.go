@@ -3,6 +3,7 @@ package auth
 import (
 	"context"
 	"encoding/base64"
+	"fmt"
 
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/runtime/interp"
@@ -28,5 +29,8 @@ func (b *basic) Apply(_ context.Context, p *request.Parts) error {
 	}
 	credentials := base64.StdEncoding.EncodeToString([]byte(user + ":" + pass))
 	b.env.secret(credentials) // an API may echo the header in an error body
-	return p.SetHeader("Authorization", "Basic "+credentials)
+	if err := p.SetHeader("Authorization", "Basic "+credentials); err != nil {
+		return fmt.Errorf("%s: %w", b.a.Path, err)
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package auth
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/runtime/interp"
@@ -19,5 +20,8 @@ func (b *bearer) Apply(_ context.Context, p *request.Parts) error {
 	if err != nil {
 		return err
 	}
-	return p.SetHeader("Authorization", "Bearer "+token)
+	if err := p.SetHeader("Authorization", "Bearer "+token); err != nil {
+		return fmt.Errorf("%s: %w", b.a.Path, err)
+	}
+	return nil
 }
