@@ -147,3 +147,17 @@ func TestCredentialWithALineBreakIsAConfigErrorAtOnce(t *testing.T) {
 		})
 	}
 }
+
+func TestTokenEndpointThatIsNoURLIsNamed(t *testing.T) {
+	m := authManifest("http://127.0.0.1:1", "GET", `type: OAuthAuthenticator
+token_refresh_endpoint: "{{ config['domain'] }}/oauth/token"
+client_id: "{{ config['client_id'] }}"
+client_secret: "{{ config['client_secret'] }}"
+grant_type: client_credentials`, "")
+	res := newConnector(t, m, map[string]any{"client_id": "c", "client_secret": "s", "domain": ""}, "s").read(t)
+	errs := res.errors()
+	want := `stream s: streams[0].retriever.requester.authenticator.token_refresh_endpoint: renders "/oauth/token", not a URL starting with http:// or https://; check the config`
+	if res.code != 1 || len(errs) != 2 || errs[0]["failure_type"] != "config_error" || errs[0]["message"] != want {
+		t.Fatalf("exit %d, errors %v", res.code, errs)
+	}
+}

@@ -84,6 +84,9 @@ func (e *endpointSource) request() (*tokenRequest, error) {
 	if endpoint == "" {
 		return nil, failure.Config("%s.token_refresh_endpoint: renders empty", e.a.Path)
 	}
+	if !strings.HasPrefix(endpoint, "http://") && !strings.HasPrefix(endpoint, "https://") {
+		return nil, failure.Config("%s.token_refresh_endpoint: renders %q, not a URL starting with http:// or https://; check the config", e.a.Path, endpoint)
+	}
 	tr := &tokenRequest{endpoint: endpoint, headers: map[string]any{}, fields: map[string]any{e.o.GrantTypeName: e.o.GrantType}}
 	if e.o.Headers != nil {
 		for _, k := range e.o.Headers.Keys {
