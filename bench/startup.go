@@ -26,8 +26,9 @@ import (
 // built as the README builds it (go build: linked with the C library, for
 // net's cgo resolver) and as the Dockerfile builds the image's (CGO_ENABLED=0
 // -trimpath -ldflags "-s -w": static). The floors below ours, measured the
-// same way: bench/barehttp, which links net/http and crypto/tls as any
-// connector must, printing one line or making check's one GET. Peak RSS is
+// same way: ours printing its version (every package linked and initialised,
+// no command run), and bench/barehttp, which links net/http and crypto/tls as
+// any connector must, printing one line or making check's one GET. Peak RSS is
 // measured in runs of their own.
 func startupBench(ours, dir string, pairs int) {
 	bare := filepath.Join(dir, "bare")
@@ -53,17 +54,18 @@ func startupBench(ours, dir string, pairs int) {
 		name   string
 		builds []build
 		args   []string
-		output string // what a run that worked prints
+		output string // what a run that worked prints on stdout
 	}{
 		{"spec (generic)", builds, []string{"spec"}, `"connectionSpecification"`},
 		{"spec --manifest", builds, []string{"spec", "--manifest", manifest}, `"connectionSpecification"`},
 		{"check", builds, []string{"check", "--manifest", manifest, "--config", config}, `"status":"SUCCEEDED"`},
 		{"discover", builds, []string{"discover", "--manifest", manifest, "--config", config}, `"type":"CATALOG"`},
+		{"floor: ours, --version", builds, []string{"--version"}, ""},
 		{"floor: net/http", []build{{"go build", barehttp}, {"image", barehttpStatic}}, nil, `"bare"`},
 		{"floor: one GET", []build{{"go build", barehttp}, {"image", barehttpStatic}}, []string{url + "/v1/users?limit=10&offset=0"}, "\n"},
 	}
 	fmt.Printf("start-up: %d pairs per row, order drawn per pair; wall time (median), ours / bare (median of per-pair ratios), peak RSS\n", pairs)
-	fmt.Printf("%-18s %-10s %9s %9s %8s %10s\n", "command", "build", "ours", "bare", "ratio", "peak RSS")
+	fmt.Printf("%-24s %-10s %9s %9s %8s %10s\n", "command", "build", "ours", "bare", "ratio", "peak RSS")
 	var bareWall []time.Duration
 	for _, row := range rows {
 		for _, b := range row.builds {
@@ -85,11 +87,11 @@ func startupBench(ours, dir string, pairs int) {
 				ratios = append(ratios, o.Seconds()/w.Seconds())
 			}
 			bareWall = append(bareWall, pairBare...)
-			fmt.Printf("%-18s %-10s %9s %9s %8.2f %8.1fMB\n", row.name, b.name, medianDuration(oursWall), medianDuration(pairBare),
+			fmt.Printf("%-24s %-10s %9s %9s %8.2f %8.1fMB\n", row.name, b.name, medianDuration(oursWall), medianDuration(pairBare),
 				median(ratios), float64(peakRSS(b.binary, row.args...))/1024)
 		}
 	}
-	fmt.Printf("%-18s %-10s %9s %9s %8s %8.1fMB\n", "bare", "go build", "", medianDuration(bareWall), "", float64(peakRSS(bare))/1024)
+	fmt.Printf("%-24s %-10s %9s %9s %8s %8.1fMB\n", "bare", "go build", "", medianDuration(bareWall), "", float64(peakRSS(bare))/1024)
 }
 
 // imageBuild builds a package as the Dockerfile builds the image's binary.

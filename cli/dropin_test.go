@@ -242,7 +242,7 @@ func TestHeadersVariableIsTheSameForPaginatorAndErrorHandler(t *testing.T) {
 		}
 		fmt.Fprintf(w, `{"data":[{"id":%d}]}`, n)
 	})
-	predicate := `{{ headers['x-busy'] == 'yes' and headers['X-Busy'] == 'yes' and 'next' in headers['link'] and headers['x-ratelimit-remaining'] == '5' }}`
+	predicate := `{{ headers['x-busy'] == 'yes' and headers['X-Busy'] == 'yes' and headers['X-RateLimit-Remaining'] == '5' and 'next' in headers['link'] and headers['x-ratelimit-remaining'] == '5' }}`
 	m := stream("s", "url_base: "+a.URL+"\npath: /s\nerror_handler:\n  type: DefaultErrorHandler\n  backoff_strategies: [{type: ConstantBackoffStrategy, backoff_time_in_seconds: 0}]\n  response_filters: [{type: HttpResponseFilter, action: RETRY, predicate: \""+predicate+"\"}]", "[data]", `paginator:
   type: DefaultPaginator
   page_token_option: {type: RequestPath}

@@ -187,26 +187,37 @@ func TestCursorFromResponseBody(t *testing.T) {
 	equalLists(t, "records", res.records("events"), ids(0, 95))
 }
 
+// The seed's two examples of a cursor taken from the last record (4.1,
+// cursor pagination, 6): an empty page has no last record, so it is the last
+// page, and the stream completes.
 func TestCursorFromLastRecordsAndMissingValueStops(t *testing.T) {
-	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
-		switch r.URL.Query().Get("starting_after") {
-		case "":
-			fmt.Fprint(w, `{"data":[{"id":1},{"id":2}]}`)
-		case "2":
-			fmt.Fprint(w, `{"data":[{"id":3}]}`)
-		default:
-			fmt.Fprint(w, `{"data":[]}`)
-		}
-	})
-	m := stream("items", "url_base: "+a.URL+"\npath: /items", "[data]", `paginator:
+	for _, cursor := range []string{"{{ last_records[-1]['id'] }}", "{{ response['data'][-1]['id'] }}", "{{ last_record['id'] }}"} {
+		t.Run(cursor, func(t *testing.T) {
+			a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+				switch r.URL.Query().Get("starting_after") {
+				case "":
+					fmt.Fprint(w, `{"data":[{"id":1},{"id":2}]}`)
+				case "2":
+					fmt.Fprint(w, `{"data":[{"id":3}]}`)
+				default:
+					fmt.Fprint(w, `{"data":[]}`)
+				}
+			})
+			m := stream("items", "url_base: "+a.URL+"\npath: /items", "[data]", fmt.Sprintf(`paginator:
   type: DefaultPaginator
   page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: starting_after}
   pagination_strategy:
     type: CursorPagination
-    cursor_value: "{{ last_records[-1]['id'] }}"`)
-	res := newConnector(t, m, nil, "items").read(t)
-	equalLists(t, "requests", a.lines(), []string{"GET /items", "GET /items?starting_after=2", "GET /items?starting_after=3"})
-	equalLists(t, "records", res.records("items"), []string{`{"id":1}`, `{"id":2}`, `{"id":3}`})
+    cursor_value: "%s"`, cursor))
+			res := newConnector(t, m, nil, "items").read(t)
+			equalLists(t, "requests", a.lines(), []string{"GET /items", "GET /items?starting_after=2", "GET /items?starting_after=3"})
+			equalLists(t, "records", res.records("items"), []string{`{"id":1}`, `{"id":2}`, `{"id":3}`})
+			if res.code != 0 || len(res.errors()) != 0 {
+				t.Fatalf("exit %d, errors %v", res.code, res.errors())
+			}
+			equalLists(t, "statuses", res.statuses("items"), []string{"STARTED", "RUNNING", "COMPLETE"})
+		})
+	}
 }
 
 func TestCursorTopLevelArrayResponseAndNotGetStop(t *testing.T) {
@@ -393,5 +404,84 @@ func TestTokenInjectedNowhereStopsInsteadOfLooping(t *testing.T) {
 	// The repeated request is refused before it is sent: one request reaches the API.
 	if res.code == 0 || len(a.requests()) != 1 || len(errs) == 0 || !strings.Contains(errs[0]["message"].(string), "page 2 would be requested exactly like page 1") {
 		t.Fatalf("exit %d, %d requests, errors %v", res.code, len(a.requests()), errs)
+	}
+}
+
+// HTTP header names are case-insensitive: a cursor template reads a header
+// under the name the API documents, whatever case the client keeps it in.
+func TestCursorFromHeaderNamedInAnyCase(t *testing.T) {
+	for _, cursor := range []string{"{{ headers['X-Pagination-Next-URL'] }}", "{{ headers.get('x-PAGINATION-next-url') }}"} {
+		t.Run(cursor, func(t *testing.T) {
+			a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+				if r.URL.Query().Get("c") == "" {
+					w.Header()["X-Pagination-Next-URL"] = []string{"t2"} // sent as written, not canonicalized
+					fmt.Fprint(w, `{"data":[{"id":1}]}`)
+					return
+				}
+				fmt.Fprint(w, `{"data":[{"id":2}]}`)
+			})
+			m := stream("s", "url_base: "+a.URL+"\npath: /s", "[data]", fmt.Sprintf(`paginator:
+  type: DefaultPaginator
+  page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: c}
+  pagination_strategy: {type: CursorPagination, cursor_value: "%s", stop_condition: "%s"}`, cursor, strings.Replace(cursor, "{{ ", "{{ not ", 1)))
+			res := newConnector(t, m, nil, "s").read(t)
+			equalLists(t, "requests", a.lines(), []string{"GET /s", "GET /s?c=t2"})
+			equalLists(t, "records", res.records("s"), ids(1, 3))
+			if res.code != 0 {
+				t.Fatalf("exit %d: %s", res.code, res.stdout)
+			}
+		})
+	}
+}
+
+// A next page cursor that an HTTP header cannot carry fails the stream at
+// once, naming the header, instead of being retried as a network error.
+func TestCursorThatCannotBeAHeaderFailsAtOnce(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		fmt.Fprint(w, `{"data":[{"id":1}],"next":"a\nb"}`)
+	})
+	m := stream("s", "url_base: "+a.URL+"\npath: /s", "[data]", `paginator:
+  type: DefaultPaginator
+  page_token_option: {type: RequestOption, inject_into: header, field_name: X-Cursor}
+  pagination_strategy: {type: CursorPagination, cursor_value: "{{ response.next }}"}`)
+	res := newConnector(t, m, nil, "s").read(t)
+	equalLists(t, "requests", a.lines(), []string{"GET /s"})
+	equalLists(t, "records", res.records("s"), ids(1, 2))
+	errs := res.errors()
+	want := `stream s: request header "X-Cursor": the value holds a line break or another control character, which an HTTP header cannot carry`
+	if res.code == 0 || len(errs) == 0 || errs[0]["message"] != want || errs[0]["failure_type"] != "config_error" || len(res.ofType("LOG")) != 0 {
+		t.Fatalf("exit %d, errors %v, logs %v", res.code, errs, res.ofType("LOG"))
+	}
+
+	badName := strings.Replace(m, "field_name: X-Cursor", "field_name: X Cursor", 1)
+	res = newConnector(t, badName, nil, "s").read(t)
+	errs = res.errors()
+	want = `stream s: request header "X Cursor": not a valid HTTP header name`
+	if len(a.requests()) != 2 || res.code == 0 || len(errs) == 0 || errs[0]["message"] != want || len(res.ofType("LOG")) != 0 {
+		t.Fatalf("exit %d, %d requests, errors %v, logs %v", res.code, len(a.requests()), errs, res.ofType("LOG"))
+	}
+}
+
+// A cursor the API gives as a string goes back as the API wrote it, even
+// when it spells a number: the reference's reading of it as a Python literal
+// would send 1000.0 for "1e3", 1.5 for "1.50" and a float for a long id.
+func TestCursorStringsThatSpellNumbersAreSentAsWritten(t *testing.T) {
+	next := map[string]string{"": "1e3", "1e3": "1.50", "1.50": "12345678901234567890123", "12345678901234567890123": "42", "42": "007", "007": "-0"}
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		c := r.URL.Query().Get("c")
+		if n, ok := next[c]; ok {
+			fmt.Fprintf(w, `{"data":[{"id":1}],"next":%q}`, n)
+			return
+		}
+		fmt.Fprint(w, `{"data":[{"id":2}],"next":null}`)
+	})
+	m := stream("s", "url_base: "+a.URL+"\npath: /s", "[data]", `paginator:
+  type: DefaultPaginator
+  page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: c}
+  pagination_strategy: {type: CursorPagination, cursor_value: "{{ response.next }}"}`)
+	res := newConnector(t, m, nil, "s").read(t)
+	equalLists(t, "requests", a.lines(), []string{"GET /s", "GET /s?c=1e3", "GET /s?c=1.50", "GET /s?c=12345678901234567890123", "GET /s?c=42", "GET /s?c=007", "GET /s?c=-0"})
+	if res.code != 0 || len(res.records("s")) != 7 {
+		t.Fatalf("exit %d: %s", res.code, res.stdout)
 	}
 }

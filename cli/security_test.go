@@ -7,33 +7,48 @@ import (
 	"testing"
 )
 
-func TestCredentialsPinnedToTheRequesterHost(t *testing.T) {
-	other := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) { fmt.Fprint(w, `{"data":[{"id":2}]}`) })
-	for _, allow := range []bool{false, true} {
-		a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
-			fmt.Fprintf(w, `{"data":[{"id":1}],"next":"%s/page2"}`, other.URL)
-		})
-		extra := ""
-		if allow {
-			extra = "allowed_hosts: [\"" + strings.TrimPrefix(other.URL, "http://") + "\"]\n"
+// Seed 4.1, cursor pagination 5: with inject_into path the whole URL of the
+// next request is the cursor, on whatever host it names; the request carries
+// the stream's credentials, as in the reference, and a WARN says where they
+// went, once per host.
+func TestNextPageURLOnAnotherHostIsFollowedWithCredentials(t *testing.T) {
+	other := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		if r.URL.Query().Get("p") == "2" {
+			fmt.Fprintf(w, `{"data":[{"id":2}],"next":"%s/more?p=3"}`, "http://"+r.Host)
+			return
 		}
-		m := stream("s", "url_base: "+a.URL+"\npath: /s\n"+extra+"authenticator: {type: BearerAuthenticator, api_token: \"{{ config['k'] }}\"}", "[data]", `paginator:
+		fmt.Fprint(w, `{"data":[{"id":3}]}`)
+	})
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		fmt.Fprintf(w, `{"data":[{"id":1}],"next":"%s/more?p=2"}`, other.URL)
+	})
+	m := stream("s", "url_base: "+a.URL+"\npath: /s\nauthenticator: {type: BearerAuthenticator, api_token: \"{{ config['k'] }}\"}", "[data]", `paginator:
   type: DefaultPaginator
   page_token_option: {type: RequestPath}
   pagination_strategy: {type: CursorPagination, cursor_value: "{{ response.next }}"}`)
-		before := len(other.requests())
-		res := newConnector(t, m, map[string]any{"k": "pinned-secret"}, "s").read(t)
-		sent := other.requests()[before:]
-		if !allow {
-			errs := res.errors()
-			if res.code == 0 || len(sent) != 0 || len(errs) == 0 || !strings.Contains(errs[0]["message"].(string), "credentials are not sent there") {
-				t.Fatalf("not allowed: exit %d, %d requests to the other host, errors %v", res.code, len(sent), errs)
-			}
-			continue
+	res := newConnector(t, m, map[string]any{"k": "the-secret"}, "s").read(t)
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stdout)
+	}
+	equalLists(t, "records", res.records("s"), []string{`{"id":1}`, `{"id":2}`, `{"id":3}`})
+	equalLists(t, "first host", a.lines(), []string{"GET /s"})
+	equalLists(t, "other host", other.lines(), []string{"GET /more?p=2", "GET /more?p=3"})
+	for _, r := range append(a.requests(), other.requests()...) {
+		if got := r.Header.Get("Authorization"); got != "Bearer the-secret" {
+			t.Errorf("%s %s: Authorization %q", r.Method, r.Path, got)
 		}
-		if res.code != 0 || len(sent) != 1 || sent[0].Header.Get("Authorization") != "Bearer pinned-secret" {
-			t.Fatalf("allowed: exit %d, requests %+v", res.code, sent)
+	}
+	var warns []string
+	for _, l := range res.ofType("LOG") {
+		if lg := l["log"].(map[string]any); lg["level"] == "WARN" {
+			warns = append(warns, lg["message"].(string))
 		}
+	}
+	host := strings.TrimPrefix(other.URL, "http://")
+	equalLists(t, "warnings", warns, []string{fmt.Sprintf(`streams[0].retriever.requester: the next page URL points at host %q, not url_base's %q; the request is sent there with the authenticator's credentials (said once per host)`,
+		host, strings.TrimPrefix(a.URL, "http://"))})
+	if strings.Contains(res.stdout, "the-secret") {
+		t.Errorf("the token is in the output: %s", res.stdout)
 	}
 }
 

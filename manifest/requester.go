@@ -21,7 +21,6 @@ type Requester struct {
 	BodyText     *interp.Template // RequestBodyPlainText: sent as written
 	Auth         *Auth            // nil: no authentication
 	ErrorHandler *ErrorHandler
-	AllowedHosts []string
 	Parameters   map[string]any
 }
 
@@ -89,7 +88,6 @@ func (d *decoder) requester(v any, path string, auths []string) *Requester {
 	if p, ok := m["$parameters"].(map[string]any); ok {
 		r.Parameters = p
 	}
-	r.AllowedHosts = strList(m["allowed_hosts"])
 	if a, ok := m["authenticator"]; ok && a != nil {
 		r.Auth = d.auth(a, path+".authenticator", auths)
 	}

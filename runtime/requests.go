@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"sync"
 
 	"github.com/airbyte-go/source-declarative/manifest"
-	"github.com/airbyte-go/source-declarative/protocol"
 	"github.com/airbyte-go/source-declarative/runtime/auth"
 	"github.com/airbyte-go/source-declarative/runtime/incremental"
 	"github.com/airbyte-go/source-declarative/runtime/interp"
@@ -23,6 +23,8 @@ type builder struct {
 	auth   auth.Authenticator
 	pag    *paginate.Paginator
 	policy *request.Policy // the requester's error handler, evaluated
+
+	otherHosts sync.Map // hosts of next-page URLs said in a WARN (noteHost)
 }
 
 // newBuilder prepares the requests of a requester: its authenticator and its
@@ -103,9 +105,7 @@ func (b *builder) build(ctx context.Context, pr pageRequest) (*request.Parts, er
 		return nil, err
 	}
 	if replaced {
-		if err := b.checkHost(base, next); err != nil {
-			return nil, err
-		}
+		b.noteHost(base, next)
 		full = next
 	}
 	p := request.New(b.req.Method, full)
@@ -206,25 +206,20 @@ func (b *builder) plainText(p *request.Parts, vars interp.Vars) error {
 	return nil
 }
 
-// checkHost refuses to send credentials to a next-page URL on another host
-// than url_base's, unless the manifest lists that host in allowed_hosts.
-func (b *builder) checkHost(base, next string) error {
-	if b.auth == nil {
-		return nil
-	}
+// noteHost says once per host, as a WARN, that a next-page URL leads to
+// another host than url_base's: the request goes there, with the
+// authenticator's credentials, as the manifest and the reference say (the
+// whole URL is replaced), and the log shows where they went.
+func (b *builder) noteHost(base, next string) {
 	bu, err1 := url.Parse(base)
 	nu, err2 := url.Parse(next)
-	if err1 != nil || err2 != nil || strings.EqualFold(bu.Host, nu.Host) {
-		return nil
+	if b.auth == nil || err1 != nil || err2 != nil || strings.EqualFold(bu.Host, nu.Host) {
+		return
 	}
-	for _, h := range b.req.AllowedHosts {
-		if strings.EqualFold(h, nu.Host) || strings.EqualFold(h, nu.Hostname()) {
-			return nil
-		}
+	if _, said := b.otherHosts.LoadOrStore(strings.ToLower(nu.Host), true); !said {
+		b.r.log("WARN", fmt.Sprintf("%s: the next page URL points at host %q, not url_base's %q; the request is sent there with the authenticator's credentials (said once per host)",
+			b.req.Path, nu.Host, bu.Host))
 	}
-	return &Error{Failure: protocol.ConfigError, Message: fmt.Sprintf(
-		"the next page URL points at host %q, not %q: credentials are not sent there; list the host in %s.allowed_hosts to allow it",
-		nu.Host, bu.Host, b.req.Path)}
 }
 
 // mapping renders a mapping of templates; an empty or null value is dropped.

@@ -4,6 +4,7 @@
 package paginate
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -46,6 +47,7 @@ type Paginator struct {
 	pageSize int64 // 0: none
 	vars     interp.Vars
 	response interp.Usage // how the cursor templates read the response
+	headers  interp.Usage // which headers they read by name
 	records  bool         // whether they read last_records, last_record or last_page_size
 }
 
@@ -58,6 +60,7 @@ func New(m *manifest.Paginator, vars interp.Vars) (*Paginator, error) {
 	p := &Paginator{m: m, vars: vars}
 	for _, t := range []*interp.Template{m.CursorValue, m.StopCondition} {
 		p.response.Merge(t.UsageOf("response"))
+		p.headers.Merge(t.UsageOf("headers"))
 		for _, name := range []string{"last_records", "last_record", "last_page_size"} {
 			p.records = p.records || t.UsageOf(name).Used
 		}
@@ -210,7 +213,7 @@ func (p *Paginator) nextCursor(prev Token, page Page) (Token, bool, error) {
 		"config":                p.vars["config"],
 		"parameters":            p.vars["parameters"],
 		"response":              response,
-		"headers":               request.HeaderVars(page.Header),
+		"headers":               request.HeaderVarsReading(page.Header, p.headers),
 		"last_records":          interp.List(records),
 		"last_record":           last,
 		"last_page_size":        int64(len(records)),
@@ -228,11 +231,35 @@ func (p *Paginator) nextCursor(prev Token, page Page) (Token, bool, error) {
 	}
 	v, err := p.m.CursorValue.Eval(vars)
 	if err != nil {
+		if interp.IsUndefined(err) && len(page.LastRecords()) == 0 {
+			// An empty page has no last record to take a cursor from
+			// ({{ last_records[-1]['id'] }}, {{ response['data'][-1]['id'] }}):
+			// it is the last page.
+			return Token{}, false, nil
+		}
 		return Token{}, false, err
 	}
+	v = p.asWritten(v, vars)
 	if !interp.Truthy(v) {
 		// Nothing at the location (null, empty, {} from a .get chain): the last page.
 		return Token{}, false, nil
 	}
 	return Token{Value: v, Set: true}, true, nil
+}
+
+// asWritten keeps a cursor the template gives as text spelling a number
+// ("1e3", "1.50", a 23-digit id) as that text: the reference's reading of it
+// as a Python literal would send 1000.0, 1.5 or a float instead of what the
+// API wrote. A cursor whose number writes as its text stays a number.
+func (p *Paginator) asWritten(v any, vars interp.Vars) any {
+	switch v.(type) {
+	case int64, float64, json.Number:
+	default:
+		return v
+	}
+	text, err := p.m.CursorValue.Render(vars)
+	if text = strings.TrimSpace(text); err != nil || text == interp.String(v) {
+		return v
+	}
+	return text
 }

@@ -3,6 +3,8 @@ package request
 import (
 	"net/http"
 	"strings"
+
+	"github.com/airbyte-go/source-declarative/runtime/interp"
 )
 
 // ParseLinks parses Link headers (RFC 8288) into rel -> {url, rel}; a link
@@ -83,4 +85,18 @@ func HeaderVars(h http.Header) map[string]any {
 	}
 	out["link"] = ParseLinks(h.Values("Link"))
 	return out
+}
+
+// HeaderVarsReading is HeaderVars where each header a template reads by name
+// (reads.Keys: X-Pagination-Next-URL) is also found under that name as
+// written: HTTP header names are case-insensitive, and the client keeps them
+// only in their canonical case.
+func HeaderVarsReading(h http.Header, reads interp.Usage) map[string]any {
+	vars := HeaderVars(h)
+	for name := range reads.Keys {
+		if _, ok := vars[name]; !ok && len(h.Values(name)) > 0 {
+			vars[name] = strings.Join(h.Values(name), ", ")
+		}
+	}
+	return vars
 }

@@ -218,6 +218,9 @@ func (p *Parts) HTTP(ctx context.Context) (*http.Request, error) {
 		return nil, err
 	}
 	for k, v := range p.Headers {
+		if err := checkHeader(k, v); err != nil {
+			return nil, err
+		}
 		req.Header[k] = v
 	}
 	if body != nil && req.Header.Get("Content-Type") == "" {
@@ -227,6 +230,23 @@ func (p *Parts) HTTP(ctx context.Context) (*http.Request, error) {
 		req.Header.Set("User-Agent", "airbyte-source-declarative-go")
 	}
 	return req, nil
+}
+
+// checkHeader refuses a header HTTP cannot carry (the client would fail
+// the same way on every attempt); the value is not quoted, as it may be a
+// secret.
+func checkHeader(name string, values []string) error {
+	if name == "" || strings.ContainsFunc(name, func(r rune) bool {
+		return r <= ' ' || r >= 0x7f || strings.ContainsRune(`"(),/:;<=>?@[\]{}`, r)
+	}) {
+		return fmt.Errorf("request header %q: not a valid HTTP header name", name)
+	}
+	for _, v := range values {
+		if strings.ContainsFunc(v, func(r rune) bool { return r < ' ' && r != '\t' || r == 0x7f }) {
+			return fmt.Errorf("request header %q: the value holds a line break or another control character, which an HTTP header cannot carry", name)
+		}
+	}
+	return nil
 }
 
 // Fingerprint identifies what the request asks for: method, URL with query,

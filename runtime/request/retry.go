@@ -157,7 +157,7 @@ func matchHandler(h *manifest.ErrorHandler, r *Response) (action, bool) {
 			}
 		}
 		if f.ErrorMessage != nil {
-			if msg, err := f.ErrorMessage.Render(responseVars(r)); err == nil && msg != "" {
+			if msg, err := f.ErrorMessage.Render(responseVars(r, f.ErrorMessage.UsageOf("headers"))); err == nil && msg != "" {
 				a.message = msg
 			}
 		}
@@ -179,20 +179,20 @@ func filterMatches(f manifest.ResponseFilter, r *Response) bool {
 		return true
 	}
 	if f.Predicate != nil {
-		ok, err := f.Predicate.Bool(responseVars(r))
+		ok, err := f.Predicate.Bool(responseVars(r, f.Predicate.UsageOf("headers")))
 		return err == nil && ok
 	}
 	return false
 }
 
-func responseVars(r *Response) interp.Vars {
+func responseVars(r *Response, headers interp.Usage) interp.Vars {
 	var body any
 	d := json.NewDecoder(bytes.NewReader(r.Body))
 	d.UseNumber()
 	if d.Decode(&body) != nil {
 		body = map[string]any{}
 	}
-	return interp.Vars{"response": interp.Native(body), "headers": HeaderVars(r.Header)}
+	return interp.Vars{"response": interp.Native(body), "headers": HeaderVarsReading(r.Header, headers)}
 }
 
 // backoff is the wait before the next attempt: the manifest's first strategy
