@@ -3,7 +3,6 @@ package auth
 import (
 	"context"
 	"encoding/base64"
-	"fmt"
 
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/runtime/interp"
@@ -29,8 +28,5 @@ func (b *basic) Apply(_ context.Context, p *request.Parts) error {
 	}
 	credentials := base64.StdEncoding.EncodeToString([]byte(user + ":" + pass))
 	b.env.secret(credentials) // an API may echo the header in an error body
-	if err := p.SetHeader("Authorization", "Basic "+credentials); err != nil {
-		return fmt.Errorf("%s: %w", b.a.Path, err)
-	}
-	return nil
+	return p.SetHeader("Authorization", "Basic "+credentials)
 }

@@ -2,7 +2,6 @@ package auth
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/runtime/interp"
@@ -20,8 +19,5 @@ func (b *bearer) Apply(_ context.Context, p *request.Parts) error {
 	if err != nil {
 		return err
 	}
-	if err := p.SetHeader("Authorization", "Bearer "+token); err != nil {
-		return fmt.Errorf("%s: %w", b.a.Path, err)
-	}
-	return nil
+	return p.SetHeader("Authorization", "Bearer "+token)
 }

@@ -64,18 +64,8 @@ func (p *Parts) SetHeader(key string, v any) error {
 	if s == "" {
 		return nil
 	}
-	if strings.ContainsFunc(s, isControl) {
-		// net/http would refuse to send it, and the client would retry as
-		// if the network had failed. The value is not shown: it may be a secret.
-		return fmt.Errorf("header %q: the value holds a line break or another control character; check the config for a pasted line break", key)
-	}
 	p.Headers.Set(key, s)
 	return nil
-}
-
-// isControl tells a character no header value may hold (tab aside).
-func isControl(r rune) bool {
-	return (r < 0x20 && r != '\t') || r == 0x7f
 }
 
 // SetBodyData sets a form field; a list repeats the key; nil is dropped.
