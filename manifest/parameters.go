@@ -16,6 +16,7 @@ var defaultTypes = map[string]string{
 	"SimpleRetriever.record_selector":           "RecordSelector",
 	"SimpleRetriever.paginator":                 "NoPagination",
 	"RecordSelector.extractor":                  "DpathExtractor",
+	"DpathExtractor.record_expander":            "RecordExpander",
 	"RecordSelector.record_filter":              "RecordFilter",
 	"DefaultPaginator.page_size_option":         "RequestOption",
 	"HttpRequester.error_handler":               "DefaultErrorHandler",

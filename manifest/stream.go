@@ -44,6 +44,9 @@ type Selector struct {
 	// TransformBeforeFiltering runs the transformations before the record
 	// filter; true by default for client-side incremental streams.
 	TransformBeforeFiltering bool
+	// Expander splits each extracted record into the items of its nested
+	// lists, before the filter; nil: records are taken as extracted.
+	Expander *RecordExpander
 }
 
 func (d *decoder) stream(v any, path string) *Stream {
@@ -132,7 +135,7 @@ func (d *decoder) selector(v any, path string) *Selector {
 	}
 	if ex, _, ok := d.component(m["extractor"], path+".extractor", "DpathExtractor"); ok {
 		if x, ok := ex["record_expander"]; ok && x != nil {
-			d.unsupported(x, path+".extractor.record_expander")
+			s.Expander = d.recordExpander(x, path+".extractor.record_expander")
 		}
 		for i, seg := range ex["field_path"].([]any) {
 			s.FieldPath = append(s.FieldPath, d.value(seg, fmt.Sprintf("%s.extractor.field_path[%d]", path, i)))

@@ -22,9 +22,12 @@ type decodedPage struct {
 }
 
 // decodePage decodes a response read whole with the stream's decoder and
-// extracts its records. The JSON decoder cuts them out of the body itself,
-// in one pass and without copying; other decoders' documents are decoded
-// first and their records copied.
+// extracts its records (expanded when the extractor has a record_expander:
+// the paginator counts and sees the expanded records, as in the reference,
+// whose paginators recount with the extractor and its expander). The JSON
+// decoder cuts them out of the body itself, in one pass and without
+// copying; other decoders' documents are decoded first and their records
+// copied.
 func (s *streamReader) decodePage(resp *request.Response) (decodedPage, error) {
 	if s.dec.IsJSON() {
 		var into [][]byte
@@ -37,6 +40,9 @@ func (s *streamReader) decodePage(resp *request.Response) (decodedPage, error) {
 		}
 		if err == errNotJSON {
 			err = &badBody{decoder: s.dec.Name(), err: err}
+		}
+		if err == nil && s.expander != nil {
+			records, err = s.expander.Expand(records)
 		}
 		return decodedPage{records: records, doc: resp.Body, top: top}, err
 	}
@@ -58,11 +64,14 @@ func (s *streamReader) decodePage(resp *request.Response) (decodedPage, error) {
 	return p, err
 }
 
-// extract takes the records of one decoded document. A JSON lines line
-// that is not JSON is skipped with a warning; another document that is not
-// JSON is a bad body.
+// extract takes the records of one decoded document, expanded when the
+// extractor has a record_expander. A JSON lines line that is not JSON is
+// skipped with a warning; another document that is not JSON is a bad body.
 func (s *streamReader) extract(doc decode.Doc) ([][]byte, error) {
 	records, err := extractRecords(nil, doc.JSON, s.path, doc.Elements)
+	if err == nil && s.expander != nil {
+		return s.expander.Expand(records)
+	}
 	switch {
 	case err != errNotJSON:
 		return records, err

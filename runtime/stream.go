@@ -9,6 +9,7 @@ import (
 	"github.com/airbyte-go/source-declarative/protocol"
 	"github.com/airbyte-go/source-declarative/runtime/auth"
 	"github.com/airbyte-go/source-declarative/runtime/decode"
+	"github.com/airbyte-go/source-declarative/runtime/expand"
 	"github.com/airbyte-go/source-declarative/runtime/failure"
 	"github.com/airbyte-go/source-declarative/runtime/incremental"
 	"github.com/airbyte-go/source-declarative/runtime/interp"
@@ -18,16 +19,18 @@ import (
 
 // streamReader reads the pages of one stream, slice by slice.
 type streamReader struct {
-	r      *Runner
-	st     *manifest.Stream
-	b      *builder
-	path   []string        // the record path, rendered
-	dec    *decode.Decoder // the retriever's decoder
-	cursor incremental.Cursor
-	field  string // the record key holding the cursor value ("": none)
-	warned bool   // whether a record without a readable cursor value was logged
-	pipe   *pipeline
-	piped  bool // whether pipe was made (nil: records need no processing)
+	r    *Runner
+	st   *manifest.Stream
+	b    *builder
+	path []string        // the record path, rendered
+	dec  *decode.Decoder // the retriever's decoder
+	// expander splits each extracted record (record_expander); nil: none.
+	expander *expand.Expander
+	cursor   incremental.Cursor
+	field    string // the record key holding the cursor value ("": none)
+	warned   bool   // whether a record without a readable cursor value was logged
+	pipe     *pipeline
+	piped    bool // whether pipe was made (nil: records need no processing)
 	// lazy, when not nil, is the first page of each slice, taken from the
 	// parent record (lazy_read_pointer) instead of requested.
 	lazy []byte
@@ -61,6 +64,12 @@ func (r *Runner) streamReader(st *manifest.Stream, cursor incremental.Cursor) (*
 	}
 	if err := checkRecordPath(sr.path, st.Path+".retriever.record_selector.extractor.field_path"); err != nil {
 		return nil, err
+	}
+	if m := st.Retriever.Selector.Expander; m != nil {
+		sr.expander, err = expand.New(m, r.vars(m.Parameters, nil), func(msg string) { r.log("WARN", "Stream "+st.Name+": "+msg) })
+		if err != nil {
+			return nil, ConfigErr("%v", err)
+		}
 	}
 	return sr, nil
 }
