@@ -1,10 +1,12 @@
 package runtime
 
 import (
+	"fmt"
 	"net/url"
 	"sort"
 	"strings"
 	"sync"
+	"unicode/utf16"
 )
 
 // Masker replaces every known secret in a text by ****. Secrets are the
@@ -27,7 +29,8 @@ func (m *Masker) Add(s string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	added := false
-	for _, v := range []string{s, url.QueryEscape(s), url.PathEscape(s)} {
+	forms := append([]string{s, url.QueryEscape(s), url.PathEscape(s)}, jsonForms(s)...)
+	for _, v := range forms {
 		if !m.secrets[v] {
 			m.secrets[v] = true
 			added = true
@@ -36,6 +39,45 @@ func (m *Masker) Add(s string) {
 	if added {
 		m.replacer = nil
 	}
+}
+
+// jsonForms are the ways a JSON string can spell s, as an API echoing it in
+// an error body writes it: with non-ASCII characters as they are or as
+// \uXXXX escapes (Python's json.dumps), with "/" as it is or as "\/" (PHP).
+func jsonForms(s string) []string {
+	var out []string
+	for _, ascii := range []bool{false, true} {
+		for _, slash := range []bool{false, true} {
+			out = append(out, jsonEscape(s, ascii, slash))
+		}
+	}
+	return out
+}
+
+func jsonEscape(s string, ascii, slash bool) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '/' && slash:
+			b.WriteString(`\/`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x20 || (ascii && r > 0x7e):
+			for _, u := range utf16.Encode([]rune{r}) {
+				fmt.Fprintf(&b, `\u%04x`, u)
+			}
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 // Mask hides every secret in s.

@@ -4,6 +4,7 @@ package auth
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"sync"
@@ -66,7 +67,7 @@ func New(a *manifest.Auth, env *Env) (Authenticator, error) {
 	vars := interp.Vars{"config": env.Config, "parameters": orEmpty(a.Parameters)}
 	switch a.Type {
 	case manifest.BasicAuth:
-		return &basic{a: a, vars: vars}, nil
+		return &basic{a: a, env: env, vars: vars}, nil
 	case manifest.BearerAuth:
 		return &bearer{a: a, vars: vars}, nil
 	case manifest.APIKeyAuth:
@@ -94,4 +95,14 @@ func render(t *interp.Template, vars interp.Vars) (string, error) {
 		return "", nil
 	}
 	return t.Render(vars)
+}
+
+// tokenText is a token read from a JSON response as text: a number as the
+// response wrote it (12345678901234567890 and 1e10 unchanged, not turned
+// into a float), anything else as interp.String gives it.
+func tokenText(v any) string {
+	if n, ok := v.(json.Number); ok {
+		return string(n)
+	}
+	return interp.String(v)
 }

@@ -13,6 +13,7 @@ import (
 // password keeps the colon.
 type basic struct {
 	a    *manifest.Auth
+	env  *Env
 	vars interp.Vars
 }
 
@@ -25,5 +26,7 @@ func (b *basic) Apply(_ context.Context, p *request.Parts) error {
 	if err != nil {
 		return err
 	}
-	return p.SetHeader("Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte(user+":"+pass)))
+	credentials := base64.StdEncoding.EncodeToString([]byte(user + ":" + pass))
+	b.env.secret(credentials) // an API may echo the header in an error body
+	return p.SetHeader("Authorization", "Basic "+credentials)
 }

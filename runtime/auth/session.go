@@ -68,7 +68,7 @@ func (s *session) sessionToken(ctx context.Context) (string, error) {
 	}
 	resp, err := s.env.Login(ctx, s.s.Login)
 	if err != nil {
-		return "", fmt.Errorf("session token login failed: %w", err)
+		return "", loginError(err)
 	}
 	body, err := decode.Value(s.s.Decoder, resp.Body, s.env.Client.MaxBody)
 	if err != nil {
@@ -83,7 +83,7 @@ func (s *session) sessionToken(ctx context.Context) (string, error) {
 		}
 		v = m[k]
 	}
-	token := interp.String(v)
+	token := tokenText(v)
 	if token == "" {
 		return "", &failure.Error{Failure: protocol.SystemError, Message: fmt.Sprintf("%s.session_token_path: no token at [%s] in the login response", s.a.Path, strings.Join(s.s.TokenPath, ", "))}
 	}
@@ -93,4 +93,15 @@ func (s *session) sessionToken(ctx context.Context) (string, error) {
 		s.expires = s.s.Expiration.AddTo(s.env.Now())
 	}
 	return token, nil
+}
+
+// loginError is a failed login without the HTTP status of its response: a
+// 401 of the login endpoint means wrong credentials, not a data request's
+// expired session that a new login would cure.
+func loginError(err error) error {
+	f := failure.As(err)
+	if f == nil {
+		return fmt.Errorf("session token login failed: %w", err)
+	}
+	return &failure.Error{Failure: f.Failure, Message: "session token login failed: " + f.Message}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"slices"
 	"strconv"
@@ -82,6 +83,9 @@ func (e *endpointSource) request() (*tokenRequest, error) {
 	}
 	if endpoint == "" {
 		return nil, failure.Config("%s.token_refresh_endpoint: renders empty", e.a.Path)
+	}
+	if !strings.HasPrefix(endpoint, "http://") && !strings.HasPrefix(endpoint, "https://") {
+		return nil, failure.Config("%s.token_refresh_endpoint: renders %q, not a URL starting with http:// or https://; check the config", e.a.Path, endpoint)
 	}
 	tr := &tokenRequest{endpoint: endpoint, headers: map[string]any{}, fields: map[string]any{e.o.GrantTypeName: e.o.GrantType}}
 	if e.o.Headers != nil {
@@ -271,7 +275,7 @@ func (e *endpointSource) parse(resp *request.Response) (*oauth2.Token, error) {
 	if err := d.Decode(&body); err != nil {
 		return nil, failure.System("token endpoint %s answered HTTP %d with a body that is not a JSON object: %s", resp.URL, resp.Status, request.BodyStart(resp.Body))
 	}
-	access := interp.String(find(body, e.o.AccessTokenName, 5))
+	access := tokenText(find(body, e.o.AccessTokenName, 5))
 	if access == "" {
 		return nil, failure.System("token endpoint response has no access token property %q", e.o.AccessTokenName)
 	}
@@ -286,7 +290,7 @@ func (e *endpointSource) parse(resp *request.Response) (*oauth2.Token, error) {
 		t.Expiry = e.env.Now().Add(time.Hour)
 	}
 	if u := e.o.Updater; u != nil {
-		t.RefreshToken = interp.String(find(body, u.RefreshTokenName, 5))
+		t.RefreshToken = tokenText(find(body, u.RefreshTokenName, 5))
 		e.env.secret(t.RefreshToken)
 	}
 	return t, nil
@@ -301,6 +305,9 @@ func (e *endpointSource) expiry(v any) (time.Time, error) {
 		if err != nil {
 			return time.Time{}, failure.System("token property %q is %q, not a number of seconds (set token_expiry_date_format if it is a date)", e.o.ExpiresInName, s)
 		}
+		// A lifetime past what a time.Duration holds (~292 years) would
+		// overflow into the past: such a token is valid for the run.
+		secs = min(secs, float64(math.MaxInt64/int64(time.Second)))
 		return e.env.Now().Add(time.Duration(secs) * time.Second), nil
 	}
 	t, err := datetime.ParseFormatted(s, e.o.ExpiryDateFormat)
