@@ -1,0 +1,40 @@
+package cli
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestReferencesThatMultiplyAreRefused: definitions that each point twice at
+// the next one double the resolved manifest at every step (2^40 values here).
+// Resolving stops at a bound with one config error naming where the chain
+// is written, instead of running until memory ends.
+func TestReferencesThatMultiplyAreRefused(t *testing.T) {
+	a := dataAPI(t)
+	var defs strings.Builder
+	for i := 0; i < 40; i++ {
+		fmt.Fprintf(&defs, "  d%d: {a: {$ref: '#/definitions/d%d'}, b: {$ref: '#/definitions/d%d'}}\n", i, i+1, i+1)
+	}
+	defs.WriteString("  d40: {type: InlineSchemaLoader, schema: {type: object}}\n")
+	m := strings.Replace(stream("s", "url_base: "+a.URL+"\npath: /s", "[data]", ""),
+		"    primary_key: [id]\n", "    primary_key: [id]\n    schema_loader: {$ref: '#/definitions/d0'}\n", 1)
+	m = strings.Replace(m, "streams:\n", "definitions:\n"+defs.String()+"streams:\n", 1)
+	c := newConnector(t, m, nil, "s")
+	want := regexp.MustCompile(`^invalid manifest: (definitions\.d\d+\.[ab]|streams\[0\]\.schema_loader)\.\$ref: the manifest grows past 1000000 values once its references are resolved \(references that each point at others several times\?\)$`)
+	for _, args := range [][]string{
+		{"spec", "--manifest", c.manifest},
+		{"discover", "--manifest", c.manifest, "--config", c.config},
+		{"read", "--manifest", c.manifest, "--config", c.config, "--catalog", c.catalog},
+	} {
+		res := runCLI(t, args...)
+		errs := res.errors()
+		if res.code != 1 || len(errs) != 1 || errs[0]["failure_type"] != "config_error" || !want.MatchString(errs[0]["message"].(string)) {
+			t.Fatalf("%s: exit %d, errors %v", args[0], res.code, errs)
+		}
+	}
+	if got := a.lines(); len(got) != 0 {
+		t.Errorf("requests sent: %v", got)
+	}
+}
