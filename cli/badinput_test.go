@@ -38,3 +38,30 @@ func TestReferencesThatMultiplyAreRefused(t *testing.T) {
 		t.Errorf("requests sent: %v", got)
 	}
 }
+
+// TestParametersThatAreNotAMappingAreRefused: Airbyte fails on a $parameters
+// it cannot merge; they were passed over without a word.
+func TestParametersThatAreNotAMappingAreRefused(t *testing.T) {
+	a := dataAPI(t)
+	for _, tc := range []struct{ params, want string }{
+		{"5", "invalid manifest: streams[0].$parameters: expected object, but got a number"},
+		{"[a, b]", "invalid manifest: streams[0].$parameters: expected object, but got a list"},
+		{"text", "invalid manifest: streams[0].$parameters: expected object, but got a string"},
+	} {
+		m := strings.Replace(stream("s", "url_base: "+a.URL+"\npath: /s", "[data]", ""),
+			"    primary_key: [id]\n", "    primary_key: [id]\n    $parameters: "+tc.params+"\n", 1)
+		c := newConnector(t, m, nil, "s")
+		res := c.read(t)
+		errs := res.errors()
+		if res.code != 1 || len(errs) != 1 || errs[0]["failure_type"] != "config_error" || errs[0]["message"] != tc.want {
+			t.Errorf("$parameters %s: exit %d, errors %v; want %q", tc.params, res.code, errs, tc.want)
+		}
+		check := c.check(t)
+		if st := check.ofType("CONNECTION_STATUS"); check.code != 0 || len(st) != 1 || st[0]["connectionStatus"].(map[string]any)["message"] != tc.want {
+			t.Errorf("$parameters %s: check exit %d, %v", tc.params, check.code, st)
+		}
+	}
+	if got := a.lines(); len(got) != 0 {
+		t.Errorf("requests sent: %v", got)
+	}
+}
