@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"net/http"
 	"regexp"
 	"strings"
 	"testing"
@@ -63,5 +64,35 @@ func TestParametersThatAreNotAMappingAreRefused(t *testing.T) {
 	}
 	if got := a.lines(); len(got) != 0 {
 		t.Errorf("requests sent: %v", got)
+	}
+}
+
+// TestSecretGivenAsAnObjectIsMasked: an airbyte_secret config value that is
+// an object reaches the request as the object's text; each of its values
+// is masked where the API echoes it back.
+func TestSecretGivenAsAnObjectIsMasked(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		w.WriteHeader(403)
+		fmt.Fprintf(w, `{"error":"bad key %s"}`, r.Header.Get("X-Api-Key"))
+	})
+	m := authManifest(a.URL, "GET", "type: ApiKeyAuthenticator\napi_token: \"{{ config['api_key'] }}\"\ninject_into: {type: RequestOption, inject_into: header, field_name: X-Api-Key}", "")
+	m += `spec:
+  type: Spec
+  connection_specification:
+    type: object
+    properties:
+      api_key: {airbyte_secret: true}
+`
+	res := newConnector(t, m, map[string]any{"api_key": map[string]any{"user": "u-s3cr3t", "key": "k-s3cr3t"}}, "s").read(t)
+	if got := a.requests(); len(got) != 1 || got[0].Header.Get("X-Api-Key") != "{'key': 'k-s3cr3t', 'user': 'u-s3cr3t'}" {
+		t.Fatalf("requests: %+v", got)
+	}
+	want := fmt.Sprintf(`stream s: HTTP 403 Forbidden from GET %s/s: {"error":"bad key {'key': '****', 'user': '****'}"}`, a.URL)
+	errs := res.errors()
+	if res.code != 1 || len(errs) != 2 || errs[0]["message"] != want {
+		t.Errorf("exit %d, errors %v\nwant first %q", res.code, errs, want)
+	}
+	if strings.Contains(res.stdout, "s3cr3t") {
+		t.Errorf("secret in output: %s", res.stdout)
 	}
 }
