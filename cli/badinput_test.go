@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // TestReferencesThatMultiplyAreRefused: definitions that each point twice at
@@ -95,4 +96,19 @@ func TestSecretGivenAsAnObjectIsMasked(t *testing.T) {
 	if strings.Contains(res.stdout, "s3cr3t") {
 		t.Errorf("secret in output: %s", res.stdout)
 	}
+}
+
+// TestRecordsThatAreNotUTF8BecomeValidJSON: an API sending Latin-1 bytes in
+// a JSON string; the RECORD line must still be UTF-8 (JSON), with U+FFFD
+// for each byte that is not, as encoding/json writes it.
+func TestRecordsThatAreNotUTF8BecomeValidJSON(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		w.Write([]byte("{\"data\":[{\"id\":1,\"name\":\"caf\xe9\"},{\"id\":2,\"name\":\"ok \xc3\xa9\"}]}"))
+	})
+	res := newConnector(t, stream("s", "url_base: "+a.URL+"\npath: /s", "[data]", ""), nil, "s").read(t)
+	if res.code != 0 || !utf8.ValidString(res.stdout) {
+		t.Fatalf("exit %d, stdout valid UTF-8: %v\n%q", res.code, utf8.ValidString(res.stdout), res.stdout)
+	}
+	equalLists(t, "records", res.records("s"), []string{`{"id":1,"name":"caf` + "\uFFFD" + `"}`, `{"id":2,"name":"ok é"}`})
+	equalLists(t, "requests", a.lines(), []string{"GET /s"})
 }
