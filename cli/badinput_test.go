@@ -112,3 +112,34 @@ func TestRecordsThatAreNotUTF8BecomeValidJSON(t *testing.T) {
 	equalLists(t, "records", res.records("s"), []string{`{"id":1,"name":"caf` + "\uFFFD" + `"}`, `{"id":2,"name":"ok é"}`})
 	equalLists(t, "requests", a.lines(), []string{"GET /s"})
 }
+
+// TestUnreadableConfigAndCatalogFilesAreSystemErrors: the platform writes the
+// config and catalog files; one that is not the JSON expected is a
+// system_error TRACE and exit 1 on every command, as Airbyte reports it
+// (a manifest the user wrote stays a config_error).
+func TestUnreadableConfigAndCatalogFilesAreSystemErrors(t *testing.T) {
+	a := dataAPI(t)
+	c := newConnector(t, stream("s", "url_base: "+a.URL+"\npath: /s", "[data]", ""), nil, "s")
+	notJSON := writeFile(t, c.dir, "broken.json", "{oops")
+	list := writeFile(t, c.dir, "list.json", "[1]")
+	badMode := writeFile(t, c.dir, "mode.json", `{"streams":[{"stream":{"name":"s","json_schema":{}},"sync_mode":"sometimes","destination_sync_mode":"overwrite"}]}`)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"check", "--manifest", c.manifest, "--config", notJSON}, "the config file broken.json is not valid JSON: invalid character 'o' looking for beginning of object key string"},
+		{[]string{"discover", "--manifest", c.manifest, "--config", list}, "the config file list.json must hold a JSON object"},
+		{[]string{"read", "--manifest", c.manifest, "--config", list, "--catalog", c.catalog}, "the config file list.json must hold a JSON object"},
+		{[]string{"read", "--manifest", c.manifest, "--config", c.config, "--catalog", notJSON}, "the catalog file is not a valid configured catalog: invalid character 'o' looking for beginning of object key string"},
+		{[]string{"read", "--manifest", c.manifest, "--config", c.config, "--catalog", badMode}, `catalog streams[0].sync_mode must be full_refresh or incremental, got "sometimes"`},
+	} {
+		res := runCLI(t, tc.args...)
+		errs := res.errors()
+		if res.code != 1 || len(res.msgs) != 1 || len(errs) != 1 || errs[0]["failure_type"] != "system_error" || errs[0]["message"] != tc.want {
+			t.Errorf("%v: exit %d, output %s\nwant one system_error %q", tc.args, res.code, res.stdout, tc.want)
+		}
+	}
+	if got := a.lines(); len(got) != 0 {
+		t.Errorf("requests sent: %v", got)
+	}
+}

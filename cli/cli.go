@@ -162,6 +162,16 @@ type setupError struct {
 
 func (e *setupError) Error() string { return e.message }
 
+// failure is the failure type of a setup error: a manifest the user wrote is
+// a config_error; a config file that cannot be read as a JSON object is a
+// system_error, as Airbyte reports it (the platform writes that file).
+func (e *setupError) failure() string {
+	if e.manifest {
+		return protocol.ConfigError
+	}
+	return protocol.SystemError
+}
+
 // setup reads the config and the manifest, derives the spec, registers the
 // secrets and validates the config. validation is the config error, if any.
 func (a *app) setup() (r *runtime.Runner, err *setupError, validation error) {
@@ -198,7 +208,7 @@ func (a *app) check(ctx context.Context) error {
 	r, err, invalid := a.setup()
 	if err != nil {
 		if !err.manifest {
-			return a.fail(protocol.ConfigError, err.message)
+			return a.fail(err.failure(), err.message)
 		}
 		a.out.Error(protocol.ConfigError, err.message, "", "")
 		return a.out.ConnectionStatus(false, err.message)
@@ -212,7 +222,7 @@ func (a *app) check(ctx context.Context) error {
 func (a *app) discover(ctx context.Context) error {
 	r, err, invalid := a.setup()
 	if err != nil {
-		return a.fail(protocol.ConfigError, err.message)
+		return a.fail(err.failure(), err.message)
 	}
 	if invalid != nil {
 		return a.fail(protocol.ConfigError, "Config validation error: "+invalid.Error())
@@ -226,21 +236,21 @@ func (a *app) discover(ctx context.Context) error {
 func (a *app) read(ctx context.Context) error {
 	config, err := readJSONObject(a.configPath, "config")
 	if err != nil {
-		return a.fail(protocol.ConfigError, err.Error())
+		return a.fail(protocol.SystemError, err.Error())
 	}
 	if command, ok := config["__command"].(string); ok {
 		return a.builder(ctx, command, config)
 	}
 	r, serr, invalid := a.setup()
 	if serr != nil {
-		return a.fail(protocol.ConfigError, serr.message)
+		return a.fail(serr.failure(), serr.message)
 	}
 	if invalid != nil {
 		return a.fail(protocol.ConfigError, "Config validation error: "+invalid.Error())
 	}
 	catalog, err := readCatalog(a.catalogPath)
 	if err != nil {
-		return a.fail(protocol.ConfigError, err.Error())
+		return a.fail(protocol.SystemError, err.Error()) // as Airbyte: the platform writes the catalog
 	}
 	var states incremental.States
 	if a.statePath != "" {
