@@ -16,6 +16,10 @@ func (d *decoder) stateMigrations(v any, st *Stream, path string) bool {
 	legacy := false
 	for i, e := range list {
 		p := fmt.Sprintf("%s[%d]", path, i)
+		if m, ok := e.(map[string]any); ok && isCustom(m) {
+			d.fail(p, "%s", customRefusal(m))
+			continue
+		}
 		if _, _, ok := d.component(e, p, "LegacyToPerPartitionStateMigration"); !ok {
 			continue
 		}
