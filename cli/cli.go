@@ -35,6 +35,7 @@ type app struct {
 	catalogPath  string
 	statePath    string
 	writeConfig  bool
+	testReading  bool // config migrations stay in memory
 	stream       string
 	limits       runtime.TestLimits
 	pretty       bool
@@ -153,11 +154,12 @@ func (a *app) warn(warnings []string) {
 	}
 }
 
-// setupError is a failure to start: unreadable config, or a manifest that
-// is missing or invalid (manifest true).
+// setupError is a failure to start: an unreadable config, or (checkFails
+// true) a manifest that is missing or invalid or a config its rules refuse,
+// which check answers with a TRACE and a FAILED status.
 type setupError struct {
-	message  string
-	manifest bool
+	message    string
+	checkFails bool
 }
 
 func (e *setupError) Error() string { return e.message }
@@ -171,11 +173,11 @@ func (a *app) setup() (r *runtime.Runner, err *setupError, validation error) {
 	}
 	raw, merr := manifest.Find(a.manifestPath, config)
 	if merr != nil {
-		return nil, &setupError{message: merr.Error(), manifest: true}, nil
+		return nil, &setupError{message: merr.Error(), checkFails: true}, nil
 	}
 	src, merr := manifest.Load(raw)
 	if merr != nil {
-		return nil, &setupError{message: "invalid manifest: " + merr.Error(), manifest: true}, nil
+		return nil, &setupError{message: "invalid manifest: " + merr.Error(), checkFails: true}, nil
 	}
 	src.Folder = manifest.Folder(a.manifestPath)
 	spec, warnings := manifest.Spec(src.Resolved)
@@ -183,7 +185,17 @@ func (a *app) setup() (r *runtime.Runner, err *setupError, validation error) {
 	a.masker.AddSpecSecrets(connSpec, config)
 	a.warn(src.Warnings)
 	a.warn(warnings)
+	config, nerr := a.normalize(src.ConfigRules, config)
+	if nerr != nil {
+		return nil, &setupError{message: nerr.Error(), checkFails: true}, nil
+	}
+	a.masker.AddSpecSecrets(connSpec, config)
 	validation = manifest.ValidateConfig(connSpec, config)
+	if validation == nil {
+		if verr := a.validateRules(src.ConfigRules, config); verr != nil {
+			return nil, &setupError{message: verr.Error(), checkFails: true}, nil
+		}
+	}
 	r = runtime.New(src, config, a.out, a.masker)
 	if a.writeConfig {
 		r.SaveConfig = func(cfg map[string]any) error { return writeFileAtomic(a.configPath, cfg) }
@@ -193,11 +205,12 @@ func (a *app) setup() (r *runtime.Runner, err *setupError, validation error) {
 
 // check prints exactly one CONNECTION_STATUS and exits 0 for anything the
 // user can fix in the config or the manifest (a TRACE config_error comes
-// first for the manifest); an unreadable config file is a TRACE and exit 1.
+// first for the manifest and for a config its rules refuse); an unreadable
+// config file is a TRACE and exit 1.
 func (a *app) check(ctx context.Context) error {
 	r, err, invalid := a.setup()
 	if err != nil {
-		if !err.manifest {
+		if !err.checkFails {
 			return a.fail(protocol.ConfigError, err.message)
 		}
 		a.out.Error(protocol.ConfigError, err.message, "", "")
@@ -368,6 +381,7 @@ func (a *app) testRead(ctx context.Context) error {
 // runTestRead prints the StreamRead of one stream; failures are part of it
 // (or one TRACE when the manifest cannot load), and the exit code is 0.
 func (a *app) runTestRead(ctx context.Context, pretty bool) error {
+	a.testReading = true
 	r, err, _ := a.setup()
 	if err != nil {
 		a.out.Error(protocol.ConfigError, err.message, "", "")
