@@ -1,0 +1,73 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// testReadData runs the subcommand and returns the StreamRead as a map,
+// without the response headers that change between runs.
+func testReadData(t *testing.T, c *connector, stream string, extra ...string) map[string]any {
+	t.Helper()
+	res := runCLI(t, append([]string{"test-read", "--manifest", c.manifest, "--config", c.config, "--stream", stream}, extra...)...)
+	recs := res.ofType("RECORD")
+	if res.code != 0 || len(recs) != 1 {
+		t.Fatalf("exit %d: %s %s", res.code, res.stdout, res.stderr)
+	}
+	return stripVolatile(recs[0]["record"].(map[string]any)["data"]).(map[string]any)
+}
+
+func compactJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// A page the API refuses is shown with its request and response, as the
+// builder does: Airbyte logs each exchange before its error handler runs.
+func TestTestReadShowsTheFailedPage(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		if r.URL.Query().Get("page") == "2" {
+			w.WriteHeader(403)
+			fmt.Fprint(w, `{"error":"forbidden for key k-secret"}`)
+			return
+		}
+		fmt.Fprint(w, `{"data":[{"id":1}],"next":2}`)
+	})
+	m := stream("s", "url_base: "+a.URL+"\npath: /s\nauthenticator: {type: ApiKeyAuthenticator, api_token: \"{{ config['api_key'] }}\", inject_into: {type: RequestOption, inject_into: header, field_name: X-Key}}", "[data]",
+		"paginator:\n  type: DefaultPaginator\n  page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: page}\n  pagination_strategy: {type: CursorPagination, cursor_value: \"{{ response.next }}\"}") +
+		"spec:\n  type: Spec\n  connection_specification:\n    type: object\n    properties:\n      api_key: {type: string, airbyte_secret: true}\n"
+	c := newConnector(t, m, map[string]any{"api_key": "k-secret"})
+	data := testReadData(t, c, "s")
+	want := `[{"auxiliary_requests":[],"pages":[` +
+		`{"records":[{"id":1}],"request":{"body":null,"headers":{"X-Key":"****"},"http_method":"GET","url":"` + a.URL + `/s"},"response":{"body":"{\"data\":[{\"id\":1}],\"next\":2}","headers":{"Content-Type":"application/json"},"status":200}},` +
+		`{"records":[],"request":{"body":null,"headers":{"X-Key":"****"},"http_method":"GET","url":"` + a.URL + `/s?page=2"},"response":{"body":"{\"error\":\"forbidden for key ****\"}","headers":{"Content-Type":"application/json"},"status":403}}` +
+		`],"slice_descriptor":null,"state":[]}]`
+	if got := compactJSON(data["slices"]); got != want {
+		t.Errorf("slices\n got: %s\nwant: %s", got, want)
+	}
+	wantLogs := `[{"internal_message":"config_error","level":"ERROR","message":"stream s: HTTP 403 Forbidden from GET ` + a.URL + `/s?page=2: {\"error\":\"forbidden for key ****\"}"}]`
+	if got := compactJSON(data["logs"]); got != wantLogs {
+		t.Errorf("logs\n got: %s\nwant: %s", got, wantLogs)
+	}
+	equalLists(t, "requests", a.lines(), []string{"GET /s", "GET /s?page=2"})
+}
+
+// A page whose body is no JSON is shown too, with the body the API sent.
+func TestTestReadShowsAPageThatCannotBeDecoded(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, `<html>maintenance</html>`)
+	})
+	c := newConnector(t, stream("s", "url_base: "+a.URL+"\npath: /s", "[data]", ""), nil)
+	data := testReadData(t, c, "s")
+	want := `[{"auxiliary_requests":[],"pages":[{"records":[],"request":{"body":null,"headers":{},"http_method":"GET","url":"` + a.URL + `/s"},"response":{"body":"\u003chtml\u003emaintenance\u003c/html\u003e","headers":{"Content-Type":"text/html"},"status":200}}],"slice_descriptor":null,"state":[]}]`
+	if got := compactJSON(data["slices"]); got != want {
+		t.Errorf("slices\n got: %s\nwant: %s", got, want)
+	}
+	if logs := compactJSON(data["logs"]); !strings.Contains(logs, `"level":"ERROR"`) || !strings.Contains(logs, "not valid JSON") {
+		t.Errorf("logs: %s", logs)
+	}
+}
