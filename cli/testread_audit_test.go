@@ -71,3 +71,26 @@ func TestTestReadShowsAPageThatCannotBeDecoded(t *testing.T) {
 		t.Errorf("logs: %s", logs)
 	}
 }
+
+// The request a test read shows carries the Content-Type the API received:
+// JSON for the token request (seed 4) and for a JSON body, form for a form body.
+func TestTestReadShowsTheContentTypeSent(t *testing.T) {
+	a := builderAPI(t)
+	m := strings.ReplaceAll(builderManifest(a.URL), "field_name: page", "field_name: cursor")
+	m = strings.Replace(m, "path: /s\n", "path: /s\n        http_method: POST\n        request_body_data: {q: x}\n", 1)
+	c := newConnector(t, m, map[string]any{"client_id": "cid", "client_secret": "cs", "client_refresh_token": "r"})
+	data := testReadData(t, c, "s", "--max-pages", "1")
+	aux := data["auxiliary_requests"].([]any)[0].(map[string]any)["request"].(map[string]any)
+	if got := compactJSON(aux["headers"]); got != `{"Accept":"application/json","Content-Type":"application/json"}` {
+		t.Errorf("token request headers: %s", got)
+	}
+	page := data["slices"].([]any)[0].(map[string]any)["pages"].([]any)[0].(map[string]any)["request"].(map[string]any)
+	if got := compactJSON(page); got != `{"body":"q=x","headers":{"Authorization":"Bearer ****","Content-Type":"application/x-www-form-urlencoded"},"http_method":"POST","url":"`+a.URL+`/s"}` {
+		t.Errorf("page request: %s", got)
+	}
+	for _, r := range a.requests() {
+		if r.Method == "POST" && r.Path == "/s" && r.Header.Get("Content-Type") != "application/x-www-form-urlencoded" {
+			t.Errorf("the API received Content-Type %q", r.Header.Get("Content-Type"))
+		}
+	}
+}

@@ -72,7 +72,7 @@ func TestBuilderTestReadStreamRead(t *testing.T) {
 	}
 	got, _ := json.Marshal(stripVolatile(recs[0]["record"].(map[string]any)["data"]))
 	url := a.URL
-	want := `{"auxiliary_requests":[{"description":"Obtains access token","request":{"body":"{\"client_id\":\"cid\",\"client_secret\":\"****\",\"grant_type\":\"refresh_token\",\"refresh_token\":\"****\"}","headers":{"Accept":"application/json"},"http_method":"POST","url":"` + url + `/oauth/token"},"response":{"body":"{\"access_token\":\"****\",\"expires_in\":3600}","headers":{"Content-Type":"application/json"},"status":200},"title":"Refresh token","type":"AUTH"}],` +
+	want := `{"auxiliary_requests":[{"description":"Obtains access token","request":{"body":"{\"client_id\":\"cid\",\"client_secret\":\"****\",\"grant_type\":\"refresh_token\",\"refresh_token\":\"****\"}","headers":{"Accept":"application/json","Content-Type":"application/json"},"http_method":"POST","url":"` + url + `/oauth/token"},"response":{"body":"{\"access_token\":\"****\",\"expires_in\":3600}","headers":{"Content-Type":"application/json"},"status":200},"title":"Refresh token","type":"AUTH"}],` +
 		`"inferred_datetime_formats":{},"inferred_schema":{"$schema":"http://json-schema.org/schema#","properties":{"id":{"type":["null","number"]},"name":{"type":["null","string"]}},"required":["id"],"type":"object"},"latest_config_update":null,"logs":[],` +
 		`"slices":[{"auxiliary_requests":[],"pages":[` +
 		`{"records":[{"id":1,"name":"a"}],"request":{"body":null,"headers":{"Authorization":"Bearer ****"},"http_method":"GET","url":"` + url + `/s"},"response":{"body":"{\"data\":[{\"id\":1,\"name\":\"a\"}],\"next\":\"c2\"}","headers":{"Content-Type":"application/json"},"status":200}},` +

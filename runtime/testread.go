@@ -203,9 +203,12 @@ func (t *testReader) request(p *request.Parts) *HTTPRequest {
 	}
 	full, _ := p.FullURL()
 	out := &HTTPRequest{URL: full, Headers: t.headers(p.Headers), HTTPMethod: p.Method}
-	if body, _, err := p.Body(); err == nil && body != nil {
+	if body, ctype, err := p.Body(); err == nil && body != nil {
 		s := string(body)
 		out.Body = &s
+		if p.Headers.Get("Content-Type") == "" {
+			out.Headers["Content-Type"] = ctype // as the request sent it (Parts.HTTP)
+		}
 	}
 	return out
 }
