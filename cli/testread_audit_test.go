@@ -94,3 +94,36 @@ func TestTestReadShowsTheContentTypeSent(t *testing.T) {
 		}
 	}
 }
+
+// The manifest's version is read as Airbyte's declarative source reads it: a
+// version that is no version, or one older than the 0.29 language, is refused
+// at load with its reason, by every command.
+func TestManifestVersionIsValidated(t *testing.T) {
+	a := dataAPI(t)
+	good := stream("s", "url_base: "+a.URL+"\npath: /s", "[data]", "")
+	cases := []struct{ version, want string }{
+		{"abc", `invalid manifest: manifest.version: "abc" is not a valid version (such as 6.1.0)`},
+		{"'6.0'", ""},
+		{"6.44.0", ""},
+		{"v6.1.0", ""},
+		{"7.0.0rc1", ""},
+		{"0.29.0", ""},
+		{"0.28.9", `invalid manifest: manifest.version: 0.28.9 is older than 0.29.0, when the low-code language changed incompatibly: it cannot run here`},
+		{"0.1.0", `invalid manifest: manifest.version: 0.1.0 is older than 0.29.0, when the low-code language changed incompatibly: it cannot run here`},
+		{"6.0.0.0.x", `invalid manifest: manifest.version: "6.0.0.0.x" is not a valid version (such as 6.1.0)`},
+	}
+	for _, tc := range cases {
+		c := newConnector(t, strings.Replace(good, "version: 6.0.0", "version: "+tc.version, 1), nil)
+		res := c.check(t)
+		var got string
+		if errs := res.errors(); len(errs) > 0 {
+			got = errs[0]["message"].(string)
+			if errs[0]["failure_type"] != "config_error" {
+				t.Errorf("%s: failure_type %v", tc.version, errs[0]["failure_type"])
+			}
+		}
+		if got != tc.want {
+			t.Errorf("version %s:\n got: %q\nwant: %q", tc.version, got, tc.want)
+		}
+	}
+}
