@@ -127,3 +127,50 @@ func TestManifestVersionIsValidated(t *testing.T) {
 		}
 	}
 }
+
+// The inferred schema is Airbyte's (SchemaInferrer): every type nullable with
+// null last, integers as number, arrays with their items, fields only ever
+// null left out, the primary key and cursor field required and not nullable,
+// and no schema when no record was read.
+func TestTestReadInferredSchemaAsAirbyte(t *testing.T) {
+	body := `{"data":[{"id":1,"org":{"id":"o1","tags":["a"]},"n":null,"mixed":1,"updated":"2024-01-02"},` +
+		`{"id":2,"org":{"id":"o2","tags":[]},"n":null,"mixed":"x","updated":"2024-01-03","flags":[true,null]}]}`
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		if r.URL.Path == "/empty" {
+			fmt.Fprint(w, `{"data":[]}`)
+			return
+		}
+		fmt.Fprint(w, body)
+	})
+	m := stream("s", "url_base: "+a.URL+"\npath: /s", "[data]", "")
+	m = strings.Replace(m, "primary_key: [id]", "primary_key: [[id], [org, id]]", 1)
+	c := newConnector(t, m, nil)
+	data := testReadData(t, c, "s")
+	want := `{"$schema":"http://json-schema.org/schema#","properties":{` +
+		`"flags":{"items":{"type":["boolean","null"]},"type":["array","null"]},` +
+		`"id":{"type":"number"},` +
+		`"mixed":{"type":["number","string","null"]},` +
+		`"org":{"properties":{"id":{"type":"string"},"tags":{"items":{"type":["string","null"]},"type":["array","null"]}},"required":["id"],"type":"object"},` +
+		`"updated":{"type":["string","null"]}},` +
+		`"required":["id","org"],"type":"object"}`
+	if got := compactJSON(data["inferred_schema"]); got != want {
+		t.Errorf("inferred_schema\n got: %s\nwant: %s", got, want)
+	}
+	if got := compactJSON(data["logs"]); got != `[]` {
+		t.Errorf("logs: %s", got)
+	}
+
+	empty := newConnector(t, strings.Replace(stream("s", "url_base: "+a.URL+"\npath: /empty", "[data]", ""), "primary_key: [id]", "primary_key: [id]", 1), nil)
+	if got := compactJSON(testReadData(t, empty, "s")["inferred_schema"]); got != `null` {
+		t.Errorf("no records: inferred_schema %s", got)
+	}
+
+	missing := newConnector(t, strings.Replace(stream("s", "url_base: "+a.URL+"\npath: /s", "[data]", ""), "primary_key: [id]", "primary_key: [uuid]", 1), nil)
+	d := testReadData(t, missing, "s")
+	if got := compactJSON(d["logs"]); got != "[{\"level\":\"ERROR\",\"message\":\"Path [] does not have field `uuid` in the schema and hence can't be marked as required.\"}]" {
+		t.Errorf("missing primary key: logs %s", got)
+	}
+	if got := compactJSON(d["inferred_schema"].(map[string]any)["required"]); got != `null` {
+		t.Errorf("missing primary key: required %s", got)
+	}
+}
