@@ -162,6 +162,17 @@ type setupError struct {
 
 func (e *setupError) Error() string { return e.message }
 
+// failureType is config_error for a manifest the user can fix, and
+// system_error for a config file that cannot be read as a JSON object: the
+// platform writes that file, and Airbyte's CDK fails the same way (an
+// exception, so a system_error).
+func (e *setupError) failureType() string {
+	if e.manifest {
+		return protocol.ConfigError
+	}
+	return protocol.SystemError
+}
+
 // setup reads the config and the manifest, derives the spec, registers the
 // secrets and validates the config. validation is the config error, if any.
 func (a *app) setup() (r *runtime.Runner, err *setupError, validation error) {
@@ -193,12 +204,13 @@ func (a *app) setup() (r *runtime.Runner, err *setupError, validation error) {
 
 // check prints exactly one CONNECTION_STATUS and exits 0 for anything the
 // user can fix in the config or the manifest (a TRACE config_error comes
-// first for the manifest); an unreadable config file is a TRACE and exit 1.
+// first for the manifest); a config file that is no JSON object is one TRACE
+// system_error and exit 1, as an unexpected error.
 func (a *app) check(ctx context.Context) error {
 	r, err, invalid := a.setup()
 	if err != nil {
 		if !err.manifest {
-			return a.fail(protocol.ConfigError, err.message)
+			return a.fail(err.failureType(), err.message)
 		}
 		a.out.Error(protocol.ConfigError, err.message, "", "")
 		return a.out.ConnectionStatus(false, err.message)
@@ -212,7 +224,7 @@ func (a *app) check(ctx context.Context) error {
 func (a *app) discover(ctx context.Context) error {
 	r, err, invalid := a.setup()
 	if err != nil {
-		return a.fail(protocol.ConfigError, err.message)
+		return a.fail(err.failureType(), err.message)
 	}
 	if invalid != nil {
 		return a.fail(protocol.ConfigError, "Config validation error: "+invalid.Error())
@@ -226,21 +238,21 @@ func (a *app) discover(ctx context.Context) error {
 func (a *app) read(ctx context.Context) error {
 	config, err := readJSONObject(a.configPath, "config")
 	if err != nil {
-		return a.fail(protocol.ConfigError, err.Error())
+		return a.fail(protocol.SystemError, err.Error())
 	}
 	if command, ok := config["__command"].(string); ok {
 		return a.builder(ctx, command, config)
 	}
 	r, serr, invalid := a.setup()
 	if serr != nil {
-		return a.fail(protocol.ConfigError, serr.message)
+		return a.fail(serr.failureType(), serr.message)
 	}
 	if invalid != nil {
 		return a.fail(protocol.ConfigError, "Config validation error: "+invalid.Error())
 	}
 	catalog, err := readCatalog(a.catalogPath)
 	if err != nil {
-		return a.fail(protocol.ConfigError, err.Error())
+		return a.fail(protocol.SystemError, err.Error())
 	}
 	var states incremental.States
 	if a.statePath != "" {
