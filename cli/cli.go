@@ -27,19 +27,20 @@ type exitError struct{ code int }
 func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 
 type app struct {
-	out          *protocol.Writer
-	masker       *runtime.Masker
-	genericSpec  []byte
-	manifestPath string
-	configPath   string
-	catalogPath  string
-	statePath    string
-	writeConfig  bool
-	stream       string
-	limits       runtime.TestLimits
-	pretty       bool
-	debug        bool
-	stdout       io.Writer
+	out            *protocol.Writer
+	masker         *runtime.Masker
+	genericSpec    []byte
+	manifestPath   string
+	componentsPath string
+	configPath     string
+	catalogPath    string
+	statePath      string
+	writeConfig    bool
+	stream         string
+	limits         runtime.TestLimits
+	pretty         bool
+	debug          bool
+	stdout         io.Writer
 }
 
 // Main runs the command line and returns the exit code. Nothing but
@@ -87,6 +88,7 @@ func (a *app) commandLine(version string, stderr io.Writer) *commandLine {
 	cl := &commandLine{program: "source-declarative", short: "Run an Airbyte declarative manifest as a source connector", version: version, stderr: stderr,
 		global: func(fs *flag.FlagSet) {
 			fs.StringVar(&a.manifestPath, "manifest", a.manifestPath, "path of the manifest (YAML or JSON)")
+			fs.StringVar(&a.manifestPath, "manifest-path", a.manifestPath, "the same as --manifest, under the name Airbyte's source-declarative-manifest gives it")
 			fs.BoolVar(&a.debug, "debug", a.debug, "print DEBUG LOG messages: a summary of every request and response, secrets masked")
 		}}
 	cl.newCommand("spec", "Print the connector specification", a.spec)
@@ -95,6 +97,7 @@ func (a *app) commandLine(version string, stderr io.Writer) *commandLine {
 	read := cl.newCommand("read", "Read the configured streams", a.read)
 	for _, c := range []*command{check, discover, read} {
 		c.flags.StringVar(&a.configPath, "config", "", "path of the config JSON")
+		c.flags.StringVar(&a.componentsPath, "components-path", "", "custom Python components (components.py): not run here, a WARN says so; a manifest component that needs them is refused")
 		c.required = []string{"config"}
 		c.signals = true
 	}
@@ -189,6 +192,9 @@ func (a *app) setup() (r *runtime.Runner, err *setupError, validation error) {
 		return nil, &setupError{message: "invalid manifest: " + merr.Error(), manifest: true}, nil
 	}
 	src.Folder = manifest.Folder(a.manifestPath)
+	if a.componentsPath != "" {
+		a.out.Log(protocol.LevelWarn, "--components-path "+a.componentsPath+" is not loaded: custom Python components cannot run here, and a manifest component that needs them (class_name) is refused")
+	}
 	spec, warnings := manifest.Spec(src.Resolved)
 	connSpec, _ := spec["connectionSpecification"].(map[string]any)
 	a.masker.AddSpecSecrets(connSpec, config)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -43,4 +44,29 @@ func TestUnreadableInputFilesAreSystemErrors(t *testing.T) {
 	if len(a.requests()) != 0 {
 		t.Errorf("requests were sent: %v", a.lines())
 	}
+}
+
+// TestSourceDeclarativeManifestFlags: check, discover and read take the
+// flags of Airbyte's entrypoint for source-declarative-manifest,
+// --manifest-path (the manifest to run) and --components-path (custom Python,
+// which cannot run here: a WARN says so, and the manifest runs).
+func TestSourceDeclarativeManifestFlags(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) { fmt.Fprint(w, `{"data":[{"id":1}]}`) })
+	c := newConnector(t, twoStreams(a.URL), map[string]any{"api_key": "k"}, "a")
+	components := c.dir + "/components.py"
+	warn := `{"type":"LOG","log":{"level":"WARN","message":"--components-path ` + components + ` is not loaded: custom Python components cannot run here, and a manifest component that needs them (class_name) is refused"}}` + "\n"
+	res := runCLI(t, "check", "--config", c.config, "--manifest-path", c.manifest, "--components-path", components)
+	if want := warn + `{"type":"CONNECTION_STATUS","connectionStatus":{"status":"SUCCEEDED"}}` + "\n"; res.code != 0 || res.stdout != want {
+		t.Errorf("check: exit %d\n got: %s\nwant: %s", res.code, res.stdout, want)
+	}
+	res = runCLI(t, "discover", "--config", c.config, "--manifest-path", c.manifest)
+	if res.code != 0 || len(res.ofType("CATALOG")) != 1 || len(res.msgs) != 1 {
+		t.Errorf("discover: exit %d %s", res.code, res.stdout)
+	}
+	res = runCLI(t, "read", "--config", c.config, "--catalog", c.catalog, "--manifest-path", c.manifest, "--components-path", components)
+	if res.code != 0 || !strings.HasPrefix(res.stdout, warn) {
+		t.Errorf("read: exit %d %s", res.code, res.stdout)
+	}
+	equalLists(t, "records", res.records("a"), []string{`{"id":1}`})
+	equalLists(t, "requests", a.lines(), []string{"GET /a", "GET /a"})
 }
