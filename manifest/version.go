@@ -3,21 +3,25 @@ package manifest
 import (
 	"regexp"
 	"strconv"
+	"sync"
 )
 
 // pep440 matches a version as Python's packaging.version reads it, which
 // Airbyte uses for a manifest's version: 6.1.0, v6.1, 7.0.0rc1, 1!2.0.post1.
-var pep440 = regexp.MustCompile(`(?i)^\s*v?(?:\d+!)?(\d+)(?:\.(\d+))?(?:\.\d+)*` +
-	`(?:[-_.]?(?:a|b|c|rc|alpha|beta|pre|preview)[-_.]?\d*)?` +
-	`(?:-\d+|[-_.]?(?:post|rev|r)[-_.]?\d*)?` +
-	`(?:[-_.]?dev[-_.]?\d*)?` +
-	`(?:\+[a-z0-9]+(?:[-_.][a-z0-9]+)*)?\s*$`)
+// Compiled on first use, not at package init (README, Start-up).
+var pep440 = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^\s*v?(?:\d+!)?(\d+)(?:\.(\d+))?(?:\.\d+)*` +
+		`(?:[-_.]?(?:a|b|c|rc|alpha|beta|pre|preview)[-_.]?\d*)?` +
+		`(?:-\d+|[-_.]?(?:post|rev|r)[-_.]?\d*)?` +
+		`(?:[-_.]?dev[-_.]?\d*)?` +
+		`(?:\+[a-z0-9]+(?:[-_.][a-z0-9]+)*)?\s*$`)
+})
 
 // version checks the manifest's version as Airbyte's declarative source
 // does: it must be a version, and not one from before 0.29, whose language
 // changed incompatibly.
 func (d *decoder) version(v string) {
-	m := pep440.FindStringSubmatch(v)
+	m := pep440().FindStringSubmatch(v)
 	if m == nil {
 		d.fail("manifest.version", "%q is not a valid version (such as 6.1.0)", v)
 		return
