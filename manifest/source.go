@@ -43,6 +43,9 @@ func (d *decoder) source(m map[string]any) *Source {
 		return src
 	}
 	src.Version, _ = m["version"].(string)
+	if src.Version != "" {
+		d.version(src.Version)
+	}
 	if ds, ok := m["dynamic_streams"]; ok {
 		src.DynamicStreams = d.dynamicStreams(ds)
 	}
