@@ -27,19 +27,21 @@ type exitError struct{ code int }
 func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 
 type app struct {
-	out          *protocol.Writer
-	masker       *runtime.Masker
-	genericSpec  []byte
-	manifestPath string
-	configPath   string
-	catalogPath  string
-	statePath    string
-	writeConfig  bool
-	stream       string
-	limits       runtime.TestLimits
-	pretty       bool
-	debug        bool
-	stdout       io.Writer
+	out            *protocol.Writer
+	masker         *runtime.Masker
+	genericSpec    []byte
+	manifestPath   string
+	componentsPath string
+	configPath     string
+	catalogPath    string
+	statePath      string
+	writeConfig    bool
+	testReading    bool // config migrations stay in memory
+	stream         string
+	limits         runtime.TestLimits
+	pretty         bool
+	debug          bool
+	stdout         io.Writer
 }
 
 // Main runs the command line and returns the exit code. Nothing but
@@ -87,6 +89,7 @@ func (a *app) commandLine(version string, stderr io.Writer) *commandLine {
 	cl := &commandLine{program: "source-declarative", short: "Run an Airbyte declarative manifest as a source connector", version: version, stderr: stderr,
 		global: func(fs *flag.FlagSet) {
 			fs.StringVar(&a.manifestPath, "manifest", a.manifestPath, "path of the manifest (YAML or JSON)")
+			fs.StringVar(&a.manifestPath, "manifest-path", a.manifestPath, "the same as --manifest, under the name Airbyte's source-declarative-manifest gives it")
 			fs.BoolVar(&a.debug, "debug", a.debug, "print DEBUG LOG messages: a summary of every request and response, secrets masked")
 		}}
 	cl.newCommand("spec", "Print the connector specification", a.spec)
@@ -95,6 +98,7 @@ func (a *app) commandLine(version string, stderr io.Writer) *commandLine {
 	read := cl.newCommand("read", "Read the configured streams", a.read)
 	for _, c := range []*command{check, discover, read} {
 		c.flags.StringVar(&a.configPath, "config", "", "path of the config JSON")
+		c.flags.StringVar(&a.componentsPath, "components-path", "", "custom Python components (components.py): not run here, a WARN says so; a manifest component that needs them is refused")
 		c.required = []string{"config"}
 		c.signals = true
 	}
@@ -153,20 +157,22 @@ func (a *app) warn(warnings []string) {
 	}
 }
 
-// setupError is a failure to start: unreadable config, or a manifest that
-// is missing or invalid (manifest true).
+// setupError is a failure to start: an unreadable config, or (checkFails
+// true) a manifest that is missing or invalid or a config its rules refuse,
+// which check answers with a TRACE and a FAILED status.
 type setupError struct {
-	message  string
-	manifest bool
+	message    string
+	checkFails bool
 }
 
 func (e *setupError) Error() string { return e.message }
 
-// failure is the failure type of a setup error: a manifest the user wrote is
-// a config_error; a config file that cannot be read as a JSON object is a
-// system_error, as Airbyte reports it (the platform writes that file).
-func (e *setupError) failure() string {
-	if e.manifest {
+// failureType is config_error for a manifest or config the user can fix, and
+// system_error for a config file that cannot be read as a JSON object: the
+// platform writes that file, and Airbyte's CDK fails the same way (an
+// exception, so a system_error).
+func (e *setupError) failureType() string {
+	if e.checkFails {
 		return protocol.ConfigError
 	}
 	return protocol.SystemError
@@ -181,19 +187,32 @@ func (a *app) setup() (r *runtime.Runner, err *setupError, validation error) {
 	}
 	raw, merr := manifest.Find(a.manifestPath, config)
 	if merr != nil {
-		return nil, &setupError{message: merr.Error(), manifest: true}, nil
+		return nil, &setupError{message: merr.Error(), checkFails: true}, nil
 	}
 	src, merr := manifest.Load(raw)
 	if merr != nil {
-		return nil, &setupError{message: "invalid manifest: " + merr.Error(), manifest: true}, nil
+		return nil, &setupError{message: "invalid manifest: " + merr.Error(), checkFails: true}, nil
 	}
 	src.Folder = manifest.Folder(a.manifestPath)
+	if a.componentsPath != "" {
+		a.out.Log(protocol.LevelWarn, "--components-path "+a.componentsPath+" is not loaded: custom Python components cannot run here, and a manifest component that needs them (class_name) is refused")
+	}
 	spec, warnings := manifest.Spec(src.Resolved)
 	connSpec, _ := spec["connectionSpecification"].(map[string]any)
 	a.masker.AddSpecSecrets(connSpec, config)
 	a.warn(src.Warnings)
 	a.warn(warnings)
+	config, nerr := a.normalize(src.ConfigRules, config)
+	if nerr != nil {
+		return nil, &setupError{message: nerr.Error(), checkFails: true}, nil
+	}
+	a.masker.AddSpecSecrets(connSpec, config)
 	validation = manifest.ValidateConfig(connSpec, config)
+	if validation == nil {
+		if verr := a.validateRules(src.ConfigRules, config); verr != nil {
+			return nil, &setupError{message: verr.Error(), checkFails: true}, nil
+		}
+	}
 	r = runtime.New(src, config, a.out, a.masker)
 	if a.writeConfig {
 		r.SaveConfig = func(cfg map[string]any) error { return writeFileAtomic(a.configPath, cfg) }
@@ -203,12 +222,13 @@ func (a *app) setup() (r *runtime.Runner, err *setupError, validation error) {
 
 // check prints exactly one CONNECTION_STATUS and exits 0 for anything the
 // user can fix in the config or the manifest (a TRACE config_error comes
-// first for the manifest); an unreadable config file is a TRACE and exit 1.
+// first for the manifest and for a config its rules refuse); a config file that is no JSON object is one TRACE
+// system_error and exit 1, as an unexpected error.
 func (a *app) check(ctx context.Context) error {
 	r, err, invalid := a.setup()
 	if err != nil {
-		if !err.manifest {
-			return a.fail(err.failure(), err.message)
+		if !err.checkFails {
+			return a.fail(err.failureType(), err.message)
 		}
 		a.out.Error(protocol.ConfigError, err.message, "", "")
 		return a.out.ConnectionStatus(false, err.message)
@@ -222,7 +242,7 @@ func (a *app) check(ctx context.Context) error {
 func (a *app) discover(ctx context.Context) error {
 	r, err, invalid := a.setup()
 	if err != nil {
-		return a.fail(err.failure(), err.message)
+		return a.fail(err.failureType(), err.message)
 	}
 	if invalid != nil {
 		return a.fail(protocol.ConfigError, "Config validation error: "+invalid.Error())
@@ -243,14 +263,14 @@ func (a *app) read(ctx context.Context) error {
 	}
 	r, serr, invalid := a.setup()
 	if serr != nil {
-		return a.fail(serr.failure(), serr.message)
+		return a.fail(serr.failureType(), serr.message)
 	}
 	if invalid != nil {
 		return a.fail(protocol.ConfigError, "Config validation error: "+invalid.Error())
 	}
 	catalog, err := readCatalog(a.catalogPath)
 	if err != nil {
-		return a.fail(protocol.SystemError, err.Error()) // as Airbyte: the platform writes the catalog
+		return a.fail(protocol.SystemError, err.Error())
 	}
 	var states incremental.States
 	if a.statePath != "" {
@@ -378,6 +398,7 @@ func (a *app) testRead(ctx context.Context) error {
 // runTestRead prints the StreamRead of one stream; failures are part of it
 // (or one TRACE when the manifest cannot load), and the exit code is 0.
 func (a *app) runTestRead(ctx context.Context, pretty bool) error {
+	a.testReading = true
 	r, err, _ := a.setup()
 	if err != nil {
 		a.out.Error(protocol.ConfigError, err.message, "", "")

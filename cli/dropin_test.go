@@ -308,3 +308,19 @@ error_handler:
 		t.Fatalf("exit %d, errors %v", res.code, res.errors())
 	}
 }
+
+// A variable a template of the requester cannot see (last_page_size is the
+// paginator's) is named once, with the template's path, in a single line.
+func TestUndeclaredVariableIsNamedOnce(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) { fmt.Fprint(w, `{"data":[]}`) })
+	m := stream("s", "url_base: "+a.URL+"\npath: /s\nrequest_headers: {X-LPS: \"{{ last_page_size }}\"}", "[data]", "")
+	res := newConnector(t, m, nil, "s").check(t)
+	st := res.ofType("CONNECTION_STATUS")
+	want := `stream s: streams[0].retriever.requester.request_headers.X-LPS: template "{{ last_page_size }}": uses undeclared variables: last_page_size`
+	if res.code != 0 || len(st) != 1 || st[0]["connectionStatus"].(map[string]any)["message"] != want {
+		t.Fatalf("exit %d, status %v; want %q", res.code, st, want)
+	}
+	if n := len(a.requests()); n != 0 {
+		t.Errorf("%d requests sent", n)
+	}
+}

@@ -109,7 +109,7 @@ func TestManifestErrors(t *testing.T) {
 		{"http_method: GET", "http_method: PUT", "streams[0].retriever.requester.http_method: must be GET or POST"},
 		{"type: HttpRequester", "type: HttpRequestor", `streams[0].retriever.requester.type: unknown component type "HttpRequestor" (supported: HttpRequester)`},
 		{"field_path: [data]", "field_path: data", "streams[0].retriever.record_selector.extractor.field_path: expected array, but got string"},
-		{"name: s", "name: s\n    state_migrations: [{type: LegacyToPerPartitionStateMigration}]", "streams[0].state_migrations[0]: LegacyToPerPartitionStateMigration is not supported yet"},
+		{"name: s", "name: s\n    state_migrations: [{type: LegacyToPerPartitionStateMigration}]", "streams[0].state_migrations[0]: LegacyToPerPartitionStateMigration applies to a stream whose retriever has a SubstreamPartitionRouter, as in Airbyte"},
 		{"url_base: \"https://a\", ", "", "streams[0].retriever.requester.url_base: is required (or url)"},
 		{"stream_names: [s]", "stream_names: [t]", `check.stream_names[0]: stream "t" is not defined in streams`},
 		{"type: DpathExtractor", "type: CustomRecordExtractor", "streams[0].retriever.record_selector.extractor: custom component CustomRecordExtractor (no class_name) is not supported: custom Python code cannot run here"},

@@ -11,6 +11,7 @@ type Source struct {
 	CheckDynamic     []CheckDynamic    // streams of dynamic streams that check reads
 	CheckCount       int               // CheckDynamicStream: check reads the first streams, this many
 	Spec             map[string]any    // the manifest's spec block, nil when absent
+	ConfigRules      *ConfigRules      // the spec's config_normalization_rules, nil when absent
 	ConcurrencyLevel *ConcurrencyLevel // nil: the reference's default
 	APIBudget        *APIBudget        // nil: requests are not rate limited
 	Resolved         map[string]any    // the manifest after $ref and $parameters resolution
@@ -42,6 +43,9 @@ func (d *decoder) source(m map[string]any) *Source {
 		return src
 	}
 	src.Version, _ = m["version"].(string)
+	if src.Version != "" {
+		d.version(src.Version)
+	}
 	if ds, ok := m["dynamic_streams"]; ok {
 		src.DynamicStreams = d.dynamicStreams(ds)
 	}
@@ -75,7 +79,7 @@ func (d *decoder) source(m map[string]any) *Source {
 		if sm, _, ok := d.component(spec, "spec", "Spec"); ok {
 			src.Spec = sm
 			if x, ok := sm["config_normalization_rules"]; ok && x != nil {
-				d.fail("spec.config_normalization_rules", "config migrations, transformations and validations are not supported yet")
+				src.ConfigRules = d.configRules(x, "spec.config_normalization_rules")
 			}
 		}
 	}

@@ -18,6 +18,10 @@ type Stream struct {
 	Transformations []*Transformation // in manifest order
 	// Incremental is the incremental_sync; nil for a full-refresh-only stream.
 	Incremental *Incremental
+	// MigrateLegacyState reads an incoming state in the legacy
+	// per-partition form, {"<partition value>": {"<cursor field>": value}},
+	// as the per-partition form (LegacyToPerPartitionStateMigration).
+	MigrateLegacyState bool
 }
 
 // Retriever is a SimpleRetriever.
@@ -81,10 +85,8 @@ func (d *decoder) stream(v any, path string) *Stream {
 	if st.Name == "" {
 		d.fail(path+".name", "is required")
 	}
-	for _, f := range []string{"state_migrations", "file_uploader"} {
-		if x, ok := m[f]; ok && x != nil && !isFalsy(x) {
-			d.unsupported(x, join(path, f))
-		}
+	if x, ok := m["file_uploader"]; ok && x != nil && !isFalsy(x) {
+		d.unsupported(x, join(path, "file_uploader"))
 	}
 	switch pk := m["primary_key"].(type) {
 	case string:
@@ -108,6 +110,9 @@ func (d *decoder) stream(v any, path string) *Stream {
 	}
 	d.checkLazyRead(st)
 	d.checkPaginationReset(st, m)
+	if x, ok := m["state_migrations"]; ok && x != nil && !isFalsy(x) {
+		st.MigrateLegacyState = d.stateMigrations(x, st, path+".state_migrations")
+	}
 	if st.Incremental.ClientSideIncremental() && st.Retriever != nil && st.Retriever.Selector != nil {
 		rs, _ := m["retriever"].(map[string]any)
 		sel, _ := rs["record_selector"].(map[string]any)

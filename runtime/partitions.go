@@ -100,10 +100,14 @@ func (r *Runner) newRun(st *manifest.Stream, catalogField []string, state map[st
 	}
 	global := st.Incremental.Datetime != nil && st.Incremental.Datetime.GlobalSubstreamCursor ||
 		st.Retriever.PartitionRouter.Type == manifest.GroupingRouter
+	state, legacyField, err := r.migrateLegacyState(st, spec.Field(), state)
+	if err != nil {
+		return nil, err
+	}
 	if state, err = r.withParentState(st.Retriever.PartitionRouter, spec.Field(), state); err != nil {
 		return nil, err
 	}
-	run.parts, err = incremental.NewPartitioned(spec, state, incremental.PartitionedOptions{Stream: st.Name, Global: global, Now: r.Now})
+	run.parts, err = incremental.NewPartitioned(spec, state, incremental.PartitionedOptions{Stream: st.Name, Global: global, Now: r.Now, LegacyField: legacyField})
 	if err != nil {
 		return nil, ConfigErr("%v", err)
 	}

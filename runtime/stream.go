@@ -144,6 +144,7 @@ func (s *streamReader) readPages(ctx context.Context, resets *pageResets, maxPag
 			return nil
 		}
 		if extractErr != nil {
+			s.observeFailed(res)
 			return s.badResponse(res.resp, extractErr)
 		}
 		records, err := s.process(ctx, body.records, token, sl)
@@ -244,9 +245,18 @@ func (s *streamReader) fetch(ctx context.Context, pr pageRequest, check func(*re
 		return nil, err // the pages start again (pageResets.asked)
 	}
 	if err != nil {
+		s.observeFailed(res)
 		return nil, s.requestError(err)
 	}
 	return res, nil
+}
+
+// observeFailed shows a test read the exchange that failed, as Airbyte's
+// builder does: it logs each response before its error handler runs.
+func (s *streamReader) observeFailed(res *pageResult) {
+	if s.r.Observer != nil && res.parts != nil && res.resp != nil {
+		s.r.Observer.Page(s.st.Name, res.parts, res.resp, nil, "stop: the request failed")
+	}
 }
 
 func (s *streamReader) requestError(err error) error {

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"slices"
-	"sort"
 	"strings"
 	"sync"
 
@@ -35,7 +33,7 @@ type StreamRead struct {
 	Slices                  []TestSlice        `json:"slices"`
 	TestReadLimitReached    bool               `json:"test_read_limit_reached"`
 	AuxiliaryRequests       []AuxiliaryRequest `json:"auxiliary_requests"`
-	InferredSchema          map[string]any     `json:"inferred_schema"`
+	InferredSchema          map[string]any     `json:"inferred_schema"` // nil without records
 	InferredDatetimeFormats map[string]string  `json:"inferred_datetime_formats"`
 	LatestConfigUpdate      map[string]any     `json:"latest_config_update"`
 }
@@ -203,9 +201,12 @@ func (t *testReader) request(p *request.Parts) *HTTPRequest {
 	}
 	full, _ := p.FullURL()
 	out := &HTTPRequest{URL: full, Headers: t.headers(p.Headers), HTTPMethod: p.Method}
-	if body, _, err := p.Body(); err == nil && body != nil {
+	if body, ctype, err := p.Body(); err == nil && body != nil {
 		s := string(body)
 		out.Body = &s
+		if p.Headers.Get("Content-Type") == "" {
+			out.Headers["Content-Type"] = ctype // as the request sent it (Parts.HTTP)
+		}
 	}
 	return out
 }
@@ -323,7 +324,11 @@ func (r *Runner) TestRead(ctx context.Context, stream string, limits TestLimits)
 	if st != nil {
 		pk = st.PrimaryKey
 	}
-	read.InferredSchema = inferSchema(pages, pk, tr.field)
+	var schemaErrs []string
+	read.InferredSchema, schemaErrs = inferSchema(pages, pk, tr.field)
+	for _, e := range schemaErrs {
+		read.Logs = append(read.Logs, TestLog{Message: e, Level: "ERROR"})
+	}
 	if control != nil {
 		read.LatestConfigUpdate = map[string]any{}
 		for k, v := range control {
@@ -346,79 +351,6 @@ func inferDatetimeFormats(pages []TestPage) map[string]string {
 		}
 	}
 	return in.Formats()
-}
-
-// inferSchema infers a nullable JSON schema from the records; primary key
-// fields and the cursor field are required.
-func inferSchema(pages []TestPage, pk [][]string, cursorField string) map[string]any {
-	props := map[string]any{}
-	for _, p := range pages {
-		for _, rec := range p.Records {
-			var v map[string]any
-			if json.Unmarshal(rec, &v) != nil {
-				continue
-			}
-			mergeProps(props, v)
-		}
-	}
-	schema := map[string]any{"$schema": "http://json-schema.org/schema#", "type": "object", "properties": props}
-	var required []string
-	for _, k := range pk {
-		if len(k) > 0 {
-			required = append(required, k[0])
-		}
-	}
-	if cursorField != "" && !slices.Contains(required, cursorField) {
-		required = append(required, cursorField)
-	}
-	if len(required) > 0 {
-		schema["required"] = required
-	}
-	return schema
-}
-
-func mergeProps(props map[string]any, rec map[string]any) {
-	for k, v := range rec {
-		existing, _ := props[k].(map[string]any)
-		if existing == nil {
-			existing = map[string]any{"type": []string{}}
-			props[k] = existing
-		}
-		types := existing["type"].([]string)
-		t := jsonType(v)
-		if !slices.Contains(types, t) {
-			types = append(types, t)
-		}
-		if !slices.Contains(types, "null") {
-			types = append(types, "null")
-		}
-		sort.Strings(types)
-		existing["type"] = types
-		if obj, ok := v.(map[string]any); ok {
-			sub, _ := existing["properties"].(map[string]any)
-			if sub == nil {
-				sub = map[string]any{}
-				existing["properties"] = sub
-			}
-			mergeProps(sub, obj)
-		}
-	}
-}
-
-func jsonType(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "boolean"
-	case float64:
-		return "number"
-	case string:
-		return "string"
-	case []any:
-		return "array"
-	}
-	return "object"
 }
 
 // WritePretty prints a test read for a person: each page's request line,

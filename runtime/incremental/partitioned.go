@@ -3,6 +3,7 @@ package incremental
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"sync"
 	"time"
@@ -33,6 +34,7 @@ type Partitioned struct {
 	lookback int64          // seconds: the incoming lookback_window, applied to partitions started from state
 	cursors  map[string]*partitionCursor
 	order    []string // partition keys in the order first seen
+	legacy   string   // PartitionedOptions.LegacyField
 
 	parentState map[string]any // committed: every partition opened before it is done
 	pending     []pendingParent
@@ -67,6 +69,10 @@ type PartitionedOptions struct {
 	// grouping router).
 	Global bool
 	Now    func() time.Time
+	// LegacyField, for a state migrated from the legacy per-partition form
+	// (which keys partitions by text), is the partition field whose value a
+	// partition is also matched by as text: 123 finds the state of "123".
+	LegacyField string
 }
 
 // NewPartitioned reads a partitioned stream's incoming state (nil: none):
@@ -77,7 +83,7 @@ func NewPartitioned(spec Spec, state map[string]any, opts PartitionedOptions) (*
 		return nil, fmt.Errorf("stream %s: its incremental_sync cannot be kept per partition", opts.Stream)
 	}
 	p := &Partitioned{spec: ps, stream: opts.Stream, started: opts.Now(), global: opts.Global,
-		cursors: map[string]*partitionCursor{}, open: map[int]bool{}}
+		cursors: map[string]*partitionCursor{}, open: map[int]bool{}, legacy: opts.LegacyField}
 	if len(state) == 0 {
 		return p, nil
 	}
@@ -170,6 +176,9 @@ func (p *Partitioned) Open(keys map[string]any, parent map[string]any) (Cursor, 
 	if pc, ok := p.cursors[key]; ok && !p.global {
 		return pc.cursor, seq, nil
 	}
+	if pc := p.legacyCursor(key, keys); pc != nil && !p.global {
+		return pc.cursor, seq, nil
+	}
 	var start map[string]any
 	if p.state != nil {
 		pos, err := p.spec.position(p.state[p.spec.Field()])
@@ -193,6 +202,32 @@ func (p *Partitioned) Open(keys map[string]any, parent map[string]any) (Cursor, 
 		}
 	}
 	return c, seq, nil
+}
+
+// legacyCursor finds the state of a partition migrated from the legacy
+// form, where its value is text, and keys it by the partition's own keys from
+// then on, so that the state written keeps the value's type.
+func (p *Partitioned) legacyCursor(key string, keys map[string]any) *partitionCursor {
+	v, ok := keys[p.legacy]
+	if p.legacy == "" || !ok {
+		return nil
+	}
+	textual := maps.Clone(keys)
+	textual[p.legacy] = fmt.Sprint(v)
+	old := PartitionKey(textual)
+	pc, ok := p.cursors[old]
+	if !ok || old == key {
+		return nil
+	}
+	delete(p.cursors, old)
+	pc.keys = keys
+	p.cursors[key] = pc
+	for i, k := range p.order {
+		if k == old {
+			p.order[i] = key
+		}
+	}
+	return pc
 }
 
 // Closed records that a slice of the partition was read to its end (after

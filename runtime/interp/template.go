@@ -162,7 +162,7 @@ func (t *Template) run(vars Vars) (r result, typeErr bool, err error) {
 		}
 	}
 	if missing != nil {
-		return r, false, fmt.Errorf("%s: template %q uses undeclared variables: %s", t.Path, t.Source, strings.Join(missing, ", "))
+		return r, false, fmt.Errorf("uses undeclared variables: %s", strings.Join(missing, ", "))
 	}
 	s := &state{vars: vars}
 	if t.whole != nil && t.pre == "" && t.post == "" {

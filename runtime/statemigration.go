@@ -1,0 +1,46 @@
+package runtime
+
+import (
+	"sort"
+
+	"github.com/airbyte-go/source-declarative/manifest"
+)
+
+// migrateLegacyState reads a stream's incoming state in the legacy
+// per-partition form, {"<partition value>": {"<cursor field>": value}}, as
+// the per-partition form, as Airbyte's LegacyToPerPartitionStateMigration
+// does: only when the router has one parent, the state is not already in the
+// per-partition form and each member holds exactly the cursor field; any
+// other state is left as it is. It returns the state and the partition field
+// its partitions are keyed by ("": not migrated). Each partition gets an
+// empty parent_slice, as the partitions of a parent read whole have.
+func (r *Runner) migrateLegacyState(st *manifest.Stream, cursorField string, state map[string]any) (map[string]any, string, error) {
+	sub := st.Retriever.PartitionRouter.Substream
+	if !st.MigrateLegacyState || len(state) == 0 || sub == nil || len(sub.Parents) != 1 {
+		return state, "", nil
+	}
+	if _, migrated := state["states"]; migrated {
+		return state, "", nil
+	}
+	for _, v := range state {
+		m, ok := v.(map[string]any)
+		if _, has := m[cursorField]; !ok || len(m) != 1 || !has {
+			return state, "", nil
+		}
+	}
+	parent := sub.Parents[0]
+	field, err := parent.PartitionField.Render(r.vars(parent.Parameters, nil))
+	if err != nil {
+		return nil, "", ConfigErr("%s.partition_field: %v", parent.Path, err)
+	}
+	values := make([]string, 0, len(state))
+	for v := range state {
+		values = append(values, v)
+	}
+	sort.Strings(values)
+	states := make([]any, len(values))
+	for i, v := range values {
+		states[i] = map[string]any{"partition": map[string]any{field: v, "parent_slice": map[string]any{}}, "cursor": state[v]}
+	}
+	return map[string]any{"states": states}, field, nil
+}
