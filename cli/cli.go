@@ -114,6 +114,17 @@ func (a *app) commandLine(version string, stderr io.Writer) *commandLine {
 	testRead.flags.IntVar(&a.limits.MaxSlices, "max-slices", runtime.DefaultTestLimits.MaxSlices, "slices to read at most")
 	testRead.flags.BoolVar(&a.pretty, "pretty", false, "print pages, statuses and paginator decisions for a person instead of a RECORD")
 	testRead.required = []string{"config", "stream"}
+	testRead.check = func() error {
+		for _, f := range []struct {
+			name  string
+			value int
+		}{{"max-pages", a.limits.MaxPagesPerSlice}, {"max-records", a.limits.MaxRecords}, {"max-slices", a.limits.MaxSlices}} {
+			if f.value < 1 {
+				return fmt.Errorf("--%s must be at least 1, got %d", f.name, f.value)
+			}
+		}
+		return nil
+	}
 	testRead.signals = true
 	return cl
 }
@@ -379,10 +390,10 @@ func (a *app) builder(ctx context.Context, command string, config map[string]any
 			a.out.Error(protocol.ConfigError, err.Error(), "", "")
 			return nil
 		}
-		limits := runtime.DefaultTestLimits
-		if tl, ok := config["__test_read_config"]; ok {
-			b, _ := json.Marshal(tl)
-			json.Unmarshal(b, &limits)
+		limits, err := testReadLimits(config["__test_read_config"])
+		if err != nil {
+			a.out.Error(protocol.ConfigError, err.Error(), "", "")
+			return nil
 		}
 		a.stream, a.limits = catalog.Streams[0].Stream.Name, limits
 		return a.runTestRead(ctx, false)
@@ -411,4 +422,39 @@ func (a *app) runTestRead(ctx context.Context, pretty bool) error {
 		return nil
 	}
 	return runtime.RecordMessage(a.out, a.stream, read)
+}
+
+// testReadLimits reads the builder's __test_read_config: a limit absent,
+// null or 0 is the default, as the reference's `or` makes it; a negative or
+// fractional one, or another type, is an error (the reference fails on it).
+func testReadLimits(v any) (runtime.TestLimits, error) {
+	limits := runtime.DefaultTestLimits
+	if v == nil {
+		return limits, nil
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return limits, fmt.Errorf("__test_read_config must be an object")
+	}
+	for _, f := range []struct {
+		key  string
+		into *int
+	}{{"max_records", &limits.MaxRecords}, {"max_pages_per_slice", &limits.MaxPagesPerSlice}, {"max_slices", &limits.MaxSlices}} {
+		x, ok := m[f.key]
+		if !ok || x == nil {
+			continue
+		}
+		n, isInt := x.(int64)
+		if fl, isFloat := x.(float64); isFloat && fl == float64(int64(fl)) {
+			n, isInt = int64(fl), true
+		}
+		if !isInt || n < 0 {
+			b, _ := json.Marshal(x)
+			return limits, fmt.Errorf("__test_read_config.%s must be a whole number of at least 1, got %s", f.key, b)
+		}
+		if n > 0 {
+			*f.into = int(min(n, 1<<31-1))
+		}
+	}
+	return limits, nil
 }

@@ -14,6 +14,7 @@ type command struct {
 	name, short string
 	flags       *flag.FlagSet
 	required    []string                        // flags that must be given
+	check       func() error                    // the flags' values, once parsed (nil: any)
 	run         func(ctx context.Context) error // after the flags are parsed
 	signals     bool                            // cancel ctx on SIGINT and SIGTERM
 }
@@ -98,6 +99,11 @@ func (cl *commandLine) parse(args []string) (*command, error) {
 	}
 	if len(missing) > 0 {
 		return nil, usageError{fmt.Sprintf("required flag(s) %s not set", strings.Join(missing, ", "))}
+	}
+	if c.check != nil {
+		if err := c.check(); err != nil {
+			return nil, usageError{err.Error()}
+		}
 	}
 	return c, nil
 }

@@ -40,6 +40,9 @@ func TestCommandLine(t *testing.T) {
 		"spec --config c.json":    `error: flag provided but not defined: -config`,
 		"--config c.json check":   `error: flag provided but not defined: -config`,
 		"test-read --max-pages x": `error: invalid value "x" for flag -max-pages: parse error`,
+		"test-read --config c.json --stream s --max-pages 0":    `error: --max-pages must be at least 1, got 0`,
+		"test-read --config c.json --stream s --max-records -1": `error: --max-records must be at least 1, got -1`,
+		"test-read --config c.json --stream s --max-slices 0":   `error: --max-slices must be at least 1, got 0`,
 	} {
 		res := runCLI(t, strings.Fields(args)...)
 		if res.code != 2 || res.stdout != "" || !strings.HasPrefix(res.stderr, want+"\n") {

@@ -147,3 +147,36 @@ func TestTestReadReportsRotationAsControl(t *testing.T) {
 		t.Errorf("latest_config_update: %s", b)
 	}
 }
+
+// The builder's __test_read_config: a limit of 0 is the default (the
+// reference's `or`), a negative or fractional one an error naming it, with no
+// request sent.
+func TestBuilderTestReadConfigLimits(t *testing.T) {
+	a := builderAPI(t)
+	m, _ := yamlToMap(strings.ReplaceAll(builderManifest(a.URL), "field_name: page", "field_name: cursor"))
+	for _, tc := range []struct {
+		limits any
+		want   string // the error; "": a read of the default 5 pages
+	}{
+		{map[string]any{"max_pages_per_slice": 0}, ""},
+		{map[string]any{"max_pages_per_slice": -1}, "__test_read_config.max_pages_per_slice must be a whole number of at least 1, got -1"},
+		{map[string]any{"max_records": 2.5}, "__test_read_config.max_records must be a whole number of at least 1, got 2.5"},
+		{map[string]any{"max_slices": "x"}, `__test_read_config.max_slices must be a whole number of at least 1, got "x"`},
+		{"x", "__test_read_config must be an object"},
+	} {
+		before := len(a.requests())
+		c := newConnector(t, "", map[string]any{"__command": "test_read", "__injected_declarative_manifest": m,
+			"__test_read_config": tc.limits, "client_id": "cid", "client_secret": "cs", "client_refresh_token": "r"}, "s")
+		res := runCLI(t, "read", "--config", c.config, "--catalog", c.catalog)
+		errs := res.errors()
+		if tc.want != "" {
+			if len(errs) != 1 || errs[0]["message"] != tc.want || errs[0]["failure_type"] != "config_error" || len(a.requests()) != before {
+				t.Errorf("%v: errors %v, %d requests; want %q", tc.limits, errs, len(a.requests())-before, tc.want)
+			}
+			continue
+		}
+		if len(errs) != 0 || len(res.ofType("RECORD")) != 1 {
+			t.Errorf("%v: exit %d %s", tc.limits, res.code, res.stdout)
+		}
+	}
+}
