@@ -92,8 +92,12 @@ func (c *Client) SendChecked(ctx context.Context, build func() (*http.Request, e
 				Message: act.message + " (the error handler's RESET_PAGINATION restarts a stream's pages; this request has none)"}}
 		}
 		if attempt >= maxRetries {
+			tries := "1 attempt"
+			if attempt > 0 {
+				tries = fmt.Sprintf("%d attempts", attempt+1)
+			}
 			return resp, &failure.Error{Failure: act.failure, Status: status,
-				Message: fmt.Sprintf("%s (gave up after %d attempts)", act.message, attempt+1)}
+				Message: fmt.Sprintf("%s (gave up after %s)", act.message, tries)}
 		}
 		wait, err := c.backoff(p, resp, attempt)
 		if err != nil {

@@ -78,6 +78,12 @@ func TestGivesUpAfterMaxRetriesAsTransient(t *testing.T) {
 	if !ok || e.Failure != "transient_error" || *n != 4 || !strings.Contains(e.Message, "gave up after 4 attempts") || len(*waits) != 3 {
 		t.Fatalf("err %v, %d requests, waits %v", err, *n, *waits)
 	}
+	c, _, _ = testClient()
+	c.MaxRetries = 0
+	srv, n = script(t, []int{500}, nil)
+	if _, err = c.Send(context.Background(), get(srv.URL), nil); err == nil || *n != 1 || !strings.HasSuffix(err.Error(), "(gave up after 1 attempt)") {
+		t.Errorf("no retries: err %v, %d requests", err, *n)
+	}
 	for i, w := range *waits {
 		base := time.Second << uint(i)
 		if w < base/2 || w > base {
