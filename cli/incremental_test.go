@@ -652,3 +652,35 @@ func TestCatalogDefinedCursorField(t *testing.T) {
 	res = c.read(t)
 	equalLists(t, "states", res.states(), []string{itemState(`{"modified":"2024-01-01T12:00:00Z"}`, 1)})
 }
+
+// As Airbyte's test read counts it, max_slices slices read reach the limit
+// whether or not another slice would follow; fewer slices than the limit do
+// not.
+func TestTestReadLimitReachedWhenMaxSlicesAreRead(t *testing.T) {
+	a := datedAPI(t, "2024-01-01T10:00:00Z")
+	c := newConnector(t, incrementalStream(a.URL, dailyCursor, ""), nil)
+	for _, tc := range []struct {
+		maxSlices string
+		slices    int
+		reached   bool
+	}{{"2", 2, true}, {"3", 3, true}, {"4", 3, false}} {
+		var out, errb strings.Builder
+		if code := Main([]string{"test-read", "--manifest", c.manifest, "--config", c.config, "--stream", "items", "--max-slices", tc.maxSlices}, &out, &errb, nil, "test"); code != 0 {
+			t.Fatalf("exit %d: %s %s", code, out.String(), errb.String())
+		}
+		var msg struct {
+			Record struct {
+				Data struct {
+					Slices  []any
+					Reached bool `json:"test_read_limit_reached"`
+				}
+			}
+		}
+		if err := json.Unmarshal([]byte(out.String()), &msg); err != nil {
+			t.Fatalf("%v: %s", err, out.String())
+		}
+		if d := msg.Record.Data; len(d.Slices) != tc.slices || d.Reached != tc.reached {
+			t.Errorf("--max-slices %s: %d slices, limit reached %v; want %d, %v", tc.maxSlices, len(d.Slices), d.Reached, tc.slices, tc.reached)
+		}
+	}
+}

@@ -21,6 +21,9 @@ func Load(raw map[string]any) (*Source, error) {
 	if err != nil {
 		return nil, err
 	}
+	if errs := parameterErrors(resolved, ""); len(errs) > 0 {
+		return nil, errors.New(strings.Join(errs, "; "))
+	}
 	Propagate(resolved)
 	d := &decoder{}
 	d.refuseCustom(resolved, "")

@@ -1,5 +1,10 @@
 package manifest
 
+import (
+	"fmt"
+	"sort"
+)
+
 // defaultTypes fills in the type of a component that has none, keyed by
 // "<ParentType>.<field>", as the reference's component transformer does.
 var defaultTypes = map[string]string{
@@ -195,4 +200,33 @@ func without(m map[string]any, key string) map[string]any {
 		}
 	}
 	return out
+}
+
+// parameterErrors lists every $parameters that is not a mapping, with its
+// path: the reference fails on them when it merges parameters, and
+// propagation would pass them over without a word.
+func parameterErrors(v any, path string) []string {
+	var errs []string
+	switch x := v.(type) {
+	case []any:
+		for i, e := range x {
+			errs = append(errs, parameterErrors(e, index(path, i))...)
+		}
+	case map[string]any:
+		if isSchemaObject(x) {
+			return nil
+		}
+		for k, e := range x {
+			if k == "definitions" && path == "" {
+				continue
+			}
+			if _, ok := e.(map[string]any); !ok && k == "$parameters" {
+				errs = append(errs, fmt.Sprintf("%s: expected object, but got %s", join(path, k), describe(e)))
+				continue
+			}
+			errs = append(errs, parameterErrors(e, join(path, k))...)
+		}
+	}
+	sort.Strings(errs)
+	return errs
 }

@@ -10,7 +10,7 @@ import (
 // what it points to, as the reference does: the referenced mapping is
 // shallow-merged under the local keys, which win.
 func Resolve(root map[string]any) (map[string]any, error) {
-	r := &resolver{root: root}
+	r := &resolver{root: root, budget: maxResolvedValues}
 	out, err := r.resolve(root, "", nil)
 	if err != nil {
 		return nil, err
@@ -22,11 +22,24 @@ func Resolve(root map[string]any) (map[string]any, error) {
 	return m, nil
 }
 
+// maxResolvedValues bounds the resolved manifest: references that each
+// point twice at the next definition double it at every step (a "billion
+// laughs"), which would otherwise run until memory ends. The largest catalog
+// manifest resolves to under 10,000 values.
+const maxResolvedValues = 1_000_000
+
 type resolver struct {
-	root map[string]any
+	root   map[string]any
+	budget int // values still allowed in the resolved manifest
 }
 
 func (r *resolver) resolve(v any, path string, seen []string) (any, error) {
+	if r.budget--; r.budget < 0 {
+		if i := strings.Index(path, ".$ref"); i >= 0 {
+			path = path[:i+len(".$ref")] // where the first reference of the chain is written
+		}
+		return nil, fmt.Errorf("%s: the manifest grows past %d values once its references are resolved (references that each point at others several times?)", path, maxResolvedValues)
+	}
 	switch x := v.(type) {
 	case string:
 		if strings.HasPrefix(x, "#/") {

@@ -2,11 +2,13 @@ package protocol
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"io"
 	"strconv"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // Masker hides secret values inside a text.
@@ -82,7 +84,9 @@ func (w *Writer) WriteRecord(stream string, data []byte, emittedAt int64) error 
 	return w.WriteRecords(stream, [][]byte{data}, emittedAt)
 }
 
-// WriteRecords prints a batch of records of one stream under one lock.
+// WriteRecords prints a batch of records of one stream under one lock. Bytes
+// that are not UTF-8 (an API's strings in another encoding) become U+FFFD, as
+// encoding/json writes them: a line that is not UTF-8 is not JSON.
 func (w *Writer) WriteRecords(stream string, records [][]byte, emittedAt int64) error {
 	name, _ := json.Marshal(stream)
 	head := append([]byte(`{"type":"RECORD","record":{"stream":`), name...)
@@ -92,6 +96,9 @@ func (w *Writer) WriteRecords(stream string, records [][]byte, emittedAt int64) 
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for _, r := range records {
+		if !utf8.Valid(r) {
+			r = bytes.ToValidUTF8(r, []byte("\uFFFD"))
+		}
 		w.out.Write(head)
 		w.out.Write(r)
 		if _, err := w.out.Write(tail); err != nil && w.err == nil {

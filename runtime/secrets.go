@@ -155,7 +155,13 @@ func collect(v any, path []string, add func(string)) {
 			for _, e := range x {
 				collect(e, nil, add)
 			}
-		case nil, map[string]any:
+		case map[string]any:
+			// A secret given as an object: each of its values is secret, as
+			// a template that renders the object shows them all.
+			for _, e := range x {
+				collect(e, nil, add)
+			}
+		case nil:
 		default:
 			add(strings.TrimSpace(strings.Trim(jsonText(x), `"`)))
 		}

@@ -138,6 +138,11 @@ func (t *testReader) slices(ctx context.Context, st *manifest.Stream, limits Tes
 			}
 			t.read.Slices = append(t.read.Slices, *t.current)
 			t.current = nil
+			if len(t.read.Slices) >= limits.MaxSlices {
+				// As the reference counts it: max_slices slices read reach
+				// the limit, whether or not another slice would follow.
+				t.read.TestReadLimitReached = true
+			}
 			return nil
 		},
 	}
