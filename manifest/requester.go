@@ -21,7 +21,10 @@ type Requester struct {
 	BodyText     *interp.Template // RequestBodyPlainText: sent as written
 	Auth         *Auth            // nil: no authentication
 	ErrorHandler *ErrorHandler
-	Parameters   map[string]any
+	// Properties, when set, are sent in chunks, one request per chunk
+	// (queryproperties.go); nil: none.
+	Properties *QueryProperties
+	Parameters map[string]any
 }
 
 // Injection places of a RequestOption.
@@ -80,11 +83,7 @@ func (d *decoder) requester(v any, path string, auths []string) *Requester {
 	if bodies > 1 {
 		d.fail(path, "request_body, request_body_json and request_body_data set more than one body: keep one")
 	}
-	for _, f := range []string{"query_properties", "fetch_properties_from_endpoint"} {
-		if x, ok := m[f]; ok && x != nil {
-			d.fail(join(path, f), "is not supported yet: it hands properties to the request through stream_partition.extra_fields, which needs partitions; write the properties as a QueryProperties value of request_parameters instead")
-		}
-	}
+	r.Properties = d.requesterProperties(m, path)
 	if p, ok := m["$parameters"].(map[string]any); ok {
 		r.Parameters = p
 	}
@@ -115,47 +114,26 @@ func (d *decoder) requestBody(r *Requester, v any, path string) {
 	}
 }
 
-// parameters decodes request_parameters, whose values may be QueryProperties:
-// a static list of properties sent comma-separated in one request, as the
-// reference sends one chunk.
+// parameters decodes request_parameters. A QueryProperties value is not a
+// template: it is left out here, and each request sets it to its chunk of
+// properties (Requester.Properties), as the reference removes it from the
+// interpolated parameters.
 func (d *decoder) parameters(m map[string]any, path string) *Mapping {
-	params := d.mapping(m, "request_parameters", path)
 	raw, _ := m["request_parameters"].(map[string]any)
-	if params == nil || raw == nil {
-		return params
-	}
-	for _, k := range params.Keys {
-		if qp, ok := raw[k].(map[string]any); ok && qp["type"] == "QueryProperties" {
-			p := join(join(path, "request_parameters"), k)
-			params.Values[k] = interp.Constant(d.queryProperties(qp, p), p)
-		}
-	}
-	return params
-}
-
-func (d *decoder) queryProperties(v any, path string) string {
-	m, _, ok := d.component(v, path, "QueryProperties")
-	if !ok {
-		return ""
-	}
-	list, isList := m["property_list"].([]any)
-	if !isList {
-		d.fail(path+".property_list", "PropertiesFromEndpoint is not supported yet: it needs a request of its own per partition; list the properties instead")
-		return ""
-	}
-	props := strList(list)
-	if sel, ok := m["property_selector"]; ok && sel != nil {
-		d.fail(path+".property_selector", "is not supported yet: it needs the configured catalog's selected fields")
-	}
-	if ch, ok := m["property_chunking"]; ok && ch != nil {
-		if cm, _, ok := d.component(ch, path+".property_chunking", "PropertyChunking"); ok {
-			if _, limited := cm["property_limit"]; limited {
-				d.fail(path+".property_chunking.property_limit", "is not supported yet: chunks need one request each and records merged by key")
+	var props map[string]any
+	for k, v := range raw {
+		if qp, ok := v.(map[string]any); ok && qp["type"] == "QueryProperties" {
+			if props == nil {
+				props = make(map[string]any, len(raw))
+				for k, v := range raw {
+					props[k] = v
+				}
+				m = map[string]any{"request_parameters": props}
 			}
-			props = append(props, strList(m["always_include_properties"])...)
+			delete(props, k)
 		}
 	}
-	return strings.Join(props, ",")
+	return d.mapping(m, "request_parameters", path)
 }
 
 func (d *decoder) requestOption(v any, path string, allowPath bool) *RequestOption {
@@ -229,6 +207,9 @@ func (d *decoder) checkCollisions(r *Requester, p *Paginator) {
 		}
 	}
 	add(InjectParam, r.Params, r.Path+".request_parameters")
+	if q := r.Properties; q != nil && q.Param != "" {
+		places = append(places, place{InjectParam, q.Param, q.Path})
+	}
 	add(InjectHeader, r.Headers, r.Path+".request_headers")
 	if bd, ok := r.BodyData.(*Mapping); ok {
 		add(InjectBodyData, bd, r.Path+".request_body_data")

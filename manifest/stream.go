@@ -145,6 +145,13 @@ func (d *decoder) retriever(v any, path string) *Retriever {
 	if r.Paginator != nil && r.Requester != nil {
 		d.checkCollisions(r.Requester, r.Paginator)
 	}
+	if r.Requester != nil && r.Requester.Properties != nil && r.PartitionRouter != nil && r.PartitionRouter.Substream != nil {
+		for _, pc := range r.PartitionRouter.Substream.Parents {
+			if len(pc.LazyReadPointer) > 0 {
+				d.fail(pc.Path+".lazy_read_pointer", "cannot be used with the QueryProperties at %s: a first page taken from the parent record was not requested per chunk of properties (Airbyte fails such a stream when it runs)", r.Requester.Properties.Path)
+			}
+		}
+	}
 	if r.Paginator != nil && !r.Decoder.Paginates() {
 		d.fail(path+".decoder", "%s cannot read pages of a DefaultPaginator (with pagination: JsonDecoder, XmlDecoder or GzipDecoder of JsonDecoder, as in Airbyte's runtime)", r.Decoder.Name())
 	}

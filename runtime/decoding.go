@@ -102,7 +102,7 @@ func isBadBody(err error) bool {
 // a streaming decoder (these never paginate), outside a test read (which
 // shows bodies), with an error handler that does not read bodies.
 func (s *streamReader) streams() bool {
-	return s.dec.Streams() && s.r.Observer == nil && !s.b.policy.ReadsBody()
+	return s.dec.Streams() && s.r.Observer == nil && !s.b.policy.ReadsBody() && s.props == nil
 }
 
 // Batches of streamed records: the first is emitted once it holds

@@ -80,6 +80,9 @@ type pageRequest struct {
 	slice     *incremental.Slice
 	withSlice bool
 	check     func(*request.Parts) error
+	// properties is the chunk of query properties the request asks for
+	// (only with a requester's QueryProperties).
+	properties []string
 }
 
 // build makes the parts of one request.
@@ -111,6 +114,11 @@ func (b *builder) build(ctx context.Context, pr pageRequest) (*request.Parts, er
 	p := request.New(b.req.Method, full)
 	if err := b.mapping(b.req.Params, vars, b.req.Path+".request_parameters", p.SetQuery); err != nil {
 		return nil, err
+	}
+	if q := b.req.Properties; q != nil && q.Param != "" {
+		if err := p.SetQuery(q.Param, dropEmpty(strings.Join(pr.properties, ","))); err != nil {
+			return nil, fmt.Errorf("%s: %v", q.Path, err)
+		}
 	}
 	if err := b.mapping(b.req.Headers, vars, b.req.Path+".request_headers", p.SetHeader); err != nil {
 		return nil, err

@@ -43,6 +43,10 @@ type streamReader struct {
 	// reference, whose check stops at the first record, pagination_reset's
 	// limits do not apply.
 	probe bool
+	// props, when set, are the requester's query properties: each page is
+	// requested once per chunk (queryproperties.go); shared by the copies
+	// of the reader.
+	props *queryProperties
 }
 
 func (r *Runner) streamReader(st *manifest.Stream, cursor incremental.Cursor) (*streamReader, error) {
@@ -60,6 +64,9 @@ func (r *Runner) streamReader(st *manifest.Stream, cursor incremental.Cursor) (*
 		return nil, err
 	}
 	sr := &streamReader{r: r, st: st, b: b, dec: decode.New(st.Retriever.Decoder, r.Client.MaxBody), cursor: cursor, field: cursor.Field()}
+	if req.Properties != nil {
+		sr.props = &queryProperties{m: req.Properties}
+	}
 	for _, seg := range st.Retriever.Selector.FieldPath {
 		s, err := seg.Render(vars)
 		if err != nil {
@@ -113,23 +120,16 @@ func (s *streamReader) readPages(ctx context.Context, resets *pageResets, maxPag
 	token := s.b.pag.First()
 	sent := paginate.NewRequestLog()
 	for page := 1; ; page++ {
-		var body decodedPage
-		var extractErr error
 		pr := pageRequest{token: token, slice: req, withSlice: page == 1 || !s.st.Retriever.IgnoreSlicerOnPages,
 			check: func(p *request.Parts) error { return sent.Check(page, token, p) }}
 		var res *pageResult
+		var body decodedPage
+		var records [][]byte
 		var err error
-		if page == 1 && s.lazy != nil {
-			res = &pageResult{resp: &request.Response{Status: http.StatusOK, Header: http.Header{}, Body: s.lazy}}
-			body, extractErr = s.decodePage(res.resp)
+		if s.props != nil {
+			res, body, records, err = s.fetchChunks(ctx, pr, sl)
 		} else {
-			res, err = s.fetch(ctx, pr, func(resp *request.Response) error {
-				body, extractErr = s.decodePage(resp)
-				if isBadBody(extractErr) {
-					return extractErr // a truncated or garbled body is fetched again
-				}
-				return nil
-			})
+			res, body, records, err = s.fetchPage(ctx, pr, sl, page == 1 && s.lazy != nil)
 		}
 		if err != nil {
 			if resets.asked(err) {
@@ -141,15 +141,15 @@ func (s *streamReader) readPages(ctx context.Context, resets *pageResets, maxPag
 			return err
 		}
 		if res.resp.Ignored {
+			// The last response was ignored: no next page. Records of a
+			// page's other chunks still go out.
+			if len(records) > 0 {
+				if err := emit(records); err != nil {
+					return err
+				}
+				s.observe(sl, records)
+			}
 			return nil
-		}
-		if extractErr != nil {
-			s.observeFailed(res)
-			return s.badResponse(res.resp, extractErr)
-		}
-		records, err := s.process(ctx, body.records, token, sl)
-		if err != nil {
-			return err
 		}
 		inc := s.st.Incremental
 		if inc.ClientSideIncremental() {
@@ -207,6 +207,36 @@ func (s *streamReader) readPages(ctx context.Context, resets *pageResets, maxPag
 		}
 		token = next
 	}
+}
+
+// fetchPage requests one page (or takes the parent's, lazy) and returns its
+// records, processed; a response the error handler ignores has none.
+func (s *streamReader) fetchPage(ctx context.Context, pr pageRequest, sl *incremental.Slice, lazy bool) (*pageResult, decodedPage, [][]byte, error) {
+	var body decodedPage
+	var extractErr error
+	var res *pageResult
+	var err error
+	if lazy {
+		res = &pageResult{resp: &request.Response{Status: http.StatusOK, Header: http.Header{}, Body: s.lazy}}
+		body, extractErr = s.decodePage(res.resp)
+	} else {
+		res, err = s.fetch(ctx, pr, func(resp *request.Response) error {
+			body, extractErr = s.decodePage(resp)
+			if isBadBody(extractErr) {
+				return extractErr // a truncated or garbled body is fetched again
+			}
+			return nil
+		})
+	}
+	if err != nil || res.resp.Ignored {
+		return res, body, nil, err
+	}
+	if extractErr != nil {
+		s.observeFailed(res)
+		return nil, body, nil, s.badResponse(res.resp, extractErr)
+	}
+	records, err := s.process(ctx, body.records, pr.token, sl)
+	return res, body, records, err
 }
 
 func decision(next paginate.Token, more bool, err error) string {

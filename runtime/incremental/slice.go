@@ -89,6 +89,23 @@ func (s *Slice) Mapping() map[string]any {
 	return s.mapping
 }
 
+// WithExtra is a copy of the slice for building requests, with one more
+// extra field (a chunk of query properties); s may be nil. The copy shares
+// the partition, cursor keys and request options, and observes nothing.
+func (s *Slice) WithExtra(key string, v any) *Slice {
+	c := &Slice{Extra: map[string]any{key: v}}
+	if s == nil {
+		return c
+	}
+	for k, e := range s.Extra {
+		if k != key {
+			c.Extra[k] = e
+		}
+	}
+	c.Partition, c.Cursor, c.Options, c.Inject = s.Partition, s.Cursor, s.Options, s.Inject
+	return c
+}
+
 // Descriptor is the slice as a test read shows it: nil for the one slice of
 // a stream without cursor or partitions.
 func (s *Slice) Descriptor() any {
