@@ -184,3 +184,45 @@ func TestCustomComponentsAreRefusedWithTheirClass(t *testing.T) {
 		}
 	}
 }
+
+// An HttpComponentsResolver whose retriever has a partition router reads
+// every partition, each with its request options, and its mappings see the
+// partition as stream_slice (the reference iterates the retriever's
+// slices).
+func TestHttpComponentsResolverReadsEveryPartition(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		switch r.URL.Path {
+		case "/tables":
+			fmt.Fprintf(w, `{"tables":[{"name":"t_%s"}]}`, r.URL.Query().Get("region"))
+		default:
+			fmt.Fprint(w, `{"rows":[]}`)
+		}
+	})
+	resolver := `- type: DynamicDeclarativeStream
+  name: tables
+  stream_template: {$ref: "#/definitions/template"}
+  components_resolver:
+    type: HttpComponentsResolver
+    retriever:
+      type: SimpleRetriever
+      requester: {type: HttpRequester, url_base: "` + a.URL + `", path: /tables}
+      record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [tables]}}
+      partition_router:
+        type: ListPartitionRouter
+        cursor_field: region
+        values: [us, eu]
+        request_option: {type: RequestOption, inject_into: request_parameter, field_name: region}
+    components_mapping:
+      - {type: ComponentMappingDefinition, field_path: [name], value: "{{ components_values.name }}_{{ stream_slice.region }}"}
+      - {type: ComponentMappingDefinition, field_path: [retriever, requester, path], value: "/{{ stream_partition.region }}/rows"}`
+	c := newConnector(t, dynamicManifest(a.URL, resolver), nil, "t_eu_eu")
+	equalLists(t, "streams", catalogNames(t, discover(c, t)), []string{"static <nil>", "t_us_us <nil>", "t_eu_eu <nil>"})
+	equalLists(t, "discover requests", a.lines(), []string{"GET /tables?region=us", "GET /tables?region=eu"})
+	a.mu.Lock()
+	a.reqs = nil
+	a.mu.Unlock()
+	if res := c.read(t); res.code != 0 {
+		t.Fatalf("read: exit %d: %s", res.code, res.stdout)
+	}
+	equalLists(t, "read requests", a.lines(), []string{"GET /tables?region=us", "GET /tables?region=eu", "GET /eu/rows"})
+}

@@ -80,21 +80,29 @@ func (r *Runner) componentsValues(ctx context.Context, ds *manifest.DynamicStrea
 	res := ds.Resolver
 	switch res.Type {
 	case manifest.HTTPComponentsResolver:
-		sr, err := r.streamReader(&manifest.Stream{Name: ds.Name, Path: res.Path, Retriever: res.Retriever}, incremental.FullRefresh{})
+		// Every partition of the retriever's own router is read, in order;
+		// its slice is the mappings' stream_slice.
+		run, err := r.newRun(&manifest.Stream{Name: ds.Name, Path: res.Path, Retriever: res.Retriever}, nil, nil)
 		if err != nil {
 			return nil, err
 		}
+		if err := run.prepare(); err != nil {
+			return nil, err
+		}
 		var out []componentsValue
-		err = sr.read(ctx, nil, 0, func(records [][]byte) error {
-			for _, b := range records {
-				v, err := transform.DecodeValue(b)
-				if err != nil {
-					return err
+		var slice map[string]any
+		err = run.sequential(ctx, sliceHooks{
+			before: func(sl *incremental.Slice) error { slice = sl.Mapping(); return nil },
+			emit: func(records [][]byte) error {
+				for _, b := range records {
+					v, err := transform.DecodeValue(b)
+					if err != nil {
+						return err
+					}
+					out = append(out, componentsValue{values: transform.TemplateValue(v), slice: slice})
 				}
-				out = append(out, componentsValue{values: transform.TemplateValue(v), slice: map[string]any{}})
-			}
-			return nil
-		})
+				return nil
+			}})
 		return out, err
 	case manifest.ConfigComponentsResolver:
 		return r.configValues(res)
