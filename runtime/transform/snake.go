@@ -61,7 +61,9 @@ func snakeCase(key string) string {
 }
 
 func isUpper(c byte) bool { return c >= 'A' && c <= 'Z' }
-func isLower(c byte) bool { return c >= 'a' && c <= 'z' }
+// isLower also takes the bytes of a letter toASCII kept (not ASCII): they
+// join a lower-case run.
+func isLower(c byte) bool { return c >= 'a' && c <= 'z' || c >= utf8.RuneSelf }
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // latin are the letters that do not decompose into an ASCII letter and marks.
@@ -71,8 +73,8 @@ var latin = map[rune]string{
 }
 
 // toASCII transliterates accented Latin letters to their ASCII base letter
-// (é -> e, ß -> ss); any other non-ASCII character is left to act as a
-// separator.
+// (é -> e, ß -> ss); other letters and digits are kept as they are, any
+// other non-ASCII character becomes a separator.
 func toASCII(s string) string {
 	ascii := true
 	for i := 0; i < len(s); i++ {
@@ -92,6 +94,11 @@ func toASCII(s string) string {
 		case unicode.Is(unicode.Mn, r):
 		case latin[r] != "":
 			b.WriteString(latin[r])
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			// Not transliterated (the reference's anyascii would, 日本 ->
+			// ri_ben): kept, so that such keys do not all become "" and
+			// overwrite each other.
+			b.WriteRune(r)
 		default:
 			b.WriteByte(' ')
 		}

@@ -174,6 +174,9 @@ func TestKeysTransformations(t *testing.T) {
 		"FirstName": "first_name", "lastName": "last_name", "Created At": "created_at", "user-id": "user_id",
 		"value2Go": "value_2_go", "123abc": "_123_abc", "__x__": "_x_", "HTTPStatus": "httpstatus", "Prénom": "prenom",
 		"straße": "strasse", "already_snake": "already_snake", "_id": "_id", "a.b": "a_b",
+		// Letters with no transliteration here are kept, lower-cased; a
+		// symbol is still a separator.
+		"日本語": "日本語", "Ωmega": "ωmega", "price €": "price_",
 	} {
 		if got := snakeCase(key); got != want {
 			t.Errorf("snakeCase(%q) = %q, want %q", key, got, want)
