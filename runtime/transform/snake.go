@@ -61,6 +61,7 @@ func snakeCase(key string) string {
 }
 
 func isUpper(c byte) bool { return c >= 'A' && c <= 'Z' }
+
 // isLower also takes the bytes of a letter toASCII kept (not ASCII): they
 // join a lower-case run.
 func isLower(c byte) bool { return c >= 'a' && c <= 'z' || c >= utf8.RuneSelf }
