@@ -242,8 +242,10 @@ func TestStateFileForms(t *testing.T) {
 	a := datedAPI(t)
 	first := "GET /items?since=" + q("2024-01-02T10:00:00Z") + "&until=" + q("2024-01-03T09:59:59Z")
 	for name, file := range map[string]string{
-		"stream":     `[{"type":"STREAM","stream":{"stream_descriptor":{"name":"items"},"stream_state":{"updated_at":"2024-01-02T10:00:00Z"}}},{"type":"STREAM","stream":{"stream_descriptor":{"name":"other"},"stream_state":{"x":1}}}]`,
-		"untyped":    `[{"stream":{"stream_descriptor":{"name":"items","namespace":"ns"},"stream_state":{"updated_at":"2024-01-02T10:00:00Z"}}}]`,
+		"stream":  `[{"type":"STREAM","stream":{"stream_descriptor":{"name":"items"},"stream_state":{"updated_at":"2024-01-02T10:00:00Z"}}},{"type":"STREAM","stream":{"stream_descriptor":{"name":"other"},"stream_state":{"x":1}}}]`,
+		"untyped": `[{"stream":{"stream_descriptor":{"name":"items"},"stream_state":{"updated_at":"2024-01-02T10:00:00Z"}}}]`,
+		// Matched by name and namespace: a namespaced state is not this stream's.
+		"namespaced": `[{"type":"STREAM","stream":{"stream_descriptor":{"name":"items","namespace":"ns"},"stream_state":{"updated_at":"2023-01-01T00:00:00Z","x":1}}},{"type":"STREAM","stream":{"stream_descriptor":{"name":"items"},"stream_state":{"updated_at":"2024-01-02T10:00:00Z"}}}]`,
 		"global":     `[{"type":"GLOBAL","global":{"shared_state":{},"stream_states":[{"stream_descriptor":{"name":"items"},"stream_state":{"updated_at":"2024-01-02T10:00:00Z"}}]}}]`,
 		"legacy":     `[{"type":"LEGACY","data":{"items":{"updated_at":"2024-01-02T10:00:00Z"}}}]`,
 		"dict":       `{"items":{"updated_at":"2024-01-02T10:00:00Z"}}`,
