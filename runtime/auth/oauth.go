@@ -8,6 +8,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/airbyte-go/source-declarative/manifest"
+	"github.com/airbyte-go/source-declarative/protocol"
 	"github.com/airbyte-go/source-declarative/runtime/datetime"
 	"github.com/airbyte-go/source-declarative/runtime/failure"
 	"github.com/airbyte-go/source-declarative/runtime/interp"
@@ -15,7 +16,7 @@ import (
 )
 
 // errNoRefresh is an expired access token without a token endpoint.
-var errNoRefresh = failure.Config("the access token has expired and the authenticator has no token_refresh_endpoint to get a new one")
+var errNoRefresh = &failure.Error{Failure: protocol.ConfigError, Message: "the access token has expired and the authenticator has no token_refresh_endpoint to get a new one"}
 
 // oauth sends Authorization: Bearer <access token>. Tokens come from a
 // composition of sources, as golang.org/x/oauth2 composes them: the token

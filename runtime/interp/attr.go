@@ -2,6 +2,7 @@ package interp
 
 import (
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 )
@@ -233,6 +234,26 @@ func timedeltaAttr(d time.Duration, name string) (any, bool) {
 	return nil, false
 }
 
+// methodTables are the methods of dicts, lists, tuples, datetimes, dates
+// and timedeltas, built on first use rather than at package init, as the
+// filter, test and string method tables are.
+type methodTables struct {
+	dict, list, tuple, datetime, date, timedelta map[string]methodFunc
+}
+
+var (
+	methodTablesValue methodTables
+	methodTablesOnce  sync.Once
+)
+
+func methods() *methodTables {
+	methodTablesOnce.Do(func() {
+		methodTablesValue = methodTables{dict: dictMethods(), list: listMethods(), tuple: tupleMethods(),
+			datetime: datetimeMethods(), date: dateMethods(), timedelta: timedeltaMethods()}
+	})
+	return &methodTablesValue
+}
+
 // findMethod finds the method name of v's type, or nil.
 func findMethod(v any, name string) methodFunc {
 	var table map[string]methodFunc
@@ -240,17 +261,17 @@ func findMethod(v any, name string) methodFunc {
 	case string:
 		table = strMethods()
 	case map[string]any:
-		table = dictMethods
+		table = methods().dict
 	case []any:
-		table = listMethods
+		table = methods().list
 	case tuple:
-		table = tupleMethods
+		table = methods().tuple
 	case time.Time:
-		table = datetimeMethods
+		table = methods().datetime
 	case date:
-		table = dateMethods
+		table = methods().date
 	case time.Duration:
-		table = timedeltaMethods
+		table = methods().timedelta
 	default:
 		return nil
 	}
@@ -291,92 +312,94 @@ func argInt(a *args, i int, name, fn string, def int64) (int64, error) {
 
 // dict methods.
 
-var dictMethods = map[string]methodFunc{
-	"get": func(_ *state, recv any, a *args) (any, error) {
-		if len(a.pos) < 1 || len(a.pos) > 2 || len(a.names) > 0 {
-			return nil, typeErr("get expected 1 or 2 arguments, got %d", len(a.pos))
-		}
-		k, ok := a.pos[0].(string)
-		if !ok {
-			if _, err := dictKey(a.pos[0]); err != nil {
+func dictMethods() map[string]methodFunc {
+	return map[string]methodFunc{
+		"get": func(_ *state, recv any, a *args) (any, error) {
+			if len(a.pos) < 1 || len(a.pos) > 2 || len(a.names) > 0 {
+				return nil, typeErr("get expected 1 or 2 arguments, got %d", len(a.pos))
+			}
+			k, ok := a.pos[0].(string)
+			if !ok {
+				if _, err := dictKey(a.pos[0]); err != nil {
+					return nil, err
+				}
+			}
+			if v, found := recv.(map[string]any)[k]; found && ok {
+				return canon(v), nil
+			}
+			if len(a.pos) == 2 {
+				return a.pos[1], nil
+			}
+			return nil, nil
+		},
+		"keys": func(_ *state, recv any, a *args) (any, error) {
+			return dictView(recv.(map[string]any), "keys"), nil
+		},
+		"values": func(_ *state, recv any, a *args) (any, error) {
+			return dictView(recv.(map[string]any), "values"), nil
+		},
+		"items": func(_ *state, recv any, a *args) (any, error) {
+			return dictView(recv.(map[string]any), "items"), nil
+		},
+		"copy": func(_ *state, recv any, a *args) (any, error) {
+			m := recv.(map[string]any)
+			out := make(map[string]any, len(m))
+			for k, v := range m {
+				out[k] = v
+			}
+			return out, nil
+		},
+		"update": func(_ *state, recv any, a *args) (any, error) {
+			m := recv.(map[string]any)
+			for _, p := range a.pos {
+				src, ok := canon(p).(map[string]any)
+				if !ok {
+					return nil, typeErr("dict.update() needs a dict, not %s", typeName(p))
+				}
+				for k, v := range src {
+					m[k] = v
+				}
+			}
+			for i, n := range a.names {
+				m[n] = a.kw[i]
+			}
+			return nil, nil
+		},
+		"pop": func(_ *state, recv any, a *args) (any, error) {
+			m := recv.(map[string]any)
+			if len(a.pos) < 1 {
+				return nil, typeErr("pop expected at least 1 argument, got 0")
+			}
+			k, _ := a.pos[0].(string)
+			if v, ok := m[k]; ok {
+				delete(m, k)
+				return canon(v), nil
+			}
+			if len(a.pos) > 1 {
+				return a.pos[1], nil
+			}
+			return nil, valueErr("pop: the key is not in the dict")
+		},
+		"setdefault": func(_ *state, recv any, a *args) (any, error) {
+			m := recv.(map[string]any)
+			if len(a.pos) < 1 {
+				return nil, typeErr("setdefault expected at least 1 argument, got 0")
+			}
+			k, err := dictKey(a.pos[0])
+			if err != nil {
 				return nil, err
 			}
-		}
-		if v, found := recv.(map[string]any)[k]; found && ok {
-			return canon(v), nil
-		}
-		if len(a.pos) == 2 {
-			return a.pos[1], nil
-		}
-		return nil, nil
-	},
-	"keys": func(_ *state, recv any, a *args) (any, error) {
-		return dictView(recv.(map[string]any), "keys"), nil
-	},
-	"values": func(_ *state, recv any, a *args) (any, error) {
-		return dictView(recv.(map[string]any), "values"), nil
-	},
-	"items": func(_ *state, recv any, a *args) (any, error) {
-		return dictView(recv.(map[string]any), "items"), nil
-	},
-	"copy": func(_ *state, recv any, a *args) (any, error) {
-		m := recv.(map[string]any)
-		out := make(map[string]any, len(m))
-		for k, v := range m {
-			out[k] = v
-		}
-		return out, nil
-	},
-	"update": func(_ *state, recv any, a *args) (any, error) {
-		m := recv.(map[string]any)
-		for _, p := range a.pos {
-			src, ok := canon(p).(map[string]any)
-			if !ok {
-				return nil, typeErr("dict.update() needs a dict, not %s", typeName(p))
+			if v, ok := m[k]; ok {
+				return canon(v), nil
 			}
-			for k, v := range src {
-				m[k] = v
+			var def any
+			if len(a.pos) > 1 {
+				def = a.pos[1]
 			}
-		}
-		for i, n := range a.names {
-			m[n] = a.kw[i]
-		}
-		return nil, nil
-	},
-	"pop": func(_ *state, recv any, a *args) (any, error) {
-		m := recv.(map[string]any)
-		if len(a.pos) < 1 {
-			return nil, typeErr("pop expected at least 1 argument, got 0")
-		}
-		k, _ := a.pos[0].(string)
-		if v, ok := m[k]; ok {
-			delete(m, k)
-			return canon(v), nil
-		}
-		if len(a.pos) > 1 {
-			return a.pos[1], nil
-		}
-		return nil, valueErr("pop: the key is not in the dict")
-	},
-	"setdefault": func(_ *state, recv any, a *args) (any, error) {
-		m := recv.(map[string]any)
-		if len(a.pos) < 1 {
-			return nil, typeErr("setdefault expected at least 1 argument, got 0")
-		}
-		k, err := dictKey(a.pos[0])
-		if err != nil {
-			return nil, err
-		}
-		if v, ok := m[k]; ok {
-			return canon(v), nil
-		}
-		var def any
-		if len(a.pos) > 1 {
-			def = a.pos[1]
-		}
-		m[k] = def
-		return def, nil
-	},
+			m[k] = def
+			return def, nil
+		},
+	}
 }
 
 func dictView(m map[string]any, kind string) *view {
@@ -397,18 +420,22 @@ func dictView(m map[string]any, kind string) *view {
 
 // list and tuple methods.
 
-var listMethods = map[string]methodFunc{
-	"index": seqIndex,
-	"count": seqCount,
-	"append": func(_ *state, recv any, a *args) (any, error) {
-		return nil, valueErr("list.append() is not supported: lists are not changed in place here; build a new list with + instead")
-	},
-	"copy": func(_ *state, recv any, a *args) (any, error) {
-		return append([]any{}, recv.([]any)...), nil
-	},
+func listMethods() map[string]methodFunc {
+	return map[string]methodFunc{
+		"index": seqIndex,
+		"count": seqCount,
+		"append": func(_ *state, recv any, a *args) (any, error) {
+			return nil, valueErr("list.append() is not supported: lists are not changed in place here; build a new list with + instead")
+		},
+		"copy": func(_ *state, recv any, a *args) (any, error) {
+			return append([]any{}, recv.([]any)...), nil
+		},
+	}
 }
 
-var tupleMethods = map[string]methodFunc{"index": seqIndex, "count": seqCount}
+func tupleMethods() map[string]methodFunc {
+	return map[string]methodFunc{"index": seqIndex, "count": seqCount}
+}
 
 func items(v any) []any {
 	switch x := v.(type) {

@@ -15,22 +15,44 @@ import (
 )
 
 // The filters Airbyte's declarative CDK adds to Jinja (filters.py).
-var cdkFilters = map[string]filterFunc{
-	"hash":                  fHash,
-	"base64encode":          fBase64Encode,
-	"base64decode":          fBase64Decode,
-	"base64binascii_decode": fBase64BinasciiDecode,
-	"string":                fString,
-	"regex_search":          fRegexSearch,
-	"regex_replace":         fRegexReplace,
-	"hmac":                  fHMAC,
+func cdkFilters() map[string]filterFunc {
+	return map[string]filterFunc{
+		"hash":                  fHash,
+		"base64encode":          fBase64Encode,
+		"base64decode":          fBase64Decode,
+		"base64binascii_decode": fBase64BinasciiDecode,
+		"string":                fString,
+		"regex_search":          fRegexSearch,
+		"regex_replace":         fRegexReplace,
+		"hmac":                  fHMAC,
+	}
 }
 
-var hashes = map[string]func() hash.Hash{
-	"md5": md5.New, "sha1": sha1.New, "sha224": sha256.New224, "sha256": sha256.New,
-	"sha384": sha512.New384, "sha512": sha512.New,
-	"sha3_224": func() hash.Hash { return sha3.New224() }, "sha3_256": func() hash.Hash { return sha3.New256() },
-	"sha3_384": func() hash.Hash { return sha3.New384() }, "sha3_512": func() hash.Hash { return sha3.New512() },
+// hashNamed is the hash function of a Python hashlib name, or nil.
+func hashNamed(name string) func() hash.Hash {
+	switch name {
+	case "md5":
+		return md5.New
+	case "sha1":
+		return sha1.New
+	case "sha224":
+		return sha256.New224
+	case "sha256":
+		return sha256.New
+	case "sha384":
+		return sha512.New384
+	case "sha512":
+		return sha512.New
+	case "sha3_224":
+		return func() hash.Hash { return sha3.New224() }
+	case "sha3_256":
+		return func() hash.Hash { return sha3.New256() }
+	case "sha3_384":
+		return func() hash.Hash { return sha3.New384() }
+	case "sha3_512":
+		return func() hash.Hash { return sha3.New512() }
+	}
+	return nil
 }
 
 // fHash is hash(value, hash_type="md5", salt=None): the hex digest of
@@ -46,8 +68,8 @@ func fHash(s *state, in any, a *args) (any, error) {
 	if !ok {
 		kind = "md5"
 	}
-	newHash, known := hashes[kind]
-	if !known {
+	newHash := hashNamed(kind)
+	if newHash == nil {
 		return nil, valueErr("No hashing function named %s", kind)
 	}
 	h := newHash()

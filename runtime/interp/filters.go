@@ -75,7 +75,7 @@ func buildFilterFuncs() {
 		"urlencode":   fURLEncode,
 		"wordcount":   fWordcount,
 	}
-	for name, f := range cdkFilters {
+	for name, f := range cdkFilters() {
 		filterFuncsTable[name] = f
 	}
 }

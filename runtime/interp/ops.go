@@ -37,7 +37,7 @@ func unsupported(op string, l, r any) error {
 	return typeErr("unsupported operand type(s) for %s: '%s' and '%s'", op, typeName(l), typeName(r))
 }
 
-var errOverflow = valueErr("integer overflow: the result does not fit in 64 bits")
+var errOverflow error = &evalError{kind: kindValue, msg: "integer overflow: the result does not fit in 64 bits"}
 
 func binary(s *state, op string, l, r any) (any, error) {
 	if u, ok := l.(*undefined); ok {

@@ -189,7 +189,15 @@ func (p *parser) body() ([]stmt, string, error) {
 	}
 }
 
-var refusedTags = map[string]bool{"include": true, "import": true, "from": true, "extends": true, "macro": true, "call": true, "block": true, "autoescape": true}
+// refusedTag tells whether a Jinja tag is refused at load: file access,
+// macros and blocks.
+func refusedTag(name string) bool {
+	switch name {
+	case "include", "import", "from", "extends", "macro", "call", "block", "autoescape":
+		return true
+	}
+	return false
+}
 
 // statement parses the tag named name, or returns nil for a tag that ends
 // the enclosing block.
@@ -213,7 +221,7 @@ func (p *parser) statement(name string) (stmt, error) {
 	case "elif", "else", "endif", "endfor", "endset", "endwith", "endfilter":
 		return nil, nil
 	}
-	if refusedTags[name] {
+	if refusedTag(name) {
 		return nil, p.fail("{%% %s %%} is not allowed: templates may not load files or define macros", name)
 	}
 	return nil, p.fail("encountered unknown tag %q", name)
@@ -582,7 +590,24 @@ func (p *parser) not() (expr, error) {
 	return p.compare()
 }
 
-var compareOps = map[string]string{"==": "eq", "!=": "ne", "<": "lt", "<=": "lteq", ">": "gt", ">=": "gteq"}
+// comparisonName is the name of a comparison operator ("": not one).
+func comparisonName(op string) string {
+	switch op {
+	case "==":
+		return "eq"
+	case "!=":
+		return "ne"
+	case "<":
+		return "lt"
+	case "<=":
+		return "lteq"
+	case ">":
+		return "gt"
+	case ">=":
+		return "gteq"
+	}
+	return ""
+}
 
 func (p *parser) compare() (expr, error) {
 	x, err := p.math1()
@@ -594,8 +619,8 @@ func (p *parser) compare() (expr, error) {
 		t := p.cur()
 		var op string
 		switch {
-		case t.kind == tOp && compareOps[t.val] != "":
-			op = compareOps[t.val]
+		case t.kind == tOp && comparisonName(t.val) != "":
+			op = comparisonName(t.val)
 			p.next()
 		case p.isName("in"):
 			op = "in"

@@ -27,71 +27,77 @@ func strftimeMethod(t func(any) time.Time) methodFunc {
 func asTime(v any) time.Time { return v.(time.Time) }
 func asDate(v any) time.Time { return v.(date).t }
 
-var datetimeMethods = map[string]methodFunc{
-	"strftime": strftimeMethod(asTime),
-	"isoformat": func(_ *state, recv any, a *args) (any, error) {
-		if err := a.check("isoformat", 2, "sep", "timespec"); err != nil {
-			return nil, err
-		}
-		sep, ok, err := argStr(a, 0, "sep", "isoformat")
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			sep = "T"
-		}
-		spec, ok, err := argStr(a, 1, "timespec", "isoformat")
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			spec = "auto"
-		}
-		out, err := datetime.PythonISOFormat(asTime(recv), sep, spec)
-		if err != nil {
-			return nil, valueErr("%s", err.Error())
-		}
-		return out, nil
-	},
-	"timestamp": func(_ *state, recv any, a *args) (any, error) {
-		return float64(asTime(recv).UnixMicro()) / 1e6, nil
-	},
-	"date": func(_ *state, recv any, a *args) (any, error) {
-		t := asTime(recv)
-		return date{time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)}, nil
-	},
-	"weekday":    func(_ *state, recv any, a *args) (any, error) { return weekday(asTime(recv), 0), nil },
-	"isoweekday": func(_ *state, recv any, a *args) (any, error) { return weekday(asTime(recv), 1), nil },
-	"replace":    replaceTime(asTime, func(t time.Time) any { return t }),
-	"utcoffset": func(_ *state, recv any, a *args) (any, error) {
-		_, off := asTime(recv).Zone()
-		return time.Duration(off) * time.Second, nil
-	},
-	"tzname": func(_ *state, recv any, a *args) (any, error) {
-		return datetime.PythonStrftime(asTime(recv), "%Z"), nil
-	},
-	"ctime": func(_ *state, recv any, a *args) (any, error) {
-		return datetime.PythonStrftime(asTime(recv), "%a %b %e %H:%M:%S %Y"), nil
-	},
+func datetimeMethods() map[string]methodFunc {
+	return map[string]methodFunc{
+		"strftime": strftimeMethod(asTime),
+		"isoformat": func(_ *state, recv any, a *args) (any, error) {
+			if err := a.check("isoformat", 2, "sep", "timespec"); err != nil {
+				return nil, err
+			}
+			sep, ok, err := argStr(a, 0, "sep", "isoformat")
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				sep = "T"
+			}
+			spec, ok, err := argStr(a, 1, "timespec", "isoformat")
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				spec = "auto"
+			}
+			out, err := datetime.PythonISOFormat(asTime(recv), sep, spec)
+			if err != nil {
+				return nil, valueErr("%s", err.Error())
+			}
+			return out, nil
+		},
+		"timestamp": func(_ *state, recv any, a *args) (any, error) {
+			return float64(asTime(recv).UnixMicro()) / 1e6, nil
+		},
+		"date": func(_ *state, recv any, a *args) (any, error) {
+			t := asTime(recv)
+			return date{time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)}, nil
+		},
+		"weekday":    func(_ *state, recv any, a *args) (any, error) { return weekday(asTime(recv), 0), nil },
+		"isoweekday": func(_ *state, recv any, a *args) (any, error) { return weekday(asTime(recv), 1), nil },
+		"replace":    replaceTime(asTime, func(t time.Time) any { return t }),
+		"utcoffset": func(_ *state, recv any, a *args) (any, error) {
+			_, off := asTime(recv).Zone()
+			return time.Duration(off) * time.Second, nil
+		},
+		"tzname": func(_ *state, recv any, a *args) (any, error) {
+			return datetime.PythonStrftime(asTime(recv), "%Z"), nil
+		},
+		"ctime": func(_ *state, recv any, a *args) (any, error) {
+			return datetime.PythonStrftime(asTime(recv), "%a %b %e %H:%M:%S %Y"), nil
+		},
+	}
 }
 
-var dateMethods = map[string]methodFunc{
-	"strftime": strftimeMethod(asDate),
-	"isoformat": func(_ *state, recv any, a *args) (any, error) {
-		return asDate(recv).Format("2006-01-02"), nil
-	},
-	"weekday":    func(_ *state, recv any, a *args) (any, error) { return weekday(asDate(recv), 0), nil },
-	"isoweekday": func(_ *state, recv any, a *args) (any, error) { return weekday(asDate(recv), 1), nil },
-	"replace":    replaceTime(asDate, func(t time.Time) any { return date{t} }),
-	"ctime": func(_ *state, recv any, a *args) (any, error) {
-		return datetime.PythonStrftime(asDate(recv), "%a %b %e %H:%M:%S %Y"), nil
-	},
+func dateMethods() map[string]methodFunc {
+	return map[string]methodFunc{
+		"strftime": strftimeMethod(asDate),
+		"isoformat": func(_ *state, recv any, a *args) (any, error) {
+			return asDate(recv).Format("2006-01-02"), nil
+		},
+		"weekday":    func(_ *state, recv any, a *args) (any, error) { return weekday(asDate(recv), 0), nil },
+		"isoweekday": func(_ *state, recv any, a *args) (any, error) { return weekday(asDate(recv), 1), nil },
+		"replace":    replaceTime(asDate, func(t time.Time) any { return date{t} }),
+		"ctime": func(_ *state, recv any, a *args) (any, error) {
+			return datetime.PythonStrftime(asDate(recv), "%a %b %e %H:%M:%S %Y"), nil
+		},
+	}
 }
 
-var timedeltaMethods = map[string]methodFunc{
-	"total_seconds": func(_ *state, recv any, a *args) (any, error) {
-		return float64(recv.(time.Duration)/time.Microsecond) / 1e6, nil
-	},
+func timedeltaMethods() map[string]methodFunc {
+	return map[string]methodFunc{
+		"total_seconds": func(_ *state, recv any, a *args) (any, error) {
+			return float64(recv.(time.Duration)/time.Microsecond) / 1e6, nil
+		},
+	}
 }
 
 // weekday is Monday 0 (or 1 with from=1).

@@ -69,7 +69,7 @@ func (t *Template) UsageOf(name string) Usage {
 			}
 		case *attrExpr:
 			if isName(x.x) {
-				if dictMethods[x.name] != nil {
+				if methods().dict[x.name] != nil {
 					u.Used, u.All = true, true
 				} else {
 					key(x.name)
