@@ -112,6 +112,7 @@ func (a *app) commandLine(version string, stderr io.Writer) *commandLine {
 	testRead.flags.IntVar(&a.limits.MaxPagesPerSlice, "max-pages", runtime.DefaultTestLimits.MaxPagesPerSlice, "pages to read at most")
 	testRead.flags.IntVar(&a.limits.MaxRecords, "max-records", runtime.DefaultTestLimits.MaxRecords, "records to read at most")
 	testRead.flags.IntVar(&a.limits.MaxSlices, "max-slices", runtime.DefaultTestLimits.MaxSlices, "slices to read at most")
+	testRead.flags.StringVar(&a.statePath, "state", "", "path of the state JSON to start the stream from, as read takes it")
 	testRead.flags.BoolVar(&a.pretty, "pretty", false, "print pages, statuses and paginator decisions for a person instead of a RECORD")
 	testRead.required = []string{"config", "stream"}
 	testRead.check = func() error {
@@ -410,12 +411,20 @@ func (a *app) testRead(ctx context.Context) error {
 // (or one TRACE when the manifest cannot load), and the exit code is 0.
 func (a *app) runTestRead(ctx context.Context, pretty bool) error {
 	a.testReading = true
+	var states incremental.States
+	if a.statePath != "" {
+		var err error
+		if states, err = readStates(a.statePath); err != nil {
+			a.out.Error(protocol.ConfigError, err.Error(), "", "")
+			return nil
+		}
+	}
 	r, err, _ := a.setup()
 	if err != nil {
 		a.out.Error(protocol.ConfigError, err.message, "", "")
 		return nil
 	}
-	read := r.TestRead(ctx, a.stream, a.limits)
+	read := r.TestRead(ctx, a.stream, a.limits, states[a.stream])
 	if pretty {
 		a.out.Flush()
 		read.WritePretty(a.stdout, a.stream)

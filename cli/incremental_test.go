@@ -242,8 +242,10 @@ func TestStateFileForms(t *testing.T) {
 	a := datedAPI(t)
 	first := "GET /items?since=" + q("2024-01-02T10:00:00Z") + "&until=" + q("2024-01-03T09:59:59Z")
 	for name, file := range map[string]string{
-		"stream":     `[{"type":"STREAM","stream":{"stream_descriptor":{"name":"items"},"stream_state":{"updated_at":"2024-01-02T10:00:00Z"}}},{"type":"STREAM","stream":{"stream_descriptor":{"name":"other"},"stream_state":{"x":1}}}]`,
-		"untyped":    `[{"stream":{"stream_descriptor":{"name":"items","namespace":"ns"},"stream_state":{"updated_at":"2024-01-02T10:00:00Z"}}}]`,
+		"stream":  `[{"type":"STREAM","stream":{"stream_descriptor":{"name":"items"},"stream_state":{"updated_at":"2024-01-02T10:00:00Z"}}},{"type":"STREAM","stream":{"stream_descriptor":{"name":"other"},"stream_state":{"x":1}}}]`,
+		"untyped": `[{"stream":{"stream_descriptor":{"name":"items"},"stream_state":{"updated_at":"2024-01-02T10:00:00Z"}}}]`,
+		// Matched by name and namespace: a namespaced state is not this stream's.
+		"namespaced": `[{"type":"STREAM","stream":{"stream_descriptor":{"name":"items","namespace":"ns"},"stream_state":{"updated_at":"2023-01-01T00:00:00Z","x":1}}},{"type":"STREAM","stream":{"stream_descriptor":{"name":"items"},"stream_state":{"updated_at":"2024-01-02T10:00:00Z"}}}]`,
 		"global":     `[{"type":"GLOBAL","global":{"shared_state":{},"stream_states":[{"stream_descriptor":{"name":"items"},"stream_state":{"updated_at":"2024-01-02T10:00:00Z"}}]}}]`,
 		"legacy":     `[{"type":"LEGACY","data":{"items":{"updated_at":"2024-01-02T10:00:00Z"}}}]`,
 		"dict":       `{"items":{"updated_at":"2024-01-02T10:00:00Z"}}`,
@@ -683,4 +685,54 @@ func TestTestReadLimitReachedWhenMaxSlicesAreRead(t *testing.T) {
 			t.Errorf("--max-slices %s: %d slices, limit reached %v; want %d, %v", tc.maxSlices, len(d.Slices), d.Reached, tc.slices, tc.reached)
 		}
 	}
+}
+
+// The Builder tests an incremental stream from a state: Airbyte's builder
+// handler reads --state for test_read as a read does. The test-read
+// subcommand takes the same file.
+func TestBuilderTestReadStartsFromTheState(t *testing.T) {
+	a := datedAPI(t, "2024-01-01T10:00:00Z", "2024-01-02T11:00:00Z", "2024-01-03T11:30:00Z")
+	m, _ := yamlToMap(incrementalStream(a.URL, dailyCursor, ""))
+	c := newConnector(t, "", map[string]any{"__command": "test_read", "__injected_declarative_manifest": m,
+		"__test_read_config": map[string]any{"max_slices": 1}}, "items")
+	state := writeFile(t, c.dir, "state.json", `[{"type":"STREAM","stream":{"stream_descriptor":{"name":"items"},"stream_state":{"updated_at":"2024-01-02T10:00:00Z"}}}]`)
+	res := runCLI(t, "read", "--config", c.config, "--catalog", c.catalog, "--state", state)
+	recs := res.ofType("RECORD")
+	if res.code != 0 || len(recs) != 1 {
+		t.Fatalf("exit %d: %s", res.code, res.stdout)
+	}
+	first := "GET /items?since=" + q("2024-01-02T10:00:00Z") + "&until=" + q("2024-01-03T09:59:59Z")
+	equalLists(t, "builder requests", a.lines(), []string{first})
+	slices := recs[0]["record"].(map[string]any)["data"].(map[string]any)["slices"].([]any)
+	got, _ := json.Marshal(slices[0].(map[string]any)["state"])
+	if want := `[{"stream":{"stream_descriptor":{"name":"items"},"stream_state":{"updated_at":"2024-01-02T11:00:00Z"}},"type":"STREAM"}]`; string(got) != want {
+		t.Errorf("slice state\n got: %s\nwant: %s", got, want)
+	}
+
+	// A file that is not a list of states is the builder's error; a value
+	// the cursor cannot read is the stream's, in the logs of its test read.
+	// Neither sends a request.
+	bad := writeFile(t, c.dir, "bad.json", `{"type":"STREAM"}`)
+	res = runCLI(t, "read", "--config", c.config, "--catalog", c.catalog, "--state", bad)
+	errs := res.errors()
+	if len(errs) != 1 || errs[0]["message"] != "the state file holds one state message: write it inside a JSON array, [{...}]" {
+		t.Errorf("bad state file: exit %d, errors %v", res.code, errs)
+	}
+	bad = writeFile(t, c.dir, "bad.json", `[{"type":"STREAM","stream":{"stream_descriptor":{"name":"items"},"stream_state":{"updated_at":"yesterday"}}}]`)
+	res = runCLI(t, "read", "--config", c.config, "--catalog", c.catalog, "--state", bad)
+	if recs := res.ofType("RECORD"); len(recs) != 1 ||
+		!strings.Contains(fmt.Sprint(recs[0]["record"].(map[string]any)["data"].(map[string]any)["logs"]), `the state's updated_at value "yesterday" matches none of the formats`) {
+		t.Errorf("bad state value: exit %d: %s", res.code, res.stdout)
+	}
+	if len(a.requests()) != 1 {
+		t.Errorf("%d requests", len(a.requests()))
+	}
+
+	file := newConnector(t, incrementalStream(a.URL, dailyCursor, ""), nil)
+	var out, errb strings.Builder
+	code := Main([]string{"test-read", "--manifest", file.manifest, "--config", file.config, "--stream", "items", "--max-slices", "1", "--state", state}, &out, &errb, nil, "test")
+	if code != 0 || !strings.Contains(out.String(), `"stream_state":{"updated_at":"2024-01-02T11:00:00Z"}`) {
+		t.Errorf("test-read --state: exit %d: %s %s", code, out.String(), errb.String())
+	}
+	equalLists(t, "test-read requests", a.lines()[1:], []string{first})
 }

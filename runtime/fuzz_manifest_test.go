@@ -224,7 +224,7 @@ func FuzzManifest(f *testing.F) {
 		r.Check(ctx)
 		r.Discover(ctx)
 		for _, st := range src.Streams {
-			r.TestRead(ctx, st.Name, TestLimits{MaxRecords: 10, MaxPagesPerSlice: 3, MaxSlices: 1})
+			r.TestRead(ctx, st.Name, TestLimits{MaxRecords: 10, MaxPagesPerSlice: 3, MaxSlices: 1}, nil)
 		}
 	})
 }

@@ -214,7 +214,7 @@ func TestTestReadRestoresRetries(t *testing.T) {
 	defer srv.Close()
 	r, _ := loadRunner(t, oneStream(srv.URL, "          type: NoAuth", ""), map[string]any{})
 	r.Client.MaxRetries = 7
-	r.TestRead(context.Background(), "s", DefaultTestLimits)
+	r.TestRead(context.Background(), "s", DefaultTestLimits, nil)
 	if r.Client.MaxRetries != 7 {
 		t.Errorf("MaxRetries = %d after a test read, want 7", r.Client.MaxRetries)
 	}

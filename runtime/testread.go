@@ -99,8 +99,8 @@ type testReader struct {
 
 // slices reads up to MaxSlices slices (each partition's slices in turn) of
 // MaxPagesPerSlice pages each, and stops at MaxRecords records.
-func (t *testReader) slices(ctx context.Context, st *manifest.Stream, limits TestLimits) error {
-	run, err := t.r.newRun(st, nil, nil)
+func (t *testReader) slices(ctx context.Context, st *manifest.Stream, limits TestLimits, state map[string]any) error {
+	run, err := t.r.newRun(st, nil, state)
 	if err != nil {
 		return err
 	}
@@ -265,10 +265,11 @@ func (t *testReader) mask() {
 
 var errLimit = errors.New("record limit reached")
 
-// TestRead reads the first pages of one stream within the limits and
-// returns what the builder shows: pages with their requests and responses,
-// token and login requests, logs and an inferred schema.
-func (r *Runner) TestRead(ctx context.Context, stream string, limits TestLimits) *StreamRead {
+// TestRead reads the first pages of one stream, from state (nil: from the
+// start) as a read does, within the limits and returns what the builder
+// shows: pages with their requests and responses, token and login requests,
+// logs and an inferred schema.
+func (r *Runner) TestRead(ctx context.Context, stream string, limits TestLimits, state map[string]any) *StreamRead {
 	if limits.MaxRecords <= 0 {
 		limits.MaxRecords = DefaultTestLimits.MaxRecords
 	}
@@ -301,7 +302,7 @@ func (r *Runner) TestRead(ctx context.Context, stream string, limits TestLimits)
 	} else if st == nil {
 		err = ConfigErr("stream %q is not defined in the manifest (streams: %s)", stream, strings.Join(r.streamNames(), ", "))
 	} else {
-		err = tr.slices(ctx, st, limits)
+		err = tr.slices(ctx, st, limits, state)
 	}
 	if err != nil && !errors.Is(err, errLimit) {
 		read.Logs = append(read.Logs, TestLog{Message: r.Masker.Mask(OneLine(err)), Level: "ERROR", InternalMessage: FailureType(err)})

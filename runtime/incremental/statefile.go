@@ -14,8 +14,9 @@ type States map[string]map[string]any
 // ParseStates reads the --state file of a read in any of the protocol's
 // forms: a JSON array of STREAM state messages, a one-element array holding a
 // GLOBAL state, LEGACY messages ({"type": "LEGACY", "data": {stream: state}}),
-// or the legacy object {stream: state} itself. Every mistake is an error
-// naming the element or the stream.
+// or the legacy object {stream: state} itself. A stream state is matched by
+// name and namespace, so one with a namespace is no declarative stream's.
+// Every mistake is an error naming the element or the stream.
 func ParseStates(b []byte) (States, error) {
 	if len(bytes.TrimSpace(b)) == 0 {
 		return nil, fmt.Errorf("the state file is empty: it must hold a JSON array of state messages ([] for none)")
@@ -99,6 +100,11 @@ func (s States) stream(v any, where string) error {
 	name, _ := desc["name"].(string)
 	if name == "" {
 		return fmt.Errorf("%s.stream_descriptor.name is required", where)
+	}
+	if ns, _ := desc["namespace"].(string); ns != "" {
+		// A state is matched by name and namespace, and a declarative
+		// stream has no namespace: this one is another source's.
+		return nil
 	}
 	return s.set(name, m["stream_state"])
 }
