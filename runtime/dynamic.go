@@ -208,11 +208,9 @@ func (r *Runner) fillTemplate(ds *manifest.DynamicStream, cv componentsValue) (m
 		if s, ok := v.(string); ok && fromConfig && m.ValueType != "string" {
 			v = manifest.ParseYAMLValue(s)
 		}
-		path := make([]string, len(m.FieldPath))
-		for i, t := range m.FieldPath {
-			if path[i], err = t.Render(vars); err != nil {
-				return nil, ConfigErr("%v", err)
-			}
+		path, err := interp.RenderEach(m.FieldPath, vars)
+		if err != nil {
+			return nil, ConfigErr("%v", err)
 		}
 		g, err := transform.CompileGlob(path)
 		if err != nil {

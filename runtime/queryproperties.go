@@ -13,6 +13,7 @@ import (
 	"github.com/airbyte-go/source-declarative/protocol"
 	"github.com/airbyte-go/source-declarative/runtime/failure"
 	"github.com/airbyte-go/source-declarative/runtime/incremental"
+	"github.com/airbyte-go/source-declarative/runtime/interp"
 	"github.com/airbyte-go/source-declarative/runtime/transform"
 )
 
@@ -50,13 +51,9 @@ func (s *streamReader) propertyChunks(ctx context.Context) ([][]string, error) {
 // reference would request a property named "[]" or "None").
 func (r *Runner) propertiesFromEndpoint(ctx context.Context, stream string, fe *manifest.PropertiesFromEndpoint) ([]string, error) {
 	vars := r.vars(fe.Parameters, nil)
-	path := make([]string, len(fe.FieldPath))
-	for i, seg := range fe.FieldPath {
-		s, err := seg.Render(vars)
-		if err != nil {
-			return nil, ConfigErr("%v", err)
-		}
-		path[i] = s
+	path, err := interp.RenderEach(fe.FieldPath, vars)
+	if err != nil {
+		return nil, ConfigErr("%v", err)
 	}
 	sr, err := r.streamReader(&manifest.Stream{Name: stream, Path: fe.Path, Retriever: fe.Retriever}, incremental.FullRefresh{})
 	if err != nil {

@@ -67,12 +67,8 @@ func (r *Runner) streamReader(st *manifest.Stream, cursor incremental.Cursor) (*
 	if req.Properties != nil {
 		sr.props = &queryProperties{m: req.Properties}
 	}
-	for _, seg := range st.Retriever.Selector.FieldPath {
-		s, err := seg.Render(vars)
-		if err != nil {
-			return nil, &Error{Failure: protocol.ConfigError, Message: err.Error()}
-		}
-		sr.path = append(sr.path, s)
+	if sr.path, err = interp.RenderEach(st.Retriever.Selector.FieldPath, vars); err != nil {
+		return nil, &Error{Failure: protocol.ConfigError, Message: err.Error()}
 	}
 	if err := checkRecordPath(sr.path, st.Path+".retriever.record_selector.extractor.field_path"); err != nil {
 		return nil, err

@@ -61,17 +61,15 @@ func apply(ts []*manifest.ConfigTransformation, config map[string]any) error {
 	return nil
 }
 
-// glob renders the segments of a field path over the config.
-func glob(path []*interp.Template, vars interp.Vars) (transform.Glob, error) {
-	segs := make([]string, len(path))
-	for i, t := range path {
-		s, err := t.Render(vars)
-		if err != nil {
-			return transform.Glob{}, err
-		}
-		segs[i] = s
+// glob renders the segments of a field path over the config; it returns
+// them too, for messages.
+func glob(path []*interp.Template, vars interp.Vars) (transform.Glob, []string, error) {
+	segs, err := interp.RenderEach(path, vars)
+	if err != nil {
+		return transform.Glob{}, nil, err
 	}
-	return transform.CompileGlob(segs)
+	g, err := transform.CompileGlob(segs)
+	return g, segs, err
 }
 
 // remap replaces each scalar value the field path matches by the map's value
@@ -79,7 +77,7 @@ func glob(path []*interp.Template, vars interp.Vars) (transform.Glob, error) {
 // its text is the key (1 matches "1").
 func remap(r *manifest.ConfigRemapField, config map[string]any) error {
 	vars := interp.Vars{"config": config}
-	g, err := glob(r.FieldPath, vars)
+	g, _, err := glob(r.FieldPath, vars)
 	if err != nil {
 		return err
 	}

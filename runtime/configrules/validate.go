@@ -50,17 +50,12 @@ func Validate(rules *manifest.ConfigRules, config map[string]any, skipped func(r
 			}
 			continue
 		}
-		g, err := glob(val.FieldPath, vars)
+		g, segs, err := glob(val.FieldPath, vars)
 		if err != nil {
 			return err
 		}
 		matches := find(config, g)
 		if len(matches) == 0 && skipped != nil {
-			var segs []string
-			for _, t := range val.FieldPath {
-				s, _ := t.Render(vars)
-				segs = append(segs, s)
-			}
 			skipped(val.Path, keyOf(segs))
 		}
 		for _, m := range matches {

@@ -80,16 +80,14 @@ func New(m *manifest.RecordExpander, vars interp.Vars, warn func(string)) (*Expa
 // render renders path segments; with single, a segment that is a glob is
 // refused.
 func render(segs []*interp.Template, vars interp.Vars, where string, single bool) ([]string, error) {
-	out := make([]string, len(segs))
-	for i, t := range segs {
-		s, err := t.Render(vars)
-		if err != nil {
-			return nil, err
-		}
+	out, err := interp.RenderEach(segs, vars)
+	if err != nil {
+		return nil, err
+	}
+	for i, s := range out {
 		if single && manifest.IsGlob(s) {
 			return nil, fmt.Errorf("%s[%d]: %q is a glob; this path must name a single field (no *, ? or [)", where, i, s)
 		}
-		out[i] = s
 	}
 	return out, nil
 }

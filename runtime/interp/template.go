@@ -328,6 +328,19 @@ func plain(v any) any {
 	return v
 }
 
+// RenderEach renders the templates of a path, one segment each, in order.
+func RenderEach(segs []*Template, vars Vars) ([]string, error) {
+	out := make([]string, len(segs))
+	for i, t := range segs {
+		s, err := t.Render(vars)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = s
+	}
+	return out, nil
+}
+
 // Render renders the template as text, as Jinja writes it, except that a
 // None written by {{ }} is empty and booleans are true and false.
 func (t *Template) Render(vars Vars) (string, error) {

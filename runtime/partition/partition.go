@@ -175,13 +175,11 @@ func place(o *manifest.RequestOption, vars interp.Vars) (*placement, error) {
 		}
 		p.path = []string{name}
 	}
-	for _, seg := range o.FieldPath {
-		s, err := seg.Render(vars)
-		if err != nil {
-			return nil, configErr("%v", err)
-		}
-		p.path = append(p.path, s)
+	segs, err := interp.RenderEach(o.FieldPath, vars)
+	if err != nil {
+		return nil, configErr("%v", err)
 	}
+	p.path = append(p.path, segs...)
 	if len(p.path) == 0 || p.path[len(p.path)-1] == "" {
 		return nil, configErr("%s: the field name renders empty", o.Path)
 	}

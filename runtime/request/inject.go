@@ -13,13 +13,9 @@ func Inject(p *Parts, o *manifest.RequestOption, value any, vars interp.Vars) er
 		return nil
 	}
 	if o.InjectInto == manifest.InjectBodyJSON && len(o.FieldPath) > 0 {
-		path := make([]string, 0, len(o.FieldPath))
-		for _, seg := range o.FieldPath {
-			s, err := seg.Render(vars)
-			if err != nil {
-				return err
-			}
-			path = append(path, s)
+		path, err := interp.RenderEach(o.FieldPath, vars)
+		if err != nil {
+			return err
 		}
 		return wrap(o, p.SetBodyJSON(path, value))
 	}
