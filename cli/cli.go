@@ -214,11 +214,14 @@ func (a *app) setup() (r *runtime.Runner, err *setupError, validation error) {
 	a.masker.AddSpecSecrets(connSpec, config)
 	a.warn(src.Warnings)
 	a.warn(warnings)
-	config, nerr := a.normalize(src.ConfigRules, config)
-	if nerr != nil {
-		return nil, &setupError{message: nerr.Error(), checkFails: true}, nil
+	if src.ConfigRules != nil {
+		// The rules may move or add values: their secrets are masked too.
+		var nerr error
+		if config, nerr = a.normalize(src.ConfigRules, config); nerr != nil {
+			return nil, &setupError{message: nerr.Error(), checkFails: true}, nil
+		}
+		a.masker.AddSpecSecrets(connSpec, config)
 	}
-	a.masker.AddSpecSecrets(connSpec, config)
 	validation = manifest.ValidateConfig(connSpec, config)
 	if validation == nil {
 		if verr := a.validateRules(src.ConfigRules, config); verr != nil {
