@@ -13,21 +13,30 @@ import (
 // config values the spec marks airbyte_secret and every token obtained at run
 // time; their URL-encoded forms are masked too.
 type Masker struct {
-	mu       sync.RWMutex
-	secrets  map[string]bool
-	replacer *strings.Replacer
+	mu         sync.RWMutex
+	secrets    map[string]bool // every form of every secret
+	registered map[string]bool // the values given to Add
+	replacer   *strings.Replacer
 }
 
 // NewMasker returns an empty masker.
-func NewMasker() *Masker { return &Masker{secrets: map[string]bool{}} }
+func NewMasker() *Masker { return &Masker{secrets: map[string]bool{}, registered: map[string]bool{}} }
 
-// Add registers a secret value.
+// Add registers a secret value. A value given again (an authenticator's
+// credentials, on each request) costs a lookup.
 func (m *Masker) Add(s string) {
 	if len(s) < 3 {
 		return // too short to mask without destroying every message
 	}
+	m.mu.RLock()
+	known := m.registered[s]
+	m.mu.RUnlock()
+	if known {
+		return
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.registered[s] = true
 	added := false
 	forms := append([]string{s, url.QueryEscape(s), url.PathEscape(s)}, jsonForms(s)...)
 	for _, v := range forms {
