@@ -12,6 +12,8 @@ var defaultTypes = map[string]string{
 	"DeclarativeSource.spec":                    "Spec",
 	"DeclarativeSource.streams":                 "DeclarativeStream",
 	"ConditionalStreams.streams":                "DeclarativeStream",
+	"StateDelegatingStream.full_refresh_stream": "DeclarativeStream",
+	"StateDelegatingStream.incremental_stream":  "DeclarativeStream",
 	"DeclarativeStream.retriever":               "SimpleRetriever",
 	"DeclarativeStream.schema_loader":           "JsonFileSchemaLoader", // InlineSchemaLoader when it holds a schema
 	"DatetimeBasedCursor.start_datetime":        "MinMaxDatetime",
