@@ -300,3 +300,16 @@ dynamic_streams:
 		"GET /two/changes?since=" + q("2024-01-03T10:00:00Z") + "&until=" + q("2024-01-03T12:00:00Z"),
 	})
 }
+
+func TestSpecDerivedFromStateDelegatingStreamAuthenticator(t *testing.T) {
+	m := `version: 6.0.0
+check: {stream_names: [items]}
+streams:
+` + indent("- "+strings.ReplaceAll(delegatingStream("https://api.example.com", ""), "\n", "\n  "), 2) + "\n"
+	m = strings.Replace(m, "path: /items}", "path: /items, authenticator: {type: BearerAuthenticator, api_token: \"{{ config['token'] }}\"}}", 1)
+	got, _ := specOf(t, m)
+	want := `{"connectionSpecification":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":true,"properties":{"token":{"airbyte_secret":true,"order":0,"title":"API Key","type":"string"}},"required":["token"],"type":"object"}}`
+	if got != want {
+		t.Errorf("spec\n got: %s\nwant: %s", got, want)
+	}
+}

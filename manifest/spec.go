@@ -166,10 +166,15 @@ func findAuthenticator(resolved map[string]any) (string, map[string]any) {
 	streams, _ := resolved["streams"].([]any)
 	for i, s := range streams {
 		sm, _ := s.(map[string]any)
+		path := index("streams", i)
+		if sm["type"] == "StateDelegatingStream" { // its full refresh stream stands for it
+			sm, _ = sm["full_refresh_stream"].(map[string]any)
+			path += ".full_refresh_stream"
+		}
 		ret, _ := sm["retriever"].(map[string]any)
 		req, _ := ret["requester"].(map[string]any)
 		if a, ok := req["authenticator"].(map[string]any); ok {
-			return fmt.Sprintf("streams[%d].retriever.requester.authenticator", i), a
+			return path + ".retriever.requester.authenticator", a
 		}
 	}
 	return "", nil
