@@ -24,9 +24,11 @@ var imageFolder = filepath.Dir(manifest.ImagePath)
 
 const draft07 = "http://json-schema.org/draft-07/schema#"
 
-// permissiveSchema is the schema of a stream that declares none.
-func permissiveSchema() map[string]any {
-	return map[string]any{"$schema": draft07, "type": "object", "additionalProperties": true, "properties": map[string]any{}}
+// emptySchema is the schema of a stream that declares none and has no
+// schema file: the empty schema, which any record matches, as the
+// reference's DefaultSchemaLoader gives.
+func emptySchema() map[string]any {
+	return map[string]any{}
 }
 
 // streamSchema returns a stream's JSON schema from its schema loaders,
@@ -74,7 +76,7 @@ func (r *Runner) loadSchema(ctx context.Context, st *manifest.Stream) (map[strin
 		if err != nil || found {
 			return s, err
 		}
-		return permissiveSchema(), nil
+		return emptySchema(), nil
 	case 1:
 		return r.runLoader(ctx, st, st.SchemaLoaders[0])
 	}
