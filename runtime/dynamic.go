@@ -20,10 +20,16 @@ type dynamicStreams struct {
 	made map[string][]*manifest.Stream // dynamic stream name -> its streams, in order
 }
 
-// resolveDynamic makes the streams of dynamic_streams and adds them to the
-// source's streams, once: for check, discover and read alike.
+// resolveDynamic settles the source's streams once, for check, discover
+// and read alike: the streams of ConditionalStreams stay only when their
+// condition holds (conditional.go), then the streams of dynamic_streams are
+// made and added.
 func (r *Runner) resolveDynamic(ctx context.Context) error {
-	r.dynamic.once.Do(func() { r.dynamic.err = r.makeDynamic(ctx) })
+	r.dynamic.once.Do(func() {
+		if r.dynamic.err = r.applyConditions(); r.dynamic.err == nil {
+			r.dynamic.err = r.makeDynamic(ctx)
+		}
+	})
 	return r.dynamic.err
 }
 
