@@ -18,6 +18,14 @@ type dynamicStreams struct {
 	once sync.Once
 	err  error
 	made map[string][]*manifest.Stream // dynamic stream name -> its streams, in order
+	raw  []madeStream                  // the definitions of the streams made, in order
+}
+
+// madeStream is the definition of a stream a dynamic stream made: its
+// template with the mappings applied and parameters propagated.
+type madeStream struct {
+	dynamicName string
+	definition  map[string]any
 }
 
 // resolveDynamic settles the source's streams once, for check, discover
@@ -73,6 +81,7 @@ func (r *Runner) makeDynamic(ctx context.Context) error {
 			taken[st.Name] = true
 			r.Source.Streams = append(r.Source.Streams, st)
 			r.dynamic.made[ds.Name] = append(r.dynamic.made[ds.Name], st)
+			r.dynamic.raw = append(r.dynamic.raw, madeStream{ds.Name, raw})
 		}
 	}
 	return nil
