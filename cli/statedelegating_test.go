@@ -76,7 +76,7 @@ func TestStateDelegatingStreamReadsFullRefreshStreamWithoutState(t *testing.T) {
 
 	// discover, like check, has no state: Airbyte shows the full refresh stream.
 	res := runCLI(t, "discover", "--manifest", c.manifest, "--config", c.config)
-	want := `{"type":"CATALOG","catalog":{"streams":[{"name":"items","json_schema":{"properties":{"id":{"type":"integer"},"updated_at":{"type":"string"}},"type":"object"},"supported_sync_modes":["full_refresh","incremental"],"source_defined_cursor":true,"default_cursor_field":["updated_at"],"source_defined_primary_key":[["id"]],"is_resumable":true}]}}` + "\n"
+	want := `{"type":"CATALOG","catalog":{"streams":[{"name":"items","json_schema":{"properties":{"id":{"type":"integer"},"updated_at":{"type":"string"}},"type":"object"},"supported_sync_modes":["full_refresh","incremental"],"source_defined_cursor":true,"default_cursor_field":["updated_at"],"source_defined_primary_key":[["id"]],"is_resumable":true,"is_file_based":false}]}}` + "\n"
 	if res.code != 0 || res.stdout != want {
 		t.Errorf("discover:\n got: %s\nwant: %s", res.stdout, want)
 	}
