@@ -20,31 +20,23 @@ end_datetime: "2024-01-03T12:00:00Z"`
 // reading /items without state and /changes, day by day, with one.
 // extra goes in the StateDelegatingStream itself.
 func delegatingStream(url, extra string) string {
-	return fmt.Sprintf(`type: StateDelegatingStream
+	return fmt.Sprintf("type: StateDelegatingStream\nname: items\n%s\nfull_refresh_stream:\n%s\nincremental_stream:\n%s", extra,
+		indent(delegateOf(url, "/items", "{id: {type: integer}, updated_at: {type: string}}", wholeCursor), 2),
+		indent(delegateOf(url, "/changes", "{id: {type: integer}}", dailyCursor), 2))
+}
+
+// delegateOf is one stream of delegatingStream.
+func delegateOf(url, path, properties, cursor string) string {
+	return fmt.Sprintf(`type: DeclarativeStream
 name: items
-%[3]s
-full_refresh_stream:
-  type: DeclarativeStream
-  name: items
-  primary_key: [id]
-  schema_loader: {type: InlineSchemaLoader, schema: {type: object, properties: {id: {type: integer}, updated_at: {type: string}}}}
-  retriever:
-    type: SimpleRetriever
-    requester: {type: HttpRequester, url_base: %[1]q, path: /items}
-    record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}
-  incremental_sync:
-%[2]s
-incremental_stream:
-  type: DeclarativeStream
-  name: items
-  primary_key: [id]
-  schema_loader: {type: InlineSchemaLoader, schema: {type: object, properties: {id: {type: integer}}}}
-  retriever:
-    type: SimpleRetriever
-    requester: {type: HttpRequester, url_base: %[1]q, path: /changes}
-    record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}
-  incremental_sync:
-%[4]s`, url, indent(wholeCursor, 4), extra, indent(dailyCursor, 4))
+primary_key: [id]
+schema_loader: {type: InlineSchemaLoader, schema: {type: object, properties: %s}}
+retriever:
+  type: SimpleRetriever
+  requester: {type: HttpRequester, url_base: %q, path: %s}
+  record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}
+incremental_sync:
+%s`, properties, url, path, indent(cursor, 2))
 }
 
 // delegatingManifest is a source whose one stream is delegatingStream.
