@@ -377,3 +377,50 @@ func TestMisspelledDecoderFieldIsWarnedAbout(t *testing.T) {
 	equalLists(t, "warnings", res.logs("WARN"), []string{`streams[0].retriever.decoder.delimeter: CsvDecoder has no field "delimeter" (did you mean delimiter?); it is ignored`})
 	equalLists(t, "records", rawRecords(res, "d"), []string{`{"id;v":"1;a"}`})
 }
+
+// A body (or a first line) that starts with a UTF-8 byte order mark is read
+// as if it did not: the reference reads an XML body so but drops a JSON body
+// or JSON line that starts with one, and keeps it in a line's text.
+func TestByteOrderMarkIsDropped(t *testing.T) {
+	const bom = "\xef\xbb\xbf"
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		switch r.URL.Path + "?" + r.URL.RawQuery {
+		case "/json?":
+			fmt.Fprint(w, bom+`{"data":[{"id":1}],"next":"p2"}`)
+		case "/json?cursor=p2":
+			fmt.Fprint(w, bom+`[{"data":[{"id":2}]}]`)
+		case "/xml?":
+			fmt.Fprint(w, bom+`<r><item><id>3</id></item></r>`)
+		case "/jsonl?":
+			fmt.Fprint(w, bom+"{\"id\":4}\n{\"id\":5}\n")
+		case "/lines?":
+			fmt.Fprint(w, bom+"six\nseven\n")
+		}
+	})
+	m := func(path, decoder, fieldPath, more string) string {
+		return stream("d", "url_base: "+a.URL+"\npath: "+path, fieldPath, "decoder: "+decoder+"\n"+more)
+	}
+	cursor := `paginator:
+  type: DefaultPaginator
+  page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: cursor}
+  pagination_strategy: {type: CursorPagination, cursor_value: "{{ response.next }}"}`
+	cases := []struct {
+		manifest string
+		requests []string
+		records  []string
+	}{
+		{m("/json", "{type: JsonDecoder}", "[data]", cursor), []string{"GET /json", "GET /json?cursor=p2"}, []string{`{"id":1}`, `{"id":2}`}},
+		{m("/xml", "{type: XmlDecoder}", "[r, item]", ""), []string{"GET /xml"}, []string{`{"id":"3"}`}},
+		{m("/jsonl", "{type: JsonlDecoder}", "[]", ""), []string{"GET /jsonl"}, []string{`{"id":4}`, `{"id":5}`}},
+		{m("/lines", "{type: IterableDecoder}", "[]", ""), []string{"GET /lines"}, []string{`{"record":"six"}`, `{"record":"seven"}`}},
+	}
+	for _, c := range cases {
+		before := len(a.lines())
+		res := newConnector(t, c.manifest, nil, "d").read(t)
+		if res.code != 0 || len(res.errors()) != 0 || len(res.logs("WARN")) != 0 {
+			t.Fatalf("exit %d: %s", res.code, res.stdout)
+		}
+		equalLists(t, "requests", a.lines()[before:], c.requests)
+		equalLists(t, "records", rawRecords(res, "d"), c.records)
+	}
+}

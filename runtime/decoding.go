@@ -32,7 +32,8 @@ func (s *streamReader) decodePage(resp *request.Response) (decodedPage, error) {
 		if s.recycle {
 			into = s.spare[:0] // the previous page's, emitted
 		}
-		records, top, err := cutRecords(into, resp.Body, s.path, true)
+		body := decode.TrimBOM(resp.Body)
+		records, top, err := cutRecords(into, body, s.path, true)
 		if s.recycle {
 			s.spare = records
 		}
@@ -42,7 +43,7 @@ func (s *streamReader) decodePage(resp *request.Response) (decodedPage, error) {
 		if err == nil && s.expander != nil {
 			records, err = s.expander.Expand(records)
 		}
-		return decodedPage{records: records, doc: resp.Body, top: top}, err
+		return decodedPage{records: records, doc: body, top: top}, err
 	}
 	var p decodedPage
 	var batch recordBatch
