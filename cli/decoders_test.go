@@ -424,3 +424,37 @@ func TestByteOrderMarkIsDropped(t *testing.T) {
 		equalLists(t, "records", rawRecords(res, "d"), c.records)
 	}
 }
+
+// NaN, Infinity and -Infinity, which APIs written in Python send, are read
+// as null with one warning, as the reference reads them, instead of failing
+// the stream.
+func TestNaNAndInfinityAreReadAsNull(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		switch r.URL.Path + "?" + r.URL.RawQuery {
+		case "/json?":
+			fmt.Fprint(w, `{"data":[{"id":1,"score":NaN,"s":"NaN"}],"next":"p2","max":Infinity}`)
+		case "/json?cursor=p2":
+			fmt.Fprint(w, `{"data":[{"id":2,"score":-Infinity}]}`)
+		case "/jsonl?":
+			fmt.Fprint(w, "{\"id\":3,\"score\":NaN}\n{\"id\":4,\"score\":Nope}\n")
+		}
+	})
+	cursor := `paginator:
+  type: DefaultPaginator
+  page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: cursor}
+  pagination_strategy: {type: CursorPagination, cursor_value: "{{ response.next }}"}`
+	res := newConnector(t, stream("d", "url_base: "+a.URL+"\npath: /json", "[data]", cursor), nil, "d").read(t)
+	if res.code != 0 || len(res.errors()) != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stdout)
+	}
+	equalLists(t, "requests", a.lines(), []string{"GET /json", "GET /json?cursor=p2"})
+	equalLists(t, "records", rawRecords(res, "d"), []string{`{"id":1,"score":null,"s":"NaN"}`, `{"id":2,"score":null}`})
+	equalLists(t, "warnings", res.logs("WARN"), []string{"Stream d: JsonDecoder: the response holds NaN, Infinity or -Infinity, which JSON does not have: read as null"})
+
+	res = newConnector(t, stream("d", "url_base: "+a.URL+"\npath: /jsonl", "[]", "decoder: {type: JsonlDecoder}"), nil, "d").read(t)
+	equalLists(t, "records", rawRecords(res, "d"), []string{`{"id":3,"score":null}`})
+	equalLists(t, "warnings", res.logs("WARN"), []string{
+		"Stream d: JsonlDecoder: the response holds NaN, Infinity or -Infinity, which JSON does not have: read as null",
+		`Stream d: JsonlDecoder: line 2 is not JSON, skipped: {"id":4,"score":Nope}`,
+	})
+}
