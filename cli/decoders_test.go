@@ -458,3 +458,25 @@ func TestNaNAndInfinityAreReadAsNull(t *testing.T) {
 		`Stream d: JsonlDecoder: line 2 is not JSON, skipped: {"id":4,"score":Nope}`,
 	})
 }
+
+// Quotes that do not follow CSV's rules are read as Python's csv module
+// reads them, so that the rows are Airbyte's: a quoted cell followed by more
+// text or a space goes on unquoted, a quote inside an unquoted cell is text.
+func TestCsvDecoderReadsMalformedQuotesAsAirbyteDoes(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		w.Header().Set("Content-Type", "text/csv")
+		fmt.Fprint(w, "id,name\r\n1,a \"b\" c\r\n2,\"x\"y\r\n3,  \"z\"\r\n\"4\" ,q\r\n5,\"two\r\nlines\"\r\n")
+	})
+	res := newConnector(t, decoderStream(a.URL, "{type: CsvDecoder}", "[]", ""), nil, "d").read(t)
+	if res.code != 0 || len(res.errors()) != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stdout)
+	}
+	equalLists(t, "requests", a.lines(), []string{"GET /d"})
+	equalLists(t, "records", rawRecords(res, "d"), []string{
+		`{"id":"1","name":"a \"b\" c"}`,
+		`{"id":"2","name":"xy"}`,
+		`{"id":"3","name":"  \"z\""}`,
+		`{"id":"4 ","name":"q"}`,
+		`{"id":"5","name":"two\nlines"}`,
+	})
+}
