@@ -8,9 +8,15 @@ import (
 
 // Stream is a DeclarativeStream.
 type Stream struct {
-	Name       string
-	Path       string // manifest path, e.g. streams[0]
-	PrimaryKey [][]string
+	Name string
+	Path string // manifest path, e.g. streams[0]
+	// Condition, for a stream of a ConditionalStreams, must hold for the
+	// config (with ConditionParameters) for the stream to be part of the
+	// source; nil for every other stream. ConditionPath is its manifest path.
+	Condition           *interp.Template
+	ConditionPath       string
+	ConditionParameters map[string]any
+	PrimaryKey          [][]string
 	// SchemaLoaders give the stream's schema, merged when there are several;
 	// none: the JSON file named after the stream, if there is one.
 	SchemaLoaders   []*SchemaLoader
