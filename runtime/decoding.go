@@ -34,9 +34,10 @@ func (s *streamReader) decodePage(resp *request.Response) (decodedPage, error) {
 		}
 		body := decode.TrimBOM(resp.Body)
 		records, top, err := cutRecords(into, body, s.path, true)
-		if fixed, ok := s.nonFinite(body, err); ok {
+		if fixed, ok := nonFinite(body, err); ok {
 			body = fixed
 			records, top, err = cutRecords(into, body, s.path, true)
+			s.logNonFinite(err)
 		}
 		if s.recycle {
 			s.spare = records
@@ -72,8 +73,9 @@ func (s *streamReader) decodePage(resp *request.Response) (decodedPage, error) {
 // skipped with a warning; another document that is not JSON is a bad body.
 func (s *streamReader) extract(doc decode.Doc) ([][]byte, error) {
 	records, err := extractRecords(nil, doc.JSON, s.path, doc.Elements)
-	if fixed, ok := s.nonFinite(doc.JSON, err); ok {
+	if fixed, ok := nonFinite(doc.JSON, err); ok {
 		records, err = extractRecords(nil, fixed, s.path, doc.Elements)
+		s.logNonFinite(err)
 	}
 	if err == nil && s.expander != nil {
 		return s.expander.Expand(records)
@@ -88,19 +90,23 @@ func (s *streamReader) extract(doc decode.Doc) ([][]byte, error) {
 	return nil, &badBody{decoder: s.dec.Name(), err: err}
 }
 
-// nonFinite gives, when a document is not JSON only because it holds NaN,
-// Infinity or -Infinity, the document with null in their place, as the
-// reference reads them; the first such document of a reader is logged.
-func (s *streamReader) nonFinite(doc []byte, err error) ([]byte, bool) {
+// nonFinite gives, when a document is not JSON and holds NaN, Infinity or
+// -Infinity, the document with null in their place, to be read again as the
+// reference reads such values.
+func nonFinite(doc []byte, err error) ([]byte, bool) {
 	if err != errNotJSON {
 		return nil, false
 	}
-	fixed, ok := decode.NonFiniteToNull(doc)
-	if ok && !s.nonFiniteLogged {
+	return decode.NonFiniteToNull(doc)
+}
+
+// logNonFinite logs the first document of a reader read with null in place
+// of NaN or Infinity.
+func (s *streamReader) logNonFinite(err error) {
+	if err == nil && !s.nonFiniteLogged {
 		s.nonFiniteLogged = true
 		s.r.log("WARN", fmt.Sprintf("Stream %s: %s: the response holds NaN, Infinity or -Infinity, which JSON does not have: read as null", s.st.Name, s.dec.Name()))
 	}
-	return fixed, ok
 }
 
 // responseValue is the response variable of cursor templates: the decoded
