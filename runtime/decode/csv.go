@@ -135,6 +135,14 @@ func (c *csvReader) read() (cells []string, line int, err error) {
 			}
 			state = inCell
 			c.add(r)
+		case quoteInQuotes:
+			if r == '"' {
+				c.cell = append(c.cell, '"')
+				state = inQuotes
+				break
+			}
+			state = inCell // the quoting ends; the cell goes on
+			fallthrough
 		case inCell:
 			switch r {
 			case '\n':
@@ -150,20 +158,6 @@ func (c *csvReader) read() (cells []string, line int, err error) {
 				state = quoteInQuotes
 			} else {
 				c.add(r)
-			}
-		case quoteInQuotes:
-			switch r {
-			case '"':
-				c.cell = append(c.cell, '"')
-				state = inQuotes
-			case '\n':
-				return c.end(), line, nil
-			case c.comma:
-				c.save()
-				state = cellStart
-			default:
-				c.add(r)
-				state = inCell
 			}
 		}
 		if state == inCell || state == inQuotes {
