@@ -25,10 +25,11 @@ type Auth struct {
 	Username   *interp.Template
 	Password   *interp.Template
 	Token      *interp.Template // Bearer and ApiKey token
-	Inject     *RequestOption   // ApiKey placement
+	Inject     *RequestOption   // ApiKey and JWT placement
 	OAuth      *OAuthConfig
 	Session    *SessionConfig
 	Selective  *SelectiveConfig
+	JWT        *JWTConfig // jwt.go
 }
 
 // SelectiveConfig is a SelectiveAuthenticator: the config value at
@@ -133,6 +134,8 @@ func (d *decoder) auth(v any, path string, allowed []string) *Auth {
 		}
 	case OAuth:
 		a.OAuth = d.oauth(m, path)
+	case JWTAuth:
+		a.JWT, a.Inject = d.jwt(m, path)
 	case SessionToken:
 		a.Session = d.session(m, path)
 	case Selective:

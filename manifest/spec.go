@@ -216,6 +216,8 @@ func authInputs(a map[string]any, path string, warnings *[]string) []input {
 	switch a["type"] {
 	case APIKeyAuth, BearerAuth:
 		field("api_token", secretInput("API Key"), true, true)
+	case JWTAuth:
+		field("secret_key", secretInput("Secret Key"), true, true)
 	case BasicAuth:
 		field("username", map[string]any{"type": "string", "title": "Username"}, true, false)
 		pw := secretInput("Password")
