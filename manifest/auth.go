@@ -191,7 +191,7 @@ func (d *decoder) oauth(m map[string]any, path string) *OAuthConfig {
 	}
 	o.InQuery, _ = m["send_refresh_request_as_query_params"].(bool)
 	if use, _ := m["use_profile_assertion"].(bool); use || m["profile_assertion"] != nil {
-		d.fail(path+".profile_assertion", "the JWT profile assertion flow is not supported (JwtAuthenticator is not)")
+		d.fail(path+".profile_assertion", "the JWT profile assertion flow (grant type jwt-bearer) is not supported: OAuth runs the refresh_token and client_credentials grants only")
 	}
 	if o.Endpoint == nil && o.AccessTokenValue == nil {
 		d.fail(path+".token_refresh_endpoint", "is required (or access_token_value, for a token that is never refreshed)")
