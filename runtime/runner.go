@@ -31,8 +31,11 @@ type Runner struct {
 
 	authMu  sync.Mutex
 	auths   map[string]auth.Authenticator
-	schemas sync.Map       // *manifest.Stream -> its JSON schema (schema.go)
-	dynamic dynamicStreams // the streams dynamic_streams made (dynamic.go)
+	schemas sync.Map // *manifest.Stream -> its JSON schema (schema.go)
+	// configuredSchemas are the json_schema of each stream of the read's
+	// configured catalog, by name, for property selectors (propertyselector.go).
+	configuredSchemas map[string]any
+	dynamic           dynamicStreams // the streams dynamic_streams made (dynamic.go)
 }
 
 // Observer is told of each data request and of each token or login request.
