@@ -1,0 +1,253 @@
+package cli
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// reportAPI is a report API: POST /jobs creates job j<n> for the JSON body's
+// account, GET /jobs/<id> answers the next of its statuses (the last one
+// again once they are used up), with the job's files once "done", GET
+// /files/<id>-<i> serves a file's rows, POST /jobs/<id>/delete and
+// /jobs/<id>/abort answer 204.
+type reportAPI struct {
+	*api
+	mu       sync.Mutex
+	statuses []string // the statuses every job goes through
+	polls    map[string]int
+	jobs     int
+}
+
+func newReportAPI(t *testing.T, statuses ...string) *reportAPI {
+	ra := &reportAPI{statuses: statuses, polls: map[string]int{}}
+	ra.api = newAPI(t, func(w http.ResponseWriter, r *http.Request, body string) {
+		ra.mu.Lock()
+		defer ra.mu.Unlock()
+		switch {
+		case r.Method == http.MethodPost && r.URL.Path == "/jobs":
+			ra.jobs++
+			w.Header().Set("X-Job-Ticket", fmt.Sprintf("t%d", ra.jobs))
+			fmt.Fprintf(w, `{"id":"j%d"}`, ra.jobs)
+		case r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/jobs/"):
+			id := strings.TrimPrefix(r.URL.Path, "/jobs/")
+			n := min(ra.polls[id], len(ra.statuses)-1)
+			ra.polls[id]++
+			if ra.statuses[n] != "done" {
+				fmt.Fprintf(w, `{"status":%q}`, ra.statuses[n])
+				return
+			}
+			fmt.Fprintf(w, `{"status":"done","files":["%[1]s/files/%[2]s-0","%[1]s/files/%[2]s-1"]}`, ra.URL, id)
+		case strings.HasPrefix(r.URL.Path, "/files/"):
+			f := strings.TrimPrefix(r.URL.Path, "/files/")
+			fmt.Fprintf(w, `{"rows":[{"id":"%[1]s-a","n":1},{"id":"%[1]s-b","n":0}]}`, f)
+		default:
+			w.WriteHeader(http.StatusNoContent)
+		}
+	})
+	return ra
+}
+
+// asyncManifest is a one-stream manifest whose stream "reports" runs the
+// report API's jobs, one per account (a1, a2), with the given extra fields
+// of the AsyncRetriever (YAML, unindented).
+func asyncManifest(url, extra string) string {
+	return fmt.Sprintf(`version: 6.0.0
+type: DeclarativeSource
+check: {type: CheckStream, stream_names: [reports]}
+concurrency_level: {type: ConcurrencyLevel, default_concurrency: 1}
+streams:
+  - type: DeclarativeStream
+    name: reports
+    primary_key: [id]
+    retriever:
+      type: AsyncRetriever
+      partition_router: {type: ListPartitionRouter, cursor_field: account, values: [a1, a2]}
+      creation_requester:
+        type: HttpRequester
+        url_base: %[1]q
+        path: /jobs
+        http_method: POST
+        request_headers: {X-Key: "{{ config.key }}"}
+        request_body_json: {account: "{{ stream_partition.account }}"}
+      polling_requester:
+        type: HttpRequester
+        url_base: %[1]q
+        path: "/jobs/{{ creation_response.id }}"
+        request_parameters: {ticket: "{{ creation_response.headers['x-job-ticket'] }}"}
+      download_requester:
+        type: HttpRequester
+        url_base: "{{ download_target }}"
+        request_parameters: {job: "{{ stream_slice.extra_fields.polling_response.status }}-{{ creation_response.id }}"}
+      delete_requester:
+        type: HttpRequester
+        url_base: %[1]q
+        path: "/jobs/{{ stream_slice.extra_fields['creation_response']['id'] }}/delete"
+        http_method: POST
+      status_extractor: {type: DpathExtractor, field_path: [status]}
+      status_mapping: {type: AsyncJobStatusMap, running: [pending, processing], completed: [done], failed: [error], timeout: [expired]}
+      download_target_extractor: {type: DpathExtractor, field_path: [files]}
+      download_extractor: {type: DpathExtractor, field_path: [rows]}
+      record_selector:
+        type: RecordSelector
+        extractor: {type: DpathExtractor, field_path: []}
+        record_filter: {type: RecordFilter, condition: "{{ record.n > 0 }}"}
+%[2]s
+    transformations: [{type: AddFields, fields: [{path: [account], value: "{{ stream_partition.account }}"}]}]
+`, url, indent(extra, 6))
+}
+
+// fastJobs makes the waits between polls short and a minute of
+// polling_job_timeout last 50ms.
+func fastJobs(t *testing.T) {
+	t.Setenv("SOURCE_DECLARATIVE_ASYNC_POLL_INTERVAL", "1ms")
+	t.Setenv("SOURCE_DECLARATIVE_ASYNC_TIMEOUT_MINUTE", "50ms")
+}
+
+func TestAsyncRetrieverRunsEachSlicesJob(t *testing.T) {
+	fastJobs(t)
+	ra := newReportAPI(t, "pending", "processing", "done")
+	c := newConnector(t, asyncManifest(ra.URL, ""), map[string]any{"key": "k1"}, "reports")
+	res := c.read(t)
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stdout)
+	}
+	var want []string
+	for i, acct := range []string{"a1", "a2"} {
+		j := fmt.Sprintf("j%d", i+1)
+		want = append(want, "POST /jobs",
+			"GET /jobs/"+j+"?ticket=t"+fmt.Sprint(i+1), "GET /jobs/"+j+"?ticket=t"+fmt.Sprint(i+1), "GET /jobs/"+j+"?ticket=t"+fmt.Sprint(i+1),
+			"GET /files/"+j+"-0?job=done-"+j, "GET /files/"+j+"-1?job=done-"+j,
+			"POST /jobs/"+j+"/delete")
+		_ = acct
+	}
+	equalLists(t, "requests", ra.lines(), want)
+	reqs := ra.requests()
+	if reqs[0].Body != `{"account":"a1"}` || reqs[0].Header.Get("X-Key") != "k1" || reqs[7].Body != `{"account":"a2"}` {
+		t.Errorf("creation requests: %q %q, %q", reqs[0].Body, reqs[0].Header.Get("X-Key"), reqs[7].Body)
+	}
+	equalLists(t, "records", res.records("reports"), []string{
+		`{"account":"a1","id":"j1-0-a","n":1}`, `{"account":"a1","id":"j1-1-a","n":1}`,
+		`{"account":"a2","id":"j2-0-a","n":1}`, `{"account":"a2","id":"j2-1-a","n":1}`,
+	})
+	equalLists(t, "statuses", res.statuses("reports"), []string{"STARTED", "RUNNING", "COMPLETE"})
+}
+
+func TestAsyncRetrieverRetriesFailedJobsThenFails(t *testing.T) {
+	fastJobs(t)
+	ra := newReportAPI(t, "error")
+	c := newConnector(t, asyncManifest(ra.URL, ""), map[string]any{"key": "k1"}, "reports")
+	res := c.read(t)
+	equalLists(t, "requests", ra.lines(), []string{
+		"POST /jobs", "GET /jobs/j1?ticket=t1",
+		"POST /jobs", "GET /jobs/j2?ticket=t2",
+		"POST /jobs", "GET /jobs/j3?ticket=t3",
+	})
+	errs := res.errors()
+	if res.code != 1 || len(errs) != 2 || errs[0]["failure_type"] != "config_error" ||
+		errs[0]["message"] != `stream reports: the job of slice {"account":"a1"} did not complete: failed after 3 attempt(s)` {
+		t.Fatalf("exit %d, errors %v", res.code, errs)
+	}
+	if len(res.records("reports")) != 0 {
+		t.Errorf("records: %v", res.records("reports"))
+	}
+	equalLists(t, "statuses", res.statuses("reports"), []string{"STARTED", "INCOMPLETE"})
+}
+
+func TestAsyncRetrieverStartsAFailedJobAgain(t *testing.T) {
+	fastJobs(t)
+	ra := newReportAPI(t, "error")
+	// The third job completes: the statuses depend on the job, not the poll.
+	ra.api.Config.Handler = jobsFailingUntil(ra, 3)
+	c := newConnector(t, asyncManifest(ra.URL, ""), map[string]any{"key": "k1"}, "reports")
+	res := c.read(t)
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stdout)
+	}
+	equalLists(t, "requests", ra.lines()[:10], []string{
+		"POST /jobs", "GET /jobs/j1?ticket=t1",
+		"POST /jobs", "GET /jobs/j2?ticket=t2",
+		"POST /jobs", "GET /jobs/j3?ticket=t3",
+		"GET /files/j3-0?job=done-j3", "GET /files/j3-1?job=done-j3", "POST /jobs/j3/delete",
+		"POST /jobs",
+	})
+	if got := res.logs("WARN"); len(got) != 2 || got[0] != `Stream reports: the job of slice {"account":"a1"} ended failed; starting it again (attempt 2 of 3)` {
+		t.Errorf("warnings: %q", got)
+	}
+	if len(res.records("reports")) != 4 {
+		t.Errorf("records: %v", res.records("reports"))
+	}
+}
+
+// jobsFailingUntil serves the report API, with jobs before the n-th
+// failing and the others done at once.
+func jobsFailingUntil(ra *reportAPI, n int) http.Handler {
+	inner := ra.api.Config.Handler
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/jobs/") {
+			var k int
+			fmt.Sscanf(strings.TrimPrefix(r.URL.Path, "/jobs/j"), "%d", &k)
+			ra.mu.Lock()
+			if k < n {
+				ra.statuses = []string{"error"}
+			} else {
+				ra.statuses = []string{"done"}
+			}
+			ra.mu.Unlock()
+		}
+		inner.ServeHTTP(w, r)
+	})
+}
+
+func TestAsyncRetrieverAbortsTimedOutJobs(t *testing.T) {
+	fastJobs(t)
+	ra := newReportAPI(t, "expired")
+	abort := "abort_requester: {type: HttpRequester, url_base: " + fmt.Sprintf("%q", ra.URL) + `, path: "/jobs/{{ creation_response.id }}/abort", http_method: POST}`
+	c := newConnector(t, asyncManifest(ra.URL, abort), map[string]any{"key": "k1"}, "reports")
+	res := c.read(t)
+	equalLists(t, "requests", ra.lines(), []string{
+		"POST /jobs", "GET /jobs/j1?ticket=t1", "POST /jobs/j1/abort",
+		"POST /jobs", "GET /jobs/j2?ticket=t2", "POST /jobs/j2/abort",
+		"POST /jobs", "GET /jobs/j3?ticket=t3", "POST /jobs/j3/abort",
+	})
+	if errs := res.errors(); res.code != 1 || len(errs) != 2 || errs[0]["message"] != `stream reports: the job of slice {"account":"a1"} did not complete: timeout after 3 attempt(s)` {
+		t.Fatalf("exit %d, errors %v", res.code, errs)
+	}
+}
+
+func TestAsyncRetrieverPollingJobTimeout(t *testing.T) {
+	fastJobs(t) // a minute lasts 50ms: the job never done times out
+	ra := newReportAPI(t, "pending")
+	abort := "polling_job_timeout: 1\nabort_requester: {type: HttpRequester, url_base: " + fmt.Sprintf("%q", ra.URL) + `, path: "/jobs/{{ creation_response.id }}/abort", http_method: POST}`
+	c := newConnector(t, asyncManifest(ra.URL, abort), map[string]any{"key": "k1"}, "reports")
+	res := c.read(t)
+	var collapsed []string
+	for _, l := range ra.lines() {
+		if n := len(collapsed); n > 0 && collapsed[n-1] == l {
+			continue
+		}
+		collapsed = append(collapsed, l)
+	}
+	equalLists(t, "requests, repeated polls once", collapsed, []string{
+		"POST /jobs", "GET /jobs/j1?ticket=t1", "POST /jobs/j1/abort",
+		"POST /jobs", "GET /jobs/j2?ticket=t2", "POST /jobs/j2/abort",
+		"POST /jobs", "GET /jobs/j3?ticket=t3", "POST /jobs/j3/abort",
+	})
+	if errs := res.errors(); res.code != 1 || len(errs) != 2 || !strings.Contains(errs[0]["message"].(string), "timeout after 3 attempt(s)") {
+		t.Fatalf("exit %d, errors %v", res.code, errs)
+	}
+}
+
+func TestAsyncRetrieverUnknownStatus(t *testing.T) {
+	fastJobs(t)
+	ra := newReportAPI(t, "queued")
+	c := newConnector(t, asyncManifest(ra.URL, ""), map[string]any{"key": "k1"}, "reports")
+	res := c.read(t)
+	equalLists(t, "requests", ra.lines(), []string{"POST /jobs", "GET /jobs/j1?ticket=t1"})
+	want := fmt.Sprintf(`stream reports: streams[0].retriever.status_mapping: the API status "queued" (from %s/jobs/j1?ticket=t1) is not in any of its lists; add it where it belongs`, ra.URL)
+	if errs := res.errors(); res.code != 1 || len(errs) != 2 || errs[0]["failure_type"] != "config_error" || errs[0]["message"] != want {
+		t.Fatalf("exit %d, errors %v", res.code, errs)
+	}
+}
