@@ -251,3 +251,178 @@ func TestAsyncRetrieverUnknownStatus(t *testing.T) {
 		t.Fatalf("exit %d, errors %v", res.code, errs)
 	}
 }
+
+// datedReportAPI runs one job per POST /jobs, done at the first poll, whose
+// one file holds one record updated at 06:00 on the day the job's body
+// starts ("from").
+func datedReportAPI(t *testing.T) *api {
+	var mu sync.Mutex
+	days := map[string]string{}
+	var a *api
+	a = newAPI(t, func(w http.ResponseWriter, r *http.Request, body string) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case r.URL.Path == "/jobs":
+			id := fmt.Sprintf("j%d", len(days)+1)
+			var from string
+			if i := strings.Index(body, `"from":"`); i >= 0 {
+				from = body[i+8 : i+18]
+			}
+			days[id] = from
+			fmt.Fprintf(w, `{"id":%q}`, id)
+		case strings.HasPrefix(r.URL.Path, "/jobs/"):
+			fmt.Fprintf(w, `{"status":"done","files":["%s/files/%s"]}`, a.URL, strings.TrimPrefix(r.URL.Path, "/jobs/"))
+		default:
+			id := strings.TrimPrefix(r.URL.Path, "/files/")
+			fmt.Fprintf(w, `[{"id":%q,"updated_at":"%sT06:00:00Z"}]`, id, days[id])
+		}
+	})
+	return a
+}
+
+func datedAsyncManifest(url string) string {
+	return fmt.Sprintf(`version: 6.0.0
+type: DeclarativeSource
+check: {type: CheckStream, stream_names: [items]}
+streams:
+  - type: DeclarativeStream
+    name: items
+    primary_key: [id]
+    retriever:
+      type: AsyncRetriever
+      creation_requester:
+        type: HttpRequester
+        url_base: %[1]q
+        path: /jobs
+        http_method: POST
+        request_body_json: {from: "{{ stream_interval.start_time }}", to: "{{ stream_interval.end_time }}"}
+      polling_requester: {type: HttpRequester, url_base: %[1]q, path: "/jobs/{{ creation_response.id }}"}
+      download_requester: {type: HttpRequester, url_base: "{{ download_target }}"}
+      status_extractor: {type: DpathExtractor, field_path: [status]}
+      status_mapping: {type: AsyncJobStatusMap, running: [], completed: [done], failed: [], timeout: []}
+      download_target_extractor: {type: DpathExtractor, field_path: [files]}
+      record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: []}}
+    incremental_sync:
+      type: DatetimeBasedCursor
+      cursor_field: updated_at
+      datetime_format: "%%Y-%%m-%%dT%%H:%%M:%%SZ"
+      start_datetime: "2024-01-01T00:00:00Z"
+      end_datetime: "2024-01-02T23:59:59Z"
+      step: P1D
+      cursor_granularity: PT1S
+      start_time_option: {type: RequestOption, inject_into: request_parameter, field_name: since}
+`, url)
+}
+
+func TestAsyncRetrieverIncrementalStateAfterEachSlice(t *testing.T) {
+	fastJobs(t)
+	a := datedReportAPI(t)
+	c := incrementalConnector(t, datedAsyncManifest(a.URL), nil, "items")
+	res := c.read(t)
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stdout)
+	}
+	equalLists(t, "requests", a.lines(), []string{"POST /jobs", "GET /jobs/j1", "GET /files/j1", "POST /jobs", "GET /jobs/j2", "GET /files/j2"})
+	reqs := a.requests()
+	if reqs[0].Body != `{"from":"2024-01-01T00:00:00Z","to":"2024-01-01T23:59:59Z"}` || reqs[3].Body != `{"from":"2024-01-02T00:00:00Z","to":"2024-01-02T23:59:59Z"}` {
+		t.Errorf("creation bodies: %q, %q", reqs[0].Body, reqs[3].Body)
+	}
+	equalLists(t, "records", res.records("items"), []string{`{"id":"j1","updated_at":"2024-01-01T06:00:00Z"}`, `{"id":"j2","updated_at":"2024-01-02T06:00:00Z"}`})
+	equalLists(t, "states", res.states(), []string{
+		itemState(`{"updated_at":"2024-01-01T06:00:00Z"}`, 1),
+		itemState(`{"updated_at":"2024-01-02T06:00:00Z"}`, 1),
+	})
+	if w := res.logs("WARN"); len(w) != 1 || !strings.Contains(w[0], "incremental_sync.start_time_option: is not sent by an AsyncRetriever") {
+		t.Errorf("warnings: %q", w)
+	}
+
+	// The next sync starts from the state.
+	a2 := datedReportAPI(t)
+	c2 := incrementalConnector(t, datedAsyncManifest(a2.URL), nil, "items")
+	state := writeFile(t, c2.dir, "state.json", `[{"type":"STREAM","stream":{"stream_descriptor":{"name":"items"},"stream_state":{"updated_at":"2024-01-02T06:00:00Z"}}}]`)
+	res = c2.read(t, "--state", state)
+	equalLists(t, "requests from the state", a2.lines(), []string{"POST /jobs", "GET /jobs/j1", "GET /files/j1"})
+	if body := a2.requests()[0].Body; body != `{"from":"2024-01-02T06:00:00Z","to":"2024-01-02T23:59:59Z"}` {
+		t.Errorf("creation body: %q", body)
+	}
+}
+
+func TestAsyncRetrieverDownloadTargetRequesterAndPaginator(t *testing.T) {
+	fastJobs(t)
+	var a *api
+	a = newAPI(t, func(w http.ResponseWriter, r *http.Request, body string) {
+		switch {
+		case r.URL.Path == "/jobs":
+			fmt.Fprint(w, `{"id":"j1"}`)
+		case r.URL.Path == "/jobs/j1":
+			fmt.Fprint(w, `{"state":{"name":"SUCCESS"},"report":"r9"}`)
+		case r.URL.Path == "/reports/r9/urls":
+			fmt.Fprintf(w, `{"urls":[{"href":"%s/data/r9"}]}`, a.URL)
+		case r.URL.Query().Get("cursor") == "":
+			fmt.Fprint(w, `{"rows":[{"id":1}],"next":"c2"}`)
+		default:
+			fmt.Fprint(w, `{"rows":[{"id":2}],"next":null}`)
+		}
+	})
+	m := fmt.Sprintf(`version: 6.0.0
+type: DeclarativeSource
+check: {type: CheckStream, stream_names: [rows]}
+streams:
+  - type: DeclarativeStream
+    name: rows
+    retriever:
+      type: AsyncRetriever
+      creation_requester: {type: HttpRequester, url_base: %[1]q, path: /jobs, http_method: POST}
+      polling_requester: {type: HttpRequester, url_base: %[1]q, path: "/jobs/{{ creation_response.id }}"}
+      download_target_requester: {type: HttpRequester, url_base: %[1]q, path: "/reports/{{ polling_response.report }}/urls"}
+      download_target_extractor: {type: DpathExtractor, field_path: [urls, "*", href]}
+      download_requester: {type: HttpRequester, url_base: "{{ download_target }}"}
+      download_extractor: {type: DpathExtractor, field_path: [rows]}
+      download_paginator:
+        type: DefaultPaginator
+        pagination_strategy: {type: CursorPagination, cursor_value: "{{ response.next }}", stop_condition: "{{ not response.next }}"}
+        page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: cursor}
+      status_extractor: {type: DpathExtractor, field_path: [state, name]}
+      status_mapping: {type: AsyncJobStatusMap, running: [PENDING], completed: [SUCCESS], failed: [FAILURE], timeout: [TIMEOUT]}
+      record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: []}}
+`, a.URL)
+	res := newConnector(t, m, nil, "rows").read(t)
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stdout)
+	}
+	equalLists(t, "requests", a.lines(), []string{"POST /jobs", "GET /jobs/j1", "GET /reports/r9/urls", "GET /data/r9", "GET /data/r9?cursor=c2"})
+	equalLists(t, "records", res.records("rows"), []string{`{"id":1}`, `{"id":2}`})
+}
+
+func TestAsyncRetrieverRefusedAtLoad(t *testing.T) {
+	base := `type: AsyncRetriever
+creation_requester: {type: HttpRequester, url_base: "http://x", http_method: POST}
+polling_requester: {type: HttpRequester, url_base: "http://x"}
+download_requester: {type: HttpRequester, url_base: "{{ download_target }}"}
+status_extractor: {type: DpathExtractor, field_path: [status]}
+record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: []}}
+`
+	mapping := "status_mapping: {type: AsyncJobStatusMap, running: [a], completed: [b], failed: [c], timeout: [d]}\n"
+	targets := "download_target_extractor: {type: DpathExtractor, field_path: [urls]}\n"
+	for _, tc := range []struct{ name, retriever, want string }{
+		{"no download_target_extractor", base + mapping, "streams[0].retriever.download_target_extractor: is required"},
+		{"a status in two lists", base + targets + "status_mapping: {type: AsyncJobStatusMap, running: [a], completed: [b, a], failed: [], timeout: []}\n",
+			`streams[0].retriever.status_mapping.completed[1]: API status "a" is already mapped to running`},
+		{"a status_mapping without timeout", base + targets + "status_mapping: {type: AsyncJobStatusMap, running: [a], completed: [b], failed: [c]}\n",
+			"streams[0].retriever.status_mapping"},
+		{"job responses read as XML", base + targets + mapping + "decoder: {type: XmlDecoder}\n",
+			"streams[0].retriever.decoder: XmlDecoder is not supported for the job's responses"},
+		{"a download extractor writing files", base + targets + mapping + "download_extractor: {type: ResponseToFileExtractor}\n",
+			"streams[0].retriever.download_extractor: ResponseToFileExtractor is not supported here"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := "version: 6.0.0\ntype: DeclarativeSource\ncheck: {type: CheckStream, stream_names: [s]}\nstreams:\n  - type: DeclarativeStream\n    name: s\n    retriever:\n" + indent(tc.retriever, 6)
+			c := newConnector(t, m, nil, "s")
+			res := runCLI(t, "discover", "--manifest", c.manifest, "--config", c.config)
+			if errs := res.errors(); res.code != 1 || len(errs) != 1 || !strings.Contains(errs[0]["message"].(string), tc.want) {
+				t.Errorf("want %q in:\n%s", tc.want, res.stdout)
+			}
+		})
+	}
+}
