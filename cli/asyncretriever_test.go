@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -424,5 +425,103 @@ record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_
 				t.Errorf("want %q in:\n%s", tc.want, res.stdout)
 			}
 		})
+	}
+}
+
+// asyncTestRead runs a Connector Builder test read of the report stream.
+func asyncTestRead(t *testing.T, ra *reportAPI) (result, StreamReadView) {
+	m, err := yamlToMap(asyncManifest(ra.URL, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newConnector(t, "", map[string]any{"__command": "test_read", "__injected_declarative_manifest": m, "key": "k1"}, "reports")
+	res := runCLI(t, "read", "--config", c.config, "--catalog", c.catalog)
+	var view StreamReadView
+	if recs := res.ofType("RECORD"); len(recs) == 1 {
+		b, _ := json.Marshal(recs[0]["record"].(map[string]any)["data"])
+		if err := json.Unmarshal(b, &view); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return res, view
+}
+
+// StreamReadView is the part of a test read the async tests look at.
+type StreamReadView struct {
+	Logs   []struct{ Level, Message string }
+	Slices []struct {
+		SliceDescriptor   map[string]any `json:"slice_descriptor"`
+		AuxiliaryRequests []struct {
+			Title, Type string
+			Request     struct {
+				URL        string `json:"url"`
+				HTTPMethod string `json:"http_method"`
+			}
+		} `json:"auxiliary_requests"`
+		Pages []struct {
+			Request struct {
+				URL string `json:"url"`
+			}
+			Records []map[string]any
+		}
+	}
+}
+
+func TestAsyncRetrieverTestReadShowsJobRequestsPerSlice(t *testing.T) {
+	fastJobs(t)
+	ra := newReportAPI(t, "pending", "done")
+	res, view := asyncTestRead(t, ra)
+	if res.code != 0 || len(view.Slices) != 2 {
+		t.Fatalf("exit %d: %s", res.code, res.stdout)
+	}
+	for i, sl := range view.Slices {
+		j := fmt.Sprintf("j%d", i+1)
+		var aux, pages []string
+		for _, a := range sl.AuxiliaryRequests {
+			aux = append(aux, a.Type+" "+a.Title+": "+a.Request.HTTPMethod+" "+strings.TrimPrefix(a.Request.URL, ra.URL))
+		}
+		for _, p := range sl.Pages {
+			pages = append(pages, fmt.Sprintf("%s: %d records", strings.TrimPrefix(p.Request.URL, ra.URL), len(p.Records)))
+		}
+		tk := fmt.Sprintf("?ticket=t%d", i+1)
+		equalLists(t, "auxiliary requests of slice "+j, aux, []string{
+			"ASYNC_CREATE Async Job -- Create: POST /jobs",
+			"ASYNC_POLL Async Job -- Polling: GET /jobs/" + j + tk,
+			"ASYNC_POLL Async Job -- Polling: GET /jobs/" + j + tk,
+			"ASYNC_DELETE Async Job -- Delete: POST /jobs/" + j + "/delete",
+		})
+		equalLists(t, "pages of slice "+j, pages, []string{"/files/" + j + "-0?job=done-" + j + ": 1 records", "/files/" + j + "-1?job=done-" + j + ": 1 records"})
+		if sl.SliceDescriptor["account"] != []string{"a1", "a2"}[i] {
+			t.Errorf("slice %d descriptor: %v", i, sl.SliceDescriptor)
+		}
+	}
+}
+
+func TestAsyncRetrieverTestReadTriesAJobOnce(t *testing.T) {
+	fastJobs(t)
+	ra := newReportAPI(t, "error")
+	res, _ := asyncTestRead(t, ra)
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stdout)
+	}
+	equalLists(t, "requests: one attempt, as Airbyte's builder makes", ra.lines(), []string{"POST /jobs", "GET /jobs/j1?ticket=t1"})
+	if !strings.Contains(res.stdout, `did not complete: failed after 1 attempt(s)`) {
+		t.Errorf("the test read does not say the job failed: %s", res.stdout)
+	}
+}
+
+func TestAsyncRetrieverCheckAndDiscover(t *testing.T) {
+	fastJobs(t)
+	ra := newReportAPI(t, "done")
+	c := newConnector(t, asyncManifest(ra.URL, ""), map[string]any{"key": "k1"}, "reports")
+	res := c.check(t)
+	if res.code != 0 || !strings.Contains(res.stdout, `"status":"SUCCEEDED"`) {
+		t.Fatalf("check: exit %d: %s", res.code, res.stdout)
+	}
+	equalLists(t, "check requests: up to the first record, then the job is deleted", ra.lines(),
+		[]string{"POST /jobs", "GET /jobs/j1?ticket=t1", "GET /files/j1-0?job=done-j1", "POST /jobs/j1/delete"})
+	res = runCLI(t, "discover", "--manifest", c.manifest, "--config", c.config)
+	if res.code != 0 || !strings.Contains(res.stdout, `"name":"reports"`) || !strings.Contains(res.stdout, `"source_defined_primary_key":[["id"]]`) {
+		t.Fatalf("discover: exit %d: %s", res.code, res.stdout)
 	}
 }

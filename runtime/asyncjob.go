@@ -130,7 +130,7 @@ func (s *streamReader) readJob(ctx context.Context, sl *incremental.Slice, maxPa
 			s.r.log("WARN", fmt.Sprintf("Stream %s: the job of slice %s said a status mapped to ignore: the slice is skipped", s.st.Name, jsonText(sl.Mapping())))
 			return nil
 		case manifest.JobTimeout:
-			if err := s.jobRequest(ctx, j.abort, s.jobSlice(sl, run), nil); err != nil {
+			if err := s.jobRequest(ctx, j.abort, stepAbort, s.jobSlice(sl, run), nil); err != nil {
 				s.r.log("WARN", fmt.Sprintf("Stream %s: the timed-out job could not be aborted: %v", s.st.Name, err))
 			}
 		}
@@ -150,7 +150,7 @@ func (s *streamReader) runJob(ctx context.Context, sl *incremental.Slice) (strin
 	j := s.job
 	run := &jobRun{}
 	var created *request.Response
-	if err := s.jobRequest(ctx, j.creation, sl, &created); err != nil {
+	if err := s.jobRequest(ctx, j.creation, stepCreate, sl, &created); err != nil {
 		if FailureType(err) == protocol.ConfigError {
 			return "", nil, err
 		}
@@ -168,7 +168,7 @@ func (s *streamReader) runJob(ctx context.Context, sl *incremental.Slice) (strin
 			return manifest.JobTimeout, run, nil
 		}
 		var polled *request.Response
-		if err := s.jobRequest(ctx, j.polling, s.jobSlice(sl, run), &polled); err != nil {
+		if err := s.jobRequest(ctx, j.polling, stepPoll, s.jobSlice(sl, run), &polled); err != nil {
 			return "", nil, err
 		}
 		status, err := j.status(polled)
@@ -196,14 +196,22 @@ func (s *streamReader) download(ctx context.Context, sl *incremental.Slice, run 
 	targets := run.polling
 	if j.target != nil {
 		var resp *request.Response
-		if err := s.jobRequest(ctx, j.target, &incremental.Slice{Extra: map[string]any{"polling_response": run.polling}}, &resp); err != nil {
+		if err := s.jobRequest(ctx, j.target, stepTarget, &incremental.Slice{Extra: map[string]any{"polling_response": run.polling}}, &resp); err != nil {
 			return err
 		}
 		targets = decodeJSON(resp.Body)
 	}
 	s.downloading = sl
 	defer func() { s.downloading = nil }()
+	emitted := false
+	counted := func(records [][]byte) error {
+		emitted = emitted || len(records) > 0
+		return emit(records)
+	}
 	for _, target := range dpathValues(targets, j.targetPath) {
+		if emitted && s.probe {
+			break // a check needs one record; the job is still deleted
+		}
 		extra := map[string]any{}
 		for k, v := range sl.Extra {
 			extra[k] = v
@@ -213,11 +221,11 @@ func (s *streamReader) download(ctx context.Context, sl *incremental.Slice, run 
 		extra["polling_response"] = run.polling
 		// The slice's request options go into no request, as in the reference.
 		dsl := &incremental.Slice{Partition: sl.Partition, Cursor: sl.Cursor, Extra: extra}
-		if err := s.readSlice(ctx, dsl, maxPages, emit); err != nil {
+		if err := s.readSlice(ctx, dsl, maxPages, counted); err != nil {
 			return err
 		}
 	}
-	return s.jobRequest(ctx, j.del, s.jobSlice(sl, run), nil)
+	return s.jobRequest(ctx, j.del, stepDelete, s.jobSlice(sl, run), nil)
 }
 
 // jobSlice is the slice the job's requests after its creation see: the
@@ -233,20 +241,37 @@ func (s *streamReader) jobSlice(sl *incremental.Slice, run *jobRun) *incremental
 	return &incremental.Slice{Partition: sl.Partition, Cursor: sl.Cursor, Extra: extra}
 }
 
+// jobStep says what a job request is, for test reads: the kind and title
+// Airbyte's builder shows it with ("" for a request it does not show).
+type jobStep struct{ kind, title, description string }
+
+var (
+	stepCreate = jobStep{"ASYNC_CREATE", "Async Job -- Create", "Creates the report job on the API."}
+	stepPoll   = jobStep{"ASYNC_POLL", "Async Job -- Polling", "Asks the API for the job's status."}
+	stepTarget = jobStep{}
+	stepAbort  = jobStep{"ASYNC_ABORT", "Async Job -- Abort", "Stops the job that ran out of time."}
+	stepDelete = jobStep{"ASYNC_DELETE", "Async Job -- Delete", "Deletes the downloaded job."}
+)
+
 // jobRequest sends one request of the job (nothing for a nil builder); a
 // response the error handler ignores is an error. With into, the response
 // is kept there.
-func (s *streamReader) jobRequest(ctx context.Context, b *builder, sl *incremental.Slice, into **request.Response) error {
+func (s *streamReader) jobRequest(ctx context.Context, b *builder, step jobStep, sl *incremental.Slice, into **request.Response) error {
 	if b == nil {
 		return nil
 	}
+	var parts *request.Parts
 	resp, err := s.r.Client.SendChecked(ctx, func() (*http.Request, error) {
 		p, err := b.build(ctx, pageRequest{token: b.pag.First(), slice: sl})
 		if err != nil {
 			return nil, err
 		}
+		parts = p
 		return p.HTTP(ctx)
 	}, b.policy, nil)
+	if s.r.Observer != nil && step.kind != "" && parts != nil && resp != nil {
+		s.r.Observer.Auxiliary(step.kind, step.title, step.description, parts, resp)
+	}
 	if err != nil {
 		return s.requestError(fmt.Errorf("%s: %w", b.req.Path, err))
 	}
