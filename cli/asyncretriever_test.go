@@ -416,9 +416,24 @@ record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_
 			"streams[0].retriever.decoder: XmlDecoder is not supported for the job's responses"},
 		{"a download extractor writing files", base + targets + mapping + "download_extractor: {type: ResponseToFileExtractor}\n",
 			"streams[0].retriever.download_extractor: ResponseToFileExtractor is not supported here"},
+		{"a schema loader's retriever", base + targets + mapping, "streams[0].schema_loader.retriever: AsyncRetriever is not supported here (supported: SimpleRetriever)"},
+		{"query properties in the download", strings.Replace(base, `url_base: "{{ download_target }}"}`, `url_base: "{{ download_target }}", request_parameters: {fields: {type: QueryProperties, property_list: [a, b]}}}`, 1) + targets + mapping,
+			"streams[0].retriever.download_requester.request_parameters.fields: QueryProperties are not supported in an AsyncRetriever's requests"},
+		{"a lazily read partition", base + targets + mapping + `partition_router:
+  type: SubstreamPartitionRouter
+  parent_stream_configs:
+    - type: ParentStreamConfig
+      parent_key: id
+      partition_field: pid
+      lazy_read_pointer: [items]
+      stream: {type: DeclarativeStream, name: p, retriever: {type: SimpleRetriever, requester: {type: HttpRequester, url_base: "http://x"}, record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: []}}}}
+`, "streams[0].retriever.partition_router.parent_stream_configs[0].lazy_read_pointer: is not supported with an AsyncRetriever"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := "version: 6.0.0\ntype: DeclarativeSource\ncheck: {type: CheckStream, stream_names: [s]}\nstreams:\n  - type: DeclarativeStream\n    name: s\n    retriever:\n" + indent(tc.retriever, 6)
+			if tc.name == "a schema loader's retriever" {
+				m = "version: 6.0.0\ntype: DeclarativeSource\ncheck: {type: CheckStream, stream_names: [s]}\nstreams:\n  - type: DeclarativeStream\n    name: s\n    retriever: {type: SimpleRetriever, requester: {type: HttpRequester, url_base: \"http://x\"}, record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: []}}}\n    schema_loader:\n      type: DynamicSchemaLoader\n      schema_type_identifier: {key_pointer: [name]}\n      retriever:\n" + indent(tc.retriever, 8)
+			}
 			c := newConnector(t, m, nil, "s")
 			res := runCLI(t, "discover", "--manifest", c.manifest, "--config", c.config)
 			if errs := res.errors(); res.code != 1 || len(errs) != 1 || !strings.Contains(errs[0]["message"].(string), tc.want) {

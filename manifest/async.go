@@ -184,11 +184,29 @@ func requestOptionPaths(r *PartitionRouter) []string {
 	return out
 }
 
-// checkAsyncCursor warns that an AsyncRetriever stream's cursor request
-// options are not sent: Airbyte puts neither the cursor's nor the
-// partition's values into the job's requests, only into templates.
-func (d *decoder) checkAsyncCursor(st *Stream) {
-	if st.Retriever == nil || st.Retriever.Async == nil || st.Incremental == nil {
+// checkAsync refuses what an AsyncRetriever stream cannot run (a parent's
+// lazy_read_pointer, query properties, which only a SimpleRetriever reads
+// in Airbyte) and warns that its cursor request options are not sent:
+// Airbyte puts neither the cursor's nor the partition's values into the
+// job's requests, only into templates.
+func (d *decoder) checkAsync(st *Stream) {
+	r := st.Retriever
+	if r == nil || r.Async == nil {
+		return
+	}
+	if pr := r.PartitionRouter; pr != nil && pr.Substream != nil {
+		for _, pc := range pr.Substream.Parents {
+			if len(pc.LazyReadPointer) > 0 {
+				d.fail(pc.Path+".lazy_read_pointer", "is not supported with an AsyncRetriever (Airbyte reads lazily only with a SimpleRetriever): remove it")
+			}
+		}
+	}
+	for _, req := range []*Requester{r.Requester, r.Async.Creation, r.Async.Polling, r.Async.Target, r.Async.Abort, r.Async.Delete} {
+		if req != nil && req.Properties != nil {
+			d.fail(req.Properties.Path, "QueryProperties are not supported in an AsyncRetriever's requests (Airbyte reads them only with a SimpleRetriever)")
+		}
+	}
+	if st.Incremental == nil {
 		return
 	}
 	var opts []*RequestOption
@@ -203,4 +221,15 @@ func (d *decoder) checkAsyncCursor(st *Stream) {
 			d.warn(o.Path, "is not sent by an AsyncRetriever (Airbyte does not send it either): put the slice in the job's requests with a template such as {{ stream_interval.start_time }}")
 		}
 	}
+}
+
+// simpleRetriever decodes a retriever where only a SimpleRetriever runs
+// here (a schema loader's, a components resolver's, a properties
+// endpoint's): an AsyncRetriever there is refused with its path.
+func (d *decoder) simpleRetriever(v any, path string) *Retriever {
+	if m, ok := v.(map[string]any); ok && m["type"] == "AsyncRetriever" {
+		d.fail(path, "AsyncRetriever is not supported here (supported: SimpleRetriever)")
+		return nil
+	}
+	return d.retriever(v, path)
 }

@@ -133,7 +133,7 @@ func (d *decoder) streamOf(v any, path string, allowed ...string) *Stream {
 		st.Incremental = d.incremental(inc, path+".incremental_sync")
 	}
 	d.checkLazyRead(st)
-	d.checkAsyncCursor(st)
+	d.checkAsync(st)
 	d.checkPaginationReset(st, m)
 	if x, ok := m["state_migrations"]; ok && x != nil && !isFalsy(x) {
 		st.MigrateLegacyState = d.stateMigrations(x, st, path+".state_migrations")
