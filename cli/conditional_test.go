@@ -105,3 +105,16 @@ func TestConditionalStreamsWithoutConditionIsRefusedAtLoad(t *testing.T) {
 		t.Errorf("got exit %d %v", res.code, errs)
 	}
 }
+
+// A manifest without spec whose authenticator sits in a ConditionalStreams'
+// stream: the spec derived from it asks for the authenticator's inputs.
+func TestSpecDerivedFromConditionalStreamsAuthenticator(t *testing.T) {
+	m := strings.Replace(conditionalManifest("https://api.example.com"), "path: \"{{ parameters.users_path }}\"}",
+		"path: \"{{ parameters.users_path }}\", authenticator: {type: BearerAuthenticator, api_token: \"{{ config['token'] }}\"}}", 1)
+	m = strings.Replace(m, "path: /teams}", "path: /teams, authenticator: {type: BearerAuthenticator, api_token: \"{{ config['other'] }}\"}}", 1)
+	got, _ := specOf(t, m)
+	want := `{"connectionSpecification":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":true,"properties":{"token":{"airbyte_secret":true,"order":0,"title":"API Key","type":"string"}},"required":["token"],"type":"object"}}`
+	if got != want {
+		t.Errorf("spec\n got: %s\nwant: %s", got, want)
+	}
+}

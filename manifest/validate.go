@@ -142,7 +142,7 @@ var knownCDKTypes = map[string]bool{
 	"DatetimeBasedCursor": true, "SubstreamPartitionRouter": true, "ListPartitionRouter": true, "SelectiveAuthenticator": true,
 	"AddFields": true, "RemoveFields": true, "XmlDecoder": true, "CsvDecoder": true, "GzipDecoder": true,
 	"JsonlDecoder": true, "IterableDecoder": true, "CompositeRawDecoder": true, "DynamicDeclarativeStream": true,
-	"JsonFileSchemaLoader": true, "DynamicSchemaLoader": true, "LegacySessionTokenAuthenticator": true,
+	"JsonFileSchemaLoader": true, "DynamicSchemaLoader": true,
 	"GroupingPartitionRouter": true, "DeclarativeOAuthAuthenticator": true, "ResponseToFileExtractor": true,
 }
 
