@@ -212,15 +212,10 @@ func (s *streamReader) download(ctx context.Context, sl *incremental.Slice, run 
 		if emitted && s.probe {
 			break // a check needs one record; the job is still deleted
 		}
-		extra := map[string]any{}
-		for k, v := range sl.Extra {
-			extra[k] = v
-		}
-		extra["download_target"] = target
-		extra["creation_response"] = run.creation
-		extra["polling_response"] = run.polling
 		// The slice's request options go into no request, as in the reference.
-		dsl := &incremental.Slice{Partition: sl.Partition, Cursor: sl.Cursor, Extra: extra}
+		dsl := s.jobSlice(sl, run)
+		dsl.Extra["download_target"] = target
+		dsl.Extra["polling_response"] = run.polling
 		if err := s.readSlice(ctx, dsl, maxPages, counted); err != nil {
 			return err
 		}
@@ -229,7 +224,8 @@ func (s *streamReader) download(ctx context.Context, sl *incremental.Slice, run 
 }
 
 // jobSlice is the slice the job's requests after its creation see: the
-// job's, with creation_response among its extra fields.
+// job's partition and cursor keys, without its request options, with
+// creation_response among its extra fields.
 func (s *streamReader) jobSlice(sl *incremental.Slice, run *jobRun) *incremental.Slice {
 	extra := map[string]any{}
 	for k, v := range sl.Extra {
@@ -301,13 +297,12 @@ func (j *asyncJob) status(resp *request.Response) (string, error) {
 	return status, nil
 }
 
+// wait is the pause between two polls, or before a job starts again.
 func (j *asyncJob) wait(ctx context.Context) error {
-	t := time.NewTimer(j.interval)
-	defer t.Stop()
 	select {
 	case <-ctx.Done():
 		return ctx.Err()
-	case <-t.C:
+	case <-time.After(j.interval):
 		return nil
 	}
 }
