@@ -150,7 +150,7 @@ func (d *decoder) propertiesFromEndpoint(v any, path string) *PropertiesFromEndp
 		d.fail(path+".retriever.partition_router", "is not run by Airbyte for the properties endpoint (it is read once, without partitions): remove it")
 		return nil
 	}
-	fe.Retriever = d.retriever(rm, path+".retriever")
+	fe.Retriever = d.simpleRetriever(rm, path+".retriever")
 	if fe.Retriever != nil && fe.Retriever.Requester != nil && fe.Retriever.Requester.Properties != nil {
 		d.fail(fe.Retriever.Requester.Properties.Path, "properties of the properties endpoint are not supported: list them in its request instead")
 	}
