@@ -1,0 +1,330 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// The seed's rules (000_*.txt, sections 2, 4 and 5) run through the CLI on
+// manifests shaped as the Connector Builder's form writes them: the global
+// authenticator on definitions.base_requester, streams as $ref definitions,
+// {{ config["key"] }} interpolation, paginators as builderPaginatorToManifest
+// emits them.
+
+// builderStream is one stream of a Builder manifest.
+type builderStream struct {
+	name, path, method, fieldPath, requesterExtra, paginator string
+}
+
+// builderManifest renders a Builder-form manifest: authenticator is the YAML
+// of definitions.base_requester.authenticator, omitted when empty (No auth).
+func formManifest(urlBase, authenticator string, streams ...builderStream) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "version: 6.41.5\ntype: DeclarativeSource\ncheck:\n  type: CheckStream\n  stream_names:\n    - %s\n", streams[0].name)
+	fmt.Fprintf(&b, "definitions:\n  base_requester:\n    type: HttpRequester\n    url_base: %s\n", urlBase)
+	if authenticator != "" {
+		b.WriteString("    authenticator:\n" + indent(authenticator, 6) + "\n")
+	}
+	b.WriteString("  streams:\n")
+	for _, s := range streams {
+		method := s.method
+		if method == "" {
+			method = "GET"
+		}
+		fmt.Fprintf(&b, `    %[1]s:
+      type: DeclarativeStream
+      name: %[1]s
+      primary_key:
+        - id
+      retriever:
+        type: SimpleRetriever
+        requester:
+          $ref: "#/definitions/base_requester"
+          path: %[2]s
+          http_method: %[3]s
+`, s.name, s.path, method)
+		if s.requesterExtra != "" {
+			b.WriteString(indent(s.requesterExtra, 10) + "\n")
+		}
+		fmt.Fprintf(&b, `        record_selector:
+          type: RecordSelector
+          extractor:
+            type: DpathExtractor
+            field_path: %s
+`, s.fieldPath)
+		if s.paginator != "" {
+			b.WriteString(indent(s.paginator, 8) + "\n")
+		}
+		b.WriteString(`      schema_loader:
+        type: InlineSchemaLoader
+        schema:
+          $schema: http://json-schema.org/schema#
+          type: object
+          properties:
+            id:
+              type: number
+`)
+	}
+	b.WriteString("streams:\n")
+	for _, s := range streams {
+		fmt.Fprintf(&b, "  - $ref: \"#/definitions/streams/%s\"\n", s.name)
+	}
+	return b.String()
+}
+
+// header is one request header as "Name: value", or "Name: -" when absent.
+func header(r seen, name string) string {
+	v, ok := r.Header[http.CanonicalHeaderKey(name)]
+	if !ok {
+		return name + ": -"
+	}
+	return name + ": " + strings.Join(v, ",")
+}
+
+// exchange describes one request: method, path and query, the named
+// headers, and the body when there is one.
+func exchange(r seen, headers ...string) string {
+	l := r.Method + " " + r.Path
+	if r.Query != "" {
+		l += "?" + r.Query
+	}
+	for _, h := range headers {
+		l += " | " + header(r, h)
+	}
+	if r.Body != "" {
+		l += " | " + r.Body
+	}
+	return l
+}
+
+func exchanges(a *api, headers ...string) []string {
+	var out []string
+	for _, r := range a.requests() {
+		out = append(out, exchange(r, headers...))
+	}
+	return out
+}
+
+// mustSucceed fails the test unless the read exited 0 with no error trace
+// and every stream completed.
+func mustSucceed(t *testing.T, res result, streams ...string) {
+	t.Helper()
+	if res.code != 0 || len(res.errors()) != 0 {
+		t.Fatalf("exit %d, errors %v\nstderr %s", res.code, res.errors(), res.stderr)
+	}
+	for _, s := range streams {
+		equalLists(t, s+" statuses", res.statuses(s), []string{"STARTED", "RUNNING", "COMPLETE"})
+	}
+}
+
+// §2.1 No auth, §5.1 rule 1: the Builder omits the authenticator; no
+// credentials are sent.
+func TestSeedNoAuthSendsNothing(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) { fmt.Fprint(w, `{"data":[{"id":1}]}`) })
+	m := formManifest(a.URL, "", builderStream{name: "items", path: "/items", fieldPath: "[data]"})
+	res := newConnector(t, m, map[string]any{"api_key": "unused-secret"}, "items").read(t)
+	mustSucceed(t, res, "items")
+	equalLists(t, "requests", exchanges(a, "Authorization"), []string{"GET /items | Authorization: -"})
+	equalLists(t, "records", res.records("items"), ids(1, 2))
+}
+
+// §2.1, §5.1 rule 1, §5.2 to §5.4: each method as the Builder writes it,
+// applied to every data request of every stream.
+func TestSeedSimpleMethodsOnEveryStream(t *testing.T) {
+	cases := []struct {
+		name, auth string
+		config     map[string]any
+		header     string
+		want       []string
+	}{
+		{"basic", "type: BasicHttpAuthenticator\nusername: \"{{ config[\\\"username\\\"] }}\"\npassword: \"{{ config[\\\"password\\\"] }}\"",
+			map[string]any{"username": "ann", "password": "p:w"}, "Authorization",
+			[]string{"GET /a | Authorization: Basic YW5uOnA6dw==", "GET /b | Authorization: Basic YW5uOnA6dw=="}},
+		{"basic, password left empty", "type: BasicHttpAuthenticator\nusername: \"{{ config[\\\"username\\\"] }}\"\npassword: \"{{ config[\\\"password\\\"] }}\"",
+			map[string]any{"username": "ann"}, "Authorization",
+			[]string{"GET /a | Authorization: Basic YW5uOg==", "GET /b | Authorization: Basic YW5uOg=="}},
+		{"bearer", "type: BearerAuthenticator\napi_token: \"{{ config[\\\"api_key\\\"] }}\"",
+			map[string]any{"api_key": "tok 1"}, "Authorization",
+			[]string{"GET /a | Authorization: Bearer tok 1", "GET /b | Authorization: Bearer tok 1"}},
+		{"api key header", "type: ApiKeyAuthenticator\napi_token: \"{{ config[\\\"api_key\\\"] }}\"\ninject_into:\n  type: RequestOption\n  inject_into: header\n  field_name: X-API-Key",
+			map[string]any{"api_key": "k-1"}, "X-API-Key",
+			[]string{"GET /a | X-API-Key: k-1", "GET /b | X-API-Key: k-1"}},
+		{"api key request_parameter", "type: ApiKeyAuthenticator\napi_token: \"{{ config[\\\"api_key\\\"] }}\"\ninject_into:\n  type: RequestOption\n  inject_into: request_parameter\n  field_name: apikey",
+			map[string]any{"api_key": "k/1+2"}, "Authorization",
+			[]string{"GET /a?apikey=k%2F1%2B2 | Authorization: -", "GET /b?apikey=k%2F1%2B2 | Authorization: -"}},
+		{"api key body_data", "type: ApiKeyAuthenticator\napi_token: \"{{ config[\\\"api_key\\\"] }}\"\ninject_into:\n  type: RequestOption\n  inject_into: body_data\n  field_name: token",
+			map[string]any{"api_key": "k 1"}, "Content-Type",
+			[]string{"GET /a | Content-Type: application/x-www-form-urlencoded | token=k+1", "GET /b | Content-Type: application/x-www-form-urlencoded | token=k+1"}},
+		{"api key body_json", "type: ApiKeyAuthenticator\napi_token: \"{{ config[\\\"api_key\\\"] }}\"\ninject_into:\n  type: RequestOption\n  inject_into: body_json\n  field_name: token",
+			map[string]any{"api_key": "k1"}, "Content-Type",
+			[]string{`GET /a | Content-Type: application/json | {"token":"k1"}`, `GET /b | Content-Type: application/json | {"token":"k1"}`}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) { fmt.Fprint(w, `{"data":[{"id":1}]}`) })
+			m := formManifest(a.URL, tc.auth,
+				builderStream{name: "a", path: "/a", fieldPath: "[data]"},
+				builderStream{name: "b", path: "/b", fieldPath: "[data]"})
+			res := newConnector(t, m, tc.config, "a", "b").read(t)
+			mustSucceed(t, res, "a", "b")
+			equalLists(t, "requests", exchanges(a, tc.header), tc.want)
+		})
+	}
+}
+
+// tokenAPI is a token endpoint at /oauth/token, answering what answer gives
+// for the n-th token request (from 1) and its JSON fields, and a data
+// endpoint at /items serving three pages (?page=2, ?page=3) to the access
+// tokens it issued.
+type tokenAPI struct {
+	*api
+	mu     sync.Mutex
+	issued map[string]bool
+	n      int
+}
+
+func newTokenAPI(t *testing.T, answer func(n int, fields map[string]any) (access string, response map[string]any)) *tokenAPI {
+	ta := &tokenAPI{issued: map[string]bool{}}
+	ta.api = newAPI(t, func(w http.ResponseWriter, r *http.Request, body string) {
+		ta.mu.Lock()
+		defer ta.mu.Unlock()
+		if r.URL.Path == "/oauth/token" {
+			var fields map[string]any
+			if json.Unmarshal([]byte(body), &fields) != nil || r.Header.Get("Content-Type") != "application/json" {
+				w.WriteHeader(415)
+				return
+			}
+			ta.n++
+			access, resp := answer(ta.n, fields)
+			if resp == nil {
+				w.WriteHeader(400)
+				fmt.Fprint(w, `{"error":"invalid_grant"}`)
+				return
+			}
+			ta.issued[access] = true
+			json.NewEncoder(w).Encode(resp)
+			return
+		}
+		if !ta.issued[strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")] {
+			w.WriteHeader(401)
+			fmt.Fprint(w, `{"error":"invalid_token"}`)
+			return
+		}
+		page, _ := strconv.Atoi(r.URL.Query().Get("page"))
+		page = max(page, 1)
+		next := "null"
+		if page < 3 {
+			next = strconv.Itoa(page + 1)
+		}
+		fmt.Fprintf(w, `{"data":[{"id":%d}],"next":%s}`, page, next)
+	})
+	return ta
+}
+
+// threePages follows the data endpoint's "next" into ?page=.
+const threePages = `paginator:
+  type: DefaultPaginator
+  page_token_option:
+    type: RequestOption
+    inject_into: request_parameter
+    field_name: page
+  pagination_strategy:
+    type: CursorPagination
+    cursor_value: "{{ response.get(\"next\", {}) }}"
+    stop_condition: "{{ not response.get(\"next\", {}) }}"`
+
+// oauthForm is the Builder's OAuth authenticator (refresh_request_body is
+// always written) with extra fields appended.
+func oauthForm(url, extra string) string {
+	return `type: OAuthAuthenticator
+refresh_request_body: {}
+token_refresh_endpoint: ` + url + `/oauth/token
+client_id: "{{ config[\"client_id\"] }}"
+client_secret: "{{ config[\"client_secret\"] }}"
+` + extra
+}
+
+func readThreePages(t *testing.T, ta *tokenAPI, auth string, config map[string]any) result {
+	t.Helper()
+	m := formManifest(ta.URL, auth, builderStream{name: "items", path: "/items", fieldPath: "[data]", paginator: threePages})
+	res := newConnector(t, m, config, "items").read(t)
+	mustSucceed(t, res, "items")
+	equalLists(t, "records", res.records("items"), ids(1, 4))
+	return res
+}
+
+func fieldsJSON(fields map[string]any) string {
+	b, _ := json.Marshal(fields)
+	return string(b)
+}
+
+// §2.2, §4 (OAuth token request), §5.5 rules 1 to 6: the JSON token request
+// of each grant type, the access and expiry properties under their default
+// and configured names, expiry as seconds or as a date in the configured
+// format, and a new token once the current one has expired.
+func TestSeedOAuthTokenRequestAndExpiry(t *testing.T) {
+	refreshGrant := "refresh_token: \"{{ config[\\\"client_refresh_token\\\"] }}\"\ngrant_type: refresh_token\n"
+	config := map[string]any{"client_id": "cid", "client_secret": "cs", "client_refresh_token": "rt-0"}
+	refreshBody := `{"client_id":"cid","client_secret":"cs","grant_type":"refresh_token","refresh_token":"rt-0"}`
+	inAnHour := time.Now().UTC().Add(time.Hour)
+	anHourAgo := time.Now().UTC().Add(-time.Hour)
+	cases := []struct {
+		name, extra string
+		response    func(access string) map[string]any
+		tokenBody   string
+		// refreshes: whether every data request needed a new token.
+		refreshes bool
+	}{
+		{"seconds, default names", refreshGrant,
+			func(a string) map[string]any { return map[string]any{"access_token": a, "expires_in": 3600} },
+			refreshBody, false},
+		{"zero seconds: a new token for every request", refreshGrant,
+			func(a string) map[string]any { return map[string]any{"access_token": a, "expires_in": 0} },
+			refreshBody, true},
+		{"configured property names, seconds as text", refreshGrant + "access_token_name: token\nexpires_in_name: ttl\n",
+			func(a string) map[string]any {
+				return map[string]any{"token": a, "ttl": "3600", "access_token": "decoy"}
+			},
+			refreshBody, false},
+		{"client_credentials with scopes", "grant_type: client_credentials\nscopes:\n  - read\n  - write\n",
+			func(a string) map[string]any { return map[string]any{"access_token": a, "expires_in": 3600} },
+			`{"client_id":"cid","client_secret":"cs","grant_type":"client_credentials","scopes":["read","write"]}`, false},
+		{"date format, expiry ahead", refreshGrant + "token_expiry_date_format: \"%Y-%m-%d %H:%M:%S\"\n",
+			func(a string) map[string]any {
+				return map[string]any{"access_token": a, "expires_in": inAnHour.Format("2006-01-02 15:04:05")}
+			},
+			refreshBody, false},
+		{"date format, expiry passed", refreshGrant + "token_expiry_date_format: \"%d/%m/%Y %H:%M\"\nexpires_in_name: expires_at\n",
+			func(a string) map[string]any {
+				return map[string]any{"access_token": a, "expires_at": anHourAgo.Format("02/01/2006 15:04")}
+			},
+			refreshBody, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ta := newTokenAPI(t, func(n int, fields map[string]any) (string, map[string]any) {
+				if fieldsJSON(fields) != tc.tokenBody {
+					return "", nil
+				}
+				a := fmt.Sprintf("access-%d", n)
+				return a, tc.response(a)
+			})
+			readThreePages(t, ta, oauthForm(ta.URL, tc.extra), config)
+			want := []string{"POST /oauth/token | Authorization: - | " + tc.tokenBody, "GET /items | Authorization: Bearer access-1"}
+			for page, token := 2, 1; page <= 3; page++ {
+				if tc.refreshes {
+					token++
+					want = append(want, "POST /oauth/token | Authorization: - | "+tc.tokenBody)
+				}
+				want = append(want, fmt.Sprintf("GET /items?page=%d | Authorization: Bearer access-%d", page, token))
+			}
+			equalLists(t, "requests", exchanges(ta.api, "Authorization"), want)
+		})
+	}
+}
