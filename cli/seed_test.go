@@ -328,3 +328,85 @@ func TestSeedOAuthTokenRequestAndExpiry(t *testing.T) {
 		})
 	}
 }
+
+// controls lists the configs of the CONTROL messages printed.
+func (r result) controls() []map[string]any {
+	var out []map[string]any
+	for _, m := range r.ofType("CONTROL") {
+		out = append(out, m["control"].(map[string]any)["connectorConfig"].(map[string]any)["config"].(map[string]any))
+	}
+	return out
+}
+
+// rotationForm is the Builder's "Overwrite config with refresh token
+// response": its refresh_token_name is empty unless the user edits it.
+func rotationForm(url, refreshTokenName string) string {
+	return oauthForm(url, `refresh_token: "{{ config[\"client_refresh_token\"] }}"
+grant_type: refresh_token
+refresh_token_updater:
+  refresh_token_name: "`+refreshTokenName+`"
+  access_token_config_path:
+    - oauth_access_token
+  token_expiry_date_config_path:
+    - oauth_token_expiry_date
+  refresh_token_config_path:
+    - client_refresh_token
+`)
+}
+
+// §2.2 and §5.5 rule 7: with rotation, the initial access token of the
+// testing values is used while its expiry date is ahead; then every refresh
+// sends the refresh token the previous response gave (each is single-use),
+// reads the new one under the refresh token property name, and the
+// connector prints the config holding it.
+func TestSeedOAuthRotationOverwritesConfig(t *testing.T) {
+	t.Run("initial access token still valid", func(t *testing.T) {
+		ta := newTokenAPI(t, func(int, map[string]any) (string, map[string]any) { return "", nil })
+		ta.issued["initial-access"] = true
+		res := readThreePages(t, ta, rotationForm(ta.URL, ""), map[string]any{"client_id": "cid", "client_secret": "cs", "client_refresh_token": "rt-0",
+			"oauth_access_token": "initial-access", "oauth_token_expiry_date": "2099-01-01T00:00:00Z"})
+		equalLists(t, "requests", exchanges(ta.api, "Authorization"), []string{
+			"GET /items | Authorization: Bearer initial-access",
+			"GET /items?page=2 | Authorization: Bearer initial-access",
+			"GET /items?page=3 | Authorization: Bearer initial-access"})
+		if len(res.controls()) != 0 {
+			t.Fatalf("no token was obtained, yet: %v", res.controls())
+		}
+	})
+	for _, tc := range []struct{ name, property string }{{"default property name", ""}, {"configured property name", "next_refresh_token"}} {
+		t.Run(tc.name, func(t *testing.T) {
+			responseKey := tc.property
+			if responseKey == "" {
+				responseKey = "refresh_token"
+			}
+			current := "rt-0"
+			ta := newTokenAPI(t, func(n int, fields map[string]any) (string, map[string]any) {
+				if fields["refresh_token"] != current {
+					return "", nil // spent or unknown
+				}
+				current = fmt.Sprintf("rt-%d", n)
+				a := fmt.Sprintf("access-%d", n)
+				return a, map[string]any{"access_token": a, "expires_in": 0, responseKey: current}
+			})
+			config := map[string]any{"client_id": "cid", "client_secret": "cs", "client_refresh_token": "rt-0",
+				"oauth_access_token": "stale", "oauth_token_expiry_date": "2020-01-01T00:00:00Z"}
+			res := readThreePages(t, ta, rotationForm(ta.URL, tc.property), config)
+			var want []string
+			for n := 1; n <= 3; n++ {
+				want = append(want, fmt.Sprintf(`POST /oauth/token | {"client_id":"cid","client_secret":"cs","grant_type":"refresh_token","refresh_token":"rt-%d"}`, n-1))
+				page := "/items"
+				if n > 1 {
+					page += fmt.Sprintf("?page=%d", n)
+				}
+				want = append(want, "GET "+page)
+			}
+			equalLists(t, "requests", exchanges(ta.api), want)
+			var got []string
+			for _, c := range res.controls() {
+				exp, _ := time.Parse(time.RFC3339, fmt.Sprint(c["oauth_token_expiry_date"]))
+				got = append(got, fmt.Sprintf("%v %v %v %v expiry set: %v", c["client_id"], c["client_secret"], c["client_refresh_token"], c["oauth_access_token"], time.Since(exp) < time.Minute))
+			}
+			equalLists(t, "CONTROL configs", got, []string{"cid cs rt-1 access-1 expiry set: true", "cid cs rt-2 access-2 expiry set: true", "cid cs rt-3 access-3 expiry set: true"})
+		})
+	}
+}
