@@ -410,3 +410,144 @@ func TestSeedOAuthRotationOverwritesConfig(t *testing.T) {
 		})
 	}
 }
+
+// sessionAPI is a session token endpoint at /api/session and a data endpoint
+// at /items (three pages) accepting the tokens it issued, in the header or
+// query parameter where dataAuth finds them. login checks a retrieval
+// request; a page=2 request waits pause before its answer.
+type sessionAPI struct {
+	*api
+	mu     sync.Mutex
+	issued map[string]bool
+	logins int
+}
+
+func newSessionAPI(t *testing.T, login func(r *http.Request, body string) bool, dataAuth func(r *http.Request) string, pause time.Duration) *sessionAPI {
+	sa := &sessionAPI{issued: map[string]bool{}}
+	sa.api = newAPI(t, func(w http.ResponseWriter, r *http.Request, body string) {
+		sa.mu.Lock()
+		if r.URL.Path == "/api/session" {
+			defer sa.mu.Unlock()
+			if !login(r, body) {
+				w.WriteHeader(401)
+				return
+			}
+			sa.logins++
+			tok := fmt.Sprintf("sess-%d", sa.logins)
+			sa.issued[tok] = true
+			fmt.Fprintf(w, `{"auth":{"session":{"token":%q}}}`, tok)
+			return
+		}
+		ok := sa.issued[dataAuth(r)]
+		sa.mu.Unlock()
+		if !ok {
+			w.WriteHeader(401)
+			return
+		}
+		page, _ := strconv.Atoi(r.URL.Query().Get("page"))
+		page = max(page, 1)
+		next := "null"
+		if page < 3 {
+			next = strconv.Itoa(page + 1)
+		}
+		if page == 2 {
+			time.Sleep(pause)
+		}
+		fmt.Fprintf(w, `{"data":[{"id":%d}],"next":%s}`, page, next)
+	})
+	return sa
+}
+
+// sessionForm is the Builder's session token authenticator: the full
+// retrieval URL in url_base, parameters and headers always written.
+func sessionForm(url, method, inner, options, expiration, dataAuth string) string {
+	return `type: SessionTokenAuthenticator
+login_requester:
+  type: HttpRequester
+  url_base: ` + url + `/api/session
+  authenticator:
+` + indent(inner, 4) + `
+  http_method: ` + method + `
+` + indent(options, 2) + `
+session_token_path:
+  - auth
+  - session
+  - token
+expiration_duration: ` + expiration + `
+request_authentication:
+` + indent(dataAuth, 2)
+}
+
+// §2.3, §4 (session token request) and §5.6: the retrieval request with its
+// method, inner authentication, query parameters, headers and body; the
+// token at the session token path; its reuse for the expiration duration,
+// or a new token before every data request without one; and the data
+// requests authenticated by API key (header or query parameter) or Bearer.
+func TestSeedSessionToken(t *testing.T) {
+	config := map[string]any{"username": "ann", "password": "pw", "api_key": "k-1", "tenant": "acme"}
+	cases := []struct {
+		name, method, inner, options, expiration, dataAuth string
+		login                                              func(r *http.Request, body string) bool
+		carried                                            func(r *http.Request) string
+		pause                                              time.Duration
+		want                                               []string
+	}{
+		{"GET, inner Basic, parameters and headers, API key in a query parameter, reused for PT1H", "GET",
+			"type: BasicHttpAuthenticator\nusername: \"{{ config[\\\"username\\\"] }}\"\npassword: \"{{ config[\\\"password\\\"] }}\"",
+			"request_parameters:\n  tenant: \"{{ config[\\\"tenant\\\"] }}\"\nrequest_headers:\n  X-Client: builder",
+			"PT1H", "type: ApiKey\ninject_into:\n  type: RequestOption\n  inject_into: request_parameter\n  field_name: session_id",
+			func(r *http.Request, _ string) bool {
+				u, p, _ := r.BasicAuth()
+				return r.Method == "GET" && u == "ann" && p == "pw" && r.URL.RawQuery == "tenant=acme" && r.Header.Get("X-Client") == "builder"
+			},
+			func(r *http.Request) string { return r.URL.Query().Get("session_id") }, 0,
+			[]string{"GET /api/session?tenant=acme | Authorization: Basic YW5uOnB3 | X-Client: builder | X-Session: -",
+				"GET /items?session_id=sess-1 | Authorization: - | X-Client: - | X-Session: -",
+				"GET /items?page=2&session_id=sess-1 | Authorization: - | X-Client: - | X-Session: -",
+				"GET /items?page=3&session_id=sess-1 | Authorization: - | X-Client: - | X-Session: -"}},
+		{"POST, credentials in the body with inner No Auth, Bearer, no expiration: a token per request", "POST", "type: NoAuth",
+			"request_parameters: {}\nrequest_headers: {}\nrequest_body_json:\n  username: \"{{ config[\\\"username\\\"] }}\"\n  password: \"{{ config[\\\"password\\\"] }}\"",
+			`""`, "type: Bearer",
+			func(r *http.Request, body string) bool {
+				return r.Method == "POST" && body == `{"password":"pw","username":"ann"}` && r.Header.Get("Authorization") == ""
+			},
+			func(r *http.Request) string { return strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ") }, 0,
+			[]string{`POST /api/session | Authorization: - | X-Client: - | X-Session: - | {"password":"pw","username":"ann"}`,
+				"GET /items | Authorization: Bearer sess-1 | X-Client: - | X-Session: -",
+				`POST /api/session | Authorization: - | X-Client: - | X-Session: - | {"password":"pw","username":"ann"}`,
+				"GET /items?page=2 | Authorization: Bearer sess-2 | X-Client: - | X-Session: -",
+				`POST /api/session | Authorization: - | X-Client: - | X-Session: - | {"password":"pw","username":"ann"}`,
+				"GET /items?page=3 | Authorization: Bearer sess-3 | X-Client: - | X-Session: -"}},
+		{"inner Bearer, API key in a header, a new token once PT1S has passed", "POST",
+			"type: BearerAuthenticator\napi_token: \"{{ config[\\\"api_key\\\"] }}\"",
+			"request_parameters: {}\nrequest_headers: {}", "PT1S",
+			"type: ApiKey\ninject_into:\n  type: RequestOption\n  inject_into: header\n  field_name: X-Session",
+			func(r *http.Request, _ string) bool { return r.Header.Get("Authorization") == "Bearer k-1" },
+			func(r *http.Request) string { return r.Header.Get("X-Session") }, 1100 * time.Millisecond,
+			[]string{"POST /api/session | Authorization: Bearer k-1 | X-Client: - | X-Session: -",
+				"GET /items | Authorization: - | X-Client: - | X-Session: sess-1",
+				"GET /items?page=2 | Authorization: - | X-Client: - | X-Session: sess-1",
+				"POST /api/session | Authorization: Bearer k-1 | X-Client: - | X-Session: -",
+				"GET /items?page=3 | Authorization: - | X-Client: - | X-Session: sess-2"}},
+		{"inner API key in a query parameter", "GET",
+			"type: ApiKeyAuthenticator\napi_token: \"{{ config[\\\"api_key\\\"] }}\"\ninject_into:\n  type: RequestOption\n  inject_into: request_parameter\n  field_name: key",
+			"request_parameters: {}\nrequest_headers: {}", "P1D", "type: Bearer",
+			func(r *http.Request, _ string) bool { return r.URL.RawQuery == "key=k-1" },
+			func(r *http.Request) string { return strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ") }, 0,
+			[]string{"GET /api/session?key=k-1 | Authorization: - | X-Client: - | X-Session: -",
+				"GET /items | Authorization: Bearer sess-1 | X-Client: - | X-Session: -",
+				"GET /items?page=2 | Authorization: Bearer sess-1 | X-Client: - | X-Session: -",
+				"GET /items?page=3 | Authorization: Bearer sess-1 | X-Client: - | X-Session: -"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			sa := newSessionAPI(t, tc.login, tc.carried, tc.pause)
+			m := formManifest(sa.URL, sessionForm(sa.URL, tc.method, tc.inner, tc.options, tc.expiration, tc.dataAuth),
+				builderStream{name: "items", path: "/items", fieldPath: "[data]", paginator: threePages})
+			res := newConnector(t, m, config, "items").read(t)
+			mustSucceed(t, res, "items")
+			equalLists(t, "records", res.records("items"), ids(1, 4))
+			equalLists(t, "requests", exchanges(sa.api, "Authorization", "X-Client", "X-Session"), tc.want)
+		})
+	}
+}
