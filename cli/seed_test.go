@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -548,6 +549,143 @@ func TestSeedSessionToken(t *testing.T) {
 			mustSucceed(t, res, "items")
 			equalLists(t, "records", res.records("items"), ids(1, 4))
 			equalLists(t, "requests", exchanges(sa.api, "Authorization", "X-Client", "X-Session"), tc.want)
+		})
+	}
+}
+
+// paramIn reads a pagination value where the manifest injects it.
+func paramIn(r *http.Request, body, place, name string) string {
+	switch place {
+	case "request_parameter":
+		return r.URL.Query().Get(name)
+	case "header":
+		return r.Header.Get(name)
+	case "body_data":
+		v, _ := url.ParseQuery(body)
+		return v.Get(name)
+	case "body_json":
+		var m map[string]any
+		json.Unmarshal([]byte(body), &m)
+		if v, ok := m[name]; ok {
+			return fmt.Sprint(v)
+		}
+	}
+	return ""
+}
+
+// option is the Builder's injection setting.
+func option(place, field string) string {
+	return fmt.Sprintf("type: RequestOption\ninject_into: %s\nfield_name: %s", place, field)
+}
+
+// §2.4 and §4.1 Offset Increment rules 1 to 4: offset 0 first, the limit on
+// every request when its injection is enabled, the next offset the previous
+// plus the records received (an API may send more than the limit), a stop on
+// a page shorter than the limit, and each value in a query parameter, a
+// header or the body.
+func TestSeedOffsetIncrement(t *testing.T) {
+	cases := []struct {
+		name, method, limitPlace, offsetPlace string
+		perPage                               int // records the API sends per page, whatever the limit
+		want                                  []string
+	}{
+		{"query parameters", "GET", "request_parameter", "request_parameter", 3,
+			[]string{"GET /items?limit=3&offset=0", "GET /items?limit=3&offset=3", "GET /items?limit=3&offset=6"}},
+		{"limit injection disabled", "GET", "", "request_parameter", 3,
+			[]string{"GET /items?offset=0", "GET /items?offset=3", "GET /items?offset=6"}},
+		{"the API sends more than the limit", "GET", "request_parameter", "request_parameter", 5,
+			[]string{"GET /items?limit=3&offset=0", "GET /items?limit=3&offset=5"}},
+		{"headers", "GET", "header", "header", 3,
+			[]string{"GET /items | X-Limit: 3 | X-Offset: 0", "GET /items | X-Limit: 3 | X-Offset: 3", "GET /items | X-Limit: 3 | X-Offset: 6"}},
+		{"JSON body", "POST", "body_json", "body_json", 3,
+			[]string{`POST /items | X-Limit: - | X-Offset: - | {"limit":3,"offset":0}`, `POST /items | X-Limit: - | X-Offset: - | {"limit":3,"offset":3}`, `POST /items | X-Limit: - | X-Offset: - | {"limit":3,"offset":6}`}},
+		{"form body, limit in a header", "POST", "header", "body_data", 3,
+			[]string{"POST /items | X-Limit: 3 | X-Offset: - | offset=0", "POST /items | X-Limit: 3 | X-Offset: - | offset=3", "POST /items | X-Limit: 3 | X-Offset: - | offset=6"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			name := func(place, field string) string {
+				if place == "header" {
+					return "X-" + strings.ToUpper(field[:1]) + field[1:]
+				}
+				return field
+			}
+			a := newAPI(t, func(w http.ResponseWriter, r *http.Request, body string) {
+				off, err := strconv.Atoi(paramIn(r, body, tc.offsetPlace, name(tc.offsetPlace, "offset")))
+				if err != nil {
+					w.WriteHeader(400)
+					return
+				}
+				fmt.Fprintf(w, `{"data":%s}`, items(off, min(off+tc.perPage, 7)))
+			})
+			paginator := "paginator:\n  type: DefaultPaginator\n  page_token_option:\n" + indent(option(tc.offsetPlace, name(tc.offsetPlace, "offset")), 4) + "\n"
+			if tc.limitPlace != "" {
+				paginator += "  page_size_option:\n" + indent(option(tc.limitPlace, name(tc.limitPlace, "limit")), 4) + "\n"
+			}
+			paginator += "  pagination_strategy:\n    type: OffsetIncrement\n    page_size: 3"
+			m := formManifest(a.URL, "", builderStream{name: "items", path: "/items", method: tc.method, fieldPath: "[data]", paginator: paginator})
+			res := newConnector(t, m, nil, "items").read(t)
+			mustSucceed(t, res, "items")
+			equalLists(t, "records", res.records("items"), ids(0, 7))
+			headers := []string{"X-Limit", "X-Offset"}
+			if !strings.Contains(tc.want[0], "X-Limit") {
+				headers = nil
+			}
+			equalLists(t, "requests", exchanges(a, headers...), tc.want)
+		})
+	}
+}
+
+// §2.4 and §4.1 Page Increment rules 1 to 4: the "Start from page" number
+// first (0 when the Builder leaves it unset), then one more per request, the
+// page size on every request when its injection is enabled, a stop on a page
+// shorter than the page size, each value in a query parameter, a header or
+// the body.
+func TestSeedPageIncrement(t *testing.T) {
+	cases := []struct {
+		name, method, sizePlace, pagePlace, start string
+		want                                      []string
+	}{
+		{"query parameters from page 1", "GET", "request_parameter", "request_parameter", "\n    start_from_page: 1",
+			[]string{"GET /items?page=1&per_page=2 | X-Page: -", "GET /items?page=2&per_page=2 | X-Page: -", "GET /items?page=3&per_page=2 | X-Page: -"}},
+		{"start from page unset", "GET", "request_parameter", "request_parameter", "",
+			[]string{"GET /items?page=0&per_page=2 | X-Page: -", "GET /items?page=1&per_page=2 | X-Page: -", "GET /items?page=2&per_page=2 | X-Page: -"}},
+		{"page size injection disabled, page number in a header", "GET", "", "header", "\n    start_from_page: 1",
+			[]string{"GET /items | X-Page: 1", "GET /items | X-Page: 2", "GET /items | X-Page: 3"}},
+		{"JSON body", "POST", "body_json", "body_json", "\n    start_from_page: 1",
+			[]string{`POST /items | X-Page: - | {"page":1,"per_page":2}`, `POST /items | X-Page: - | {"page":2,"per_page":2}`, `POST /items | X-Page: - | {"page":3,"per_page":2}`}},
+		{"form body", "POST", "body_data", "body_data", "\n    start_from_page: 1",
+			[]string{"POST /items | X-Page: - | page=1&per_page=2", "POST /items | X-Page: - | page=2&per_page=2", "POST /items | X-Page: - | page=3&per_page=2"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			pageName := "page"
+			if tc.pagePlace == "header" {
+				pageName = "X-Page"
+			}
+			first := 1
+			if tc.start == "" {
+				first = 0
+			}
+			a := newAPI(t, func(w http.ResponseWriter, r *http.Request, body string) {
+				page, err := strconv.Atoi(paramIn(r, body, tc.pagePlace, pageName))
+				if err != nil {
+					w.WriteHeader(400)
+					return
+				}
+				from := (page - first) * 2
+				fmt.Fprintf(w, `{"data":%s}`, items(from, min(from+2, 5)))
+			})
+			paginator := "paginator:\n  type: DefaultPaginator\n  page_token_option:\n" + indent(option(tc.pagePlace, pageName), 4) + "\n"
+			if tc.sizePlace != "" {
+				paginator += "  page_size_option:\n" + indent(option(tc.sizePlace, "per_page"), 4) + "\n"
+			}
+			paginator += "  pagination_strategy:\n    type: PageIncrement\n    page_size: 2" + tc.start
+			m := formManifest(a.URL, "", builderStream{name: "items", path: "/items", method: tc.method, fieldPath: "[data]", paginator: paginator})
+			res := newConnector(t, m, nil, "items").read(t)
+			mustSucceed(t, res, "items")
+			equalLists(t, "records", res.records("items"), ids(0, 5))
+			equalLists(t, "requests", exchanges(a, "X-Page"), tc.want)
 		})
 	}
 }
