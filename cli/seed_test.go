@@ -689,3 +689,97 @@ func TestSeedPageIncrement(t *testing.T) {
 		})
 	}
 }
+
+// cursorForm is a Builder cursor paginator: the token option, an optional
+// page size option, and the strategy's cursor, stop condition and page size.
+func cursorForm(tokenOption, sizeOption, cursor, stop string, pageSize int) string {
+	p := "paginator:\n  type: DefaultPaginator\n  page_token_option:\n" + indent(tokenOption, 4) + "\n"
+	if sizeOption != "" {
+		p += "  page_size_option:\n" + indent(sizeOption, 4) + "\n"
+	}
+	p += "  pagination_strategy:\n    type: CursorPagination\n    cursor_value: " + strconv.Quote(cursor) + "\n"
+	if stop != "" {
+		p += "    stop_condition: " + strconv.Quote(stop) + "\n"
+	}
+	if pageSize > 0 {
+		p += fmt.Sprintf("    page_size: %d\n", pageSize)
+	}
+	return p
+}
+
+// §2.4, §2.5 and §4.1 Cursor Pagination rules 1 to 7: no cursor on the first
+// request; the cursor read by the "Next page cursor" (response body path,
+// header, Link header, custom template from the response or the last
+// record) and sent as its injection says (query parameter, header, body, or
+// the whole URL); the page size on every request; the stop when no value is
+// found at the location, or when the stop condition holds.
+func TestSeedCursorPagination(t *testing.T) {
+	// pages are the API's answers, in order: a body and headers.
+	type page struct {
+		body    string
+		headers map[string]string
+	}
+	var base string
+	cases := []struct {
+		name, method, paginator string
+		pages                   []page
+		want                    []string
+	}{
+		{"response path into a header, page size in the query", "GET",
+			cursorForm(option("header", "X-Cursor"), option("request_parameter", "limit"),
+				`{{ response.get("meta", {}).get("next_cursor", {}) }}`, `{{ not response.get("meta", {}).get("next_cursor", {}) }}`, 2),
+			[]page{{body: `{"data":[{"id":0},{"id":1}],"meta":{"next_cursor":"c1"}}`}, {body: `{"data":[{"id":2},{"id":3}],"meta":{"next_cursor":"c2"}}`}, {body: `{"data":[{"id":4},{"id":5}],"meta":{}}`}},
+			[]string{"GET /items?limit=2 | X-Cursor: -", "GET /items?limit=2 | X-Cursor: c1", "GET /items?limit=2 | X-Cursor: c2"}},
+		{"response path into the JSON body", "POST",
+			cursorForm(option("body_json", "cursor"), option("body_json", "size"),
+				`{{ response.get("paging", {}).get("next", {}) }}`, `{{ not response.get("paging", {}).get("next", {}) }}`, 2),
+			[]page{{body: `{"data":[{"id":0},{"id":1}],"paging":{"next":"c1"}}`}, {body: `{"data":[{"id":2},{"id":3},{"id":4},{"id":5}],"paging":{"next":null}}`}},
+			[]string{`POST /items | X-Cursor: - | {"size":2}`, `POST /items | X-Cursor: - | {"cursor":"c1","size":2}`}},
+		{"header into a query parameter", "GET",
+			cursorForm(option("request_parameter", "cursor"), "", `{{ headers.get("X-Next-Page", {}) }}`, `{{ not headers.get("X-Next-Page", {}) }}`, 0),
+			[]page{{body: `{"data":[{"id":0},{"id":1}]}`, headers: map[string]string{"X-Next-Page": "c1"}}, {body: `{"data":[{"id":2},{"id":3}]}`, headers: map[string]string{"X-Next-Page": "c2"}}, {body: `{"data":[{"id":4},{"id":5}]}`}},
+			[]string{"GET /items | X-Cursor: -", "GET /items?cursor=c1 | X-Cursor: -", "GET /items?cursor=c2 | X-Cursor: -"}},
+		{"Link header, path injection replaces the whole URL", "GET",
+			cursorForm("type: RequestPath", option("request_parameter", "per_page"),
+				`{{ headers.get("link", {}).get("next", {}).get("url", {}) }}`, `{{ not headers.get("link", {}).get("next", {}).get("url", {}) }}`, 2),
+			[]page{
+				{body: `{"data":[{"id":0},{"id":1}]}`, headers: map[string]string{"Link": `<{base}/v2/next-items?after=c1&per_page=2>; rel="next", <{base}/v2/next-items?after=c9&per_page=2>; rel="last"`}},
+				{body: `{"data":[{"id":2},{"id":3}]}`, headers: map[string]string{"Link": `<{base}/items?per_page=2>; rel="first", <{base}/v3/other?token=c2&per_page=2>; rel="next"`}},
+				{body: `{"data":[{"id":4},{"id":5}]}`, headers: map[string]string{"Link": `<{base}/items?per_page=2>; rel="first"`}}},
+			[]string{"GET /items?per_page=2 | X-Cursor: -", "GET /v2/next-items?after=c1&per_page=2 | X-Cursor: -", "GET /v3/other?token=c2&per_page=2 | X-Cursor: -"}},
+		{"custom from the response, stop condition is false", "GET",
+			cursorForm(option("request_parameter", "starting_after"), "", `{{ response['data'][-1]['id'] }}`, `{{ response.has_more is false }}`, 0),
+			[]page{{body: `{"data":[{"id":0},{"id":1}],"has_more":true}`}, {body: `{"data":[{"id":2},{"id":3}],"has_more":true}`}, {body: `{"data":[{"id":4},{"id":5}],"has_more":false}`}},
+			[]string{"GET /items | X-Cursor: -", "GET /items?starting_after=1 | X-Cursor: -", "GET /items?starting_after=3 | X-Cursor: -"}},
+		{"custom from the last record, into the form body", "POST",
+			cursorForm(option("body_data", "after"), "", `{{ last_records[-1]['id'] }}`, `{{ response.has_more is false }}`, 0),
+			[]page{{body: `{"data":[{"id":0},{"id":1}],"has_more":true}`}, {body: `{"data":[{"id":2},{"id":3}],"has_more":true}`}, {body: `{"data":[{"id":4},{"id":5}],"has_more":false}`}},
+			[]string{"POST /items | X-Cursor: -", "POST /items | X-Cursor: - | after=1", "POST /items | X-Cursor: - | after=3"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var mu sync.Mutex
+			n := 0
+			a := newAPI(t, func(w http.ResponseWriter, r *http.Request, body string) {
+				mu.Lock()
+				defer mu.Unlock()
+				if n >= len(tc.pages) {
+					w.WriteHeader(400)
+					return
+				}
+				p := tc.pages[n]
+				n++
+				for k, v := range p.headers {
+					w.Header().Set(k, strings.ReplaceAll(v, "{base}", base))
+				}
+				fmt.Fprint(w, p.body)
+			})
+			base = a.URL
+			m := formManifest(a.URL, "", builderStream{name: "items", path: "/items", method: tc.method, fieldPath: "[data]", paginator: tc.paginator})
+			res := newConnector(t, m, nil, "items").read(t)
+			mustSucceed(t, res, "items")
+			equalLists(t, "records", res.records("items"), ids(0, 6))
+			equalLists(t, "requests", exchanges(a, "X-Cursor"), tc.want)
+		})
+	}
+}
