@@ -783,3 +783,66 @@ func TestSeedCursorPagination(t *testing.T) {
 		})
 	}
 }
+
+// §4.1 "Custom parameter injection" and §2.6: with the pagination form's
+// injection left out, the generic request options carry the pagination
+// token with jinja: the combined offset-and-limit query parameter of the
+// seed, a prefixed header, a JSON body property next to a config value, and
+// the URL path.
+func TestSeedCustomParameterInjection(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		from, _ := strconv.Atoi(strings.TrimPrefix(r.URL.Path, "/items/"))
+		fmt.Fprintf(w, `{"data":%s}`, items(from, min(from+2, 5)))
+	})
+	m := formManifest(a.URL, "", builderStream{name: "items", path: "/items/{{ next_page_token['next_page_token'] or 0 }}", method: "POST", fieldPath: "[data]",
+		requesterExtra: `request_parameters:
+  limit: "{{ next_page_token['next_page_token'] or '0' }},2"
+request_headers:
+  X-Range: "items={{ next_page_token['next_page_token'] or 0 }}-"
+request_body_json:
+  account: "{{ config[\"account\"] }}"
+  from: "{{ next_page_token['next_page_token'] or 0 }}"`,
+		paginator: "paginator:\n  type: DefaultPaginator\n  pagination_strategy:\n    type: OffsetIncrement\n    page_size: 2"})
+	res := newConnector(t, m, map[string]any{"account": "acme"}, "items").read(t)
+	mustSucceed(t, res, "items")
+	equalLists(t, "records", res.records("items"), ids(0, 5))
+	equalLists(t, "requests", exchanges(a, "X-Range"), []string{
+		`POST /items/0?limit=0%2C2 | X-Range: items=0- | {"account":"acme","from":0}`,
+		`POST /items/2?limit=2%2C2 | X-Range: items=2- | {"account":"acme","from":2}`,
+		`POST /items/4?limit=4%2C2 | X-Range: items=4- | {"account":"acme","from":4}`})
+}
+
+// §2.3 (inner authentication), §5.5 rules 6 and 8, §5.6 rule 7: what the
+// seed does not support is refused before any request, naming the place.
+func TestSeedUnsupportedAuthIsRefused(t *testing.T) {
+	inner := "type: OAuthAuthenticator\ntoken_refresh_endpoint: {url}/oauth/token\nclient_id: \"{{ config[\\\"client_id\\\"] }}\"\nclient_secret: \"{{ config[\\\"client_secret\\\"] }}\"\ngrant_type: client_credentials"
+	cases := []struct {
+		name, auth string
+		config     map[string]any
+		want       string
+	}{
+		{"PKCE grant", "{oauth}grant_type: authorization_code\n", map[string]any{"client_id": "cid", "client_secret": "cs"},
+			`invalid manifest: streams[0].retriever.requester.authenticator.grant_type: grant type "authorization_code" is not supported: only refresh_token and client_credentials are (PKCE, authorization code and other flows need custom code)`},
+		{"refresh_token grant without a refresh token", "{oauth}refresh_token: \"{{ config[\\\"client_refresh_token\\\"] }}\"\ngrant_type: refresh_token\n", map[string]any{"client_id": "cid", "client_secret": "cs"},
+			"Config validation error: config key client_refresh_token is required"},
+		{"OAuth as the session token's inner authentication", sessionForm("{url}", "POST", inner, "request_parameters: {}", "PT1H", "type: Bearer"), map[string]any{"client_id": "cid", "client_secret": "cs"},
+			"invalid manifest: streams[0].retriever.requester.authenticator.login_requester.authenticator: OAuthAuthenticator is not supported here (supported: NoAuth, BasicHttpAuthenticator, BearerAuthenticator, ApiKeyAuthenticator)"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+				fmt.Fprint(w, `{"access_token":"t","expires_in":60,"data":[{"id":1}]}`)
+			})
+			auth := strings.ReplaceAll(strings.ReplaceAll(tc.auth, "{oauth}", oauthForm(a.URL, "")), "{url}", a.URL)
+			m := formManifest(a.URL, auth, builderStream{name: "items", path: "/items", fieldPath: "[data]"})
+			res := newConnector(t, m, tc.config, "items").read(t)
+			errs := res.errors()
+			if res.code != 1 || len(res.msgs) != 1 || len(errs) != 1 || errs[0]["failure_type"] != "config_error" || errs[0]["message"] != tc.want {
+				t.Fatalf("exit %d, stdout %s\nwant the single error %q", res.code, res.stdout, tc.want)
+			}
+			if len(a.requests()) != 0 {
+				t.Fatalf("requests sent: %v", a.lines())
+			}
+		})
+	}
+}
