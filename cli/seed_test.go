@@ -846,3 +846,40 @@ func TestSeedUnsupportedAuthIsRefused(t *testing.T) {
 		})
 	}
 }
+
+// §5.1 rule 1 with §5.5 and §5.6: the connector's one authenticator is
+// shared by its streams, so one OAuth access token or one session token
+// (while valid) serves the data requests of every stream.
+func TestSeedOneTokenServesEveryStream(t *testing.T) {
+	twoStreams := []builderStream{
+		{name: "a", path: "/items", fieldPath: "[data]", paginator: threePages},
+		{name: "b", path: "/items", fieldPath: "[data]", paginator: threePages}}
+	pages := func(auth string) []string {
+		var out []string
+		for range 2 {
+			out = append(out, "GET /items | "+auth, "GET /items?page=2 | "+auth, "GET /items?page=3 | "+auth)
+		}
+		return out
+	}
+	t.Run("OAuth", func(t *testing.T) {
+		ta := newTokenAPI(t, func(n int, fields map[string]any) (string, map[string]any) {
+			a := fmt.Sprintf("access-%d", n)
+			return a, map[string]any{"access_token": a, "expires_in": 3600}
+		})
+		m := formManifest(ta.URL, oauthForm(ta.URL, "grant_type: client_credentials\n"), twoStreams...)
+		res := newConnector(t, m, map[string]any{"client_id": "cid", "client_secret": "cs"}, "a", "b").read(t)
+		mustSucceed(t, res, "a", "b")
+		want := append([]string{`POST /oauth/token | Authorization: - | {"client_id":"cid","client_secret":"cs","grant_type":"client_credentials"}`}, pages("Authorization: Bearer access-1")...)
+		equalLists(t, "requests", exchanges(ta.api, "Authorization"), want)
+	})
+	t.Run("session token", func(t *testing.T) {
+		sa := newSessionAPI(t, func(r *http.Request, body string) bool { return body == `{"user":"ann"}` },
+			func(r *http.Request) string { return r.Header.Get("X-Session") }, 0)
+		auth := sessionForm(sa.URL, "POST", "type: NoAuth", "request_body_json:\n  user: \"{{ config[\\\"username\\\"] }}\"", "PT1H",
+			"type: ApiKey\ninject_into:\n  type: RequestOption\n  inject_into: header\n  field_name: X-Session")
+		res := newConnector(t, formManifest(sa.URL, auth, twoStreams...), map[string]any{"username": "ann"}, "a", "b").read(t)
+		mustSucceed(t, res, "a", "b")
+		want := append([]string{`POST /api/session | X-Session: - | {"user":"ann"}`}, pages("X-Session: sess-1")...)
+		equalLists(t, "requests", exchanges(sa.api, "X-Session"), want)
+	})
+}
