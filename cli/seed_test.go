@@ -415,7 +415,8 @@ func TestSeedOAuthRotationOverwritesConfig(t *testing.T) {
 // sessionAPI is a session token endpoint at /api/session and a data endpoint
 // at /items (three pages) accepting the tokens it issued, in the header or
 // query parameter where dataAuth finds them. login checks a retrieval
-// request; a page=2 request waits pause before its answer.
+// request, answering the HTTP status it returns (200: a new token); a
+// page=2 request waits pause before its answer.
 type sessionAPI struct {
 	*api
 	mu     sync.Mutex
@@ -423,14 +424,14 @@ type sessionAPI struct {
 	logins int
 }
 
-func newSessionAPI(t *testing.T, login func(r *http.Request, body string) bool, dataAuth func(r *http.Request) string, pause time.Duration) *sessionAPI {
+func newSessionAPI(t *testing.T, login func(r *http.Request, body string) int, dataAuth func(r *http.Request) string, pause time.Duration) *sessionAPI {
 	sa := &sessionAPI{issued: map[string]bool{}}
 	sa.api = newAPI(t, func(w http.ResponseWriter, r *http.Request, body string) {
 		sa.mu.Lock()
 		if r.URL.Path == "/api/session" {
 			defer sa.mu.Unlock()
-			if !login(r, body) {
-				w.WriteHeader(401)
+			if status := login(r, body); status != 200 {
+				w.WriteHeader(status)
 				return
 			}
 			sa.logins++
@@ -457,6 +458,14 @@ func newSessionAPI(t *testing.T, login func(r *http.Request, body string) bool, 
 		fmt.Fprintf(w, `{"data":[{"id":%d}],"next":%s}`, page, next)
 	})
 	return sa
+}
+
+// okIf is 200 when the request is the expected one, else 401.
+func okIf(expected bool) int {
+	if expected {
+		return 200
+	}
+	return 401
 }
 
 // sessionForm is the Builder's session token authenticator: the full
@@ -488,7 +497,7 @@ func TestSeedSessionToken(t *testing.T) {
 	config := map[string]any{"username": "ann", "password": "pw", "api_key": "k-1", "tenant": "acme"}
 	cases := []struct {
 		name, method, inner, options, expiration, dataAuth string
-		login                                              func(r *http.Request, body string) bool
+		login                                              func(r *http.Request, body string) int
 		carried                                            func(r *http.Request) string
 		pause                                              time.Duration
 		want                                               []string
@@ -497,9 +506,9 @@ func TestSeedSessionToken(t *testing.T) {
 			"type: BasicHttpAuthenticator\nusername: \"{{ config[\\\"username\\\"] }}\"\npassword: \"{{ config[\\\"password\\\"] }}\"",
 			"request_parameters:\n  tenant: \"{{ config[\\\"tenant\\\"] }}\"\nrequest_headers:\n  X-Client: builder",
 			"PT1H", "type: ApiKey\ninject_into:\n  type: RequestOption\n  inject_into: request_parameter\n  field_name: session_id",
-			func(r *http.Request, _ string) bool {
+			func(r *http.Request, _ string) int {
 				u, p, _ := r.BasicAuth()
-				return r.Method == "GET" && u == "ann" && p == "pw" && r.URL.RawQuery == "tenant=acme" && r.Header.Get("X-Client") == "builder"
+				return okIf(r.Method == "GET" && u == "ann" && p == "pw" && r.URL.RawQuery == "tenant=acme" && r.Header.Get("X-Client") == "builder")
 			},
 			func(r *http.Request) string { return r.URL.Query().Get("session_id") }, 0,
 			[]string{"GET /api/session?tenant=acme | Authorization: Basic YW5uOnB3 | X-Client: builder | X-Session: -",
@@ -509,8 +518,8 @@ func TestSeedSessionToken(t *testing.T) {
 		{"POST, credentials in the body with inner No Auth, Bearer, no expiration: a token per request", "POST", "type: NoAuth",
 			"request_parameters: {}\nrequest_headers: {}\nrequest_body_json:\n  username: \"{{ config[\\\"username\\\"] }}\"\n  password: \"{{ config[\\\"password\\\"] }}\"",
 			`""`, "type: Bearer",
-			func(r *http.Request, body string) bool {
-				return r.Method == "POST" && body == `{"password":"pw","username":"ann"}` && r.Header.Get("Authorization") == ""
+			func(r *http.Request, body string) int {
+				return okIf(r.Method == "POST" && body == `{"password":"pw","username":"ann"}` && r.Header.Get("Authorization") == "")
 			},
 			func(r *http.Request) string { return strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ") }, 0,
 			[]string{`POST /api/session | Authorization: - | X-Client: - | X-Session: - | {"password":"pw","username":"ann"}`,
@@ -523,7 +532,7 @@ func TestSeedSessionToken(t *testing.T) {
 			"type: BearerAuthenticator\napi_token: \"{{ config[\\\"api_key\\\"] }}\"",
 			"request_parameters: {}\nrequest_headers: {}", "PT1S",
 			"type: ApiKey\ninject_into:\n  type: RequestOption\n  inject_into: header\n  field_name: X-Session",
-			func(r *http.Request, _ string) bool { return r.Header.Get("Authorization") == "Bearer k-1" },
+			func(r *http.Request, _ string) int { return okIf(r.Header.Get("Authorization") == "Bearer k-1") },
 			func(r *http.Request) string { return r.Header.Get("X-Session") }, 1100 * time.Millisecond,
 			[]string{"POST /api/session | Authorization: Bearer k-1 | X-Client: - | X-Session: -",
 				"GET /items | Authorization: - | X-Client: - | X-Session: sess-1",
@@ -533,9 +542,30 @@ func TestSeedSessionToken(t *testing.T) {
 		{"inner API key in a query parameter", "GET",
 			"type: ApiKeyAuthenticator\napi_token: \"{{ config[\\\"api_key\\\"] }}\"\ninject_into:\n  type: RequestOption\n  inject_into: request_parameter\n  field_name: key",
 			"request_parameters: {}\nrequest_headers: {}", "P1D", "type: Bearer",
-			func(r *http.Request, _ string) bool { return r.URL.RawQuery == "key=k-1" },
+			func(r *http.Request, _ string) int { return okIf(r.URL.RawQuery == "key=k-1") },
 			func(r *http.Request) string { return strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ") }, 0,
 			[]string{"GET /api/session?key=k-1 | Authorization: - | X-Client: - | X-Session: -",
+				"GET /items | Authorization: Bearer sess-1 | X-Client: - | X-Session: -",
+				"GET /items?page=2 | Authorization: Bearer sess-1 | X-Client: - | X-Session: -",
+				"GET /items?page=3 | Authorization: Bearer sess-1 | X-Client: - | X-Session: -"}},
+		{"form body, the retrieval's error handler retries it", "POST", "type: NoAuth",
+			"request_parameters: {}\nrequest_headers: {}\nrequest_body_data:\n  username: \"{{ config[\\\"username\\\"] }}\"\n  password: \"{{ config[\\\"password\\\"] }}\"\n" +
+				"error_handler:\n  type: CompositeErrorHandler\n  error_handlers:\n    - type: DefaultErrorHandler\n      max_retries: 2\n" +
+				"      backoff_strategies:\n        - type: ConstantBackoffStrategy\n          backoff_time_in_seconds: 0.01\n" +
+				"      response_filters:\n        - type: HttpResponseFilter\n          action: RETRY\n          http_codes: [418]",
+			"PT1H", "type: Bearer",
+			func() func(r *http.Request, body string) int {
+				n := 0
+				return func(r *http.Request, body string) int {
+					if n++; n == 1 {
+						return 418
+					}
+					return okIf(body == "password=pw&username=ann" && r.Header.Get("Content-Type") == "application/x-www-form-urlencoded")
+				}
+			}(),
+			func(r *http.Request) string { return strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ") }, 0,
+			[]string{"POST /api/session | Authorization: - | X-Client: - | X-Session: - | password=pw&username=ann",
+				"POST /api/session | Authorization: - | X-Client: - | X-Session: - | password=pw&username=ann",
 				"GET /items | Authorization: Bearer sess-1 | X-Client: - | X-Session: -",
 				"GET /items?page=2 | Authorization: Bearer sess-1 | X-Client: - | X-Session: -",
 				"GET /items?page=3 | Authorization: Bearer sess-1 | X-Client: - | X-Session: -"}},
@@ -873,7 +903,7 @@ func TestSeedOneTokenServesEveryStream(t *testing.T) {
 		equalLists(t, "requests", exchanges(ta.api, "Authorization"), want)
 	})
 	t.Run("session token", func(t *testing.T) {
-		sa := newSessionAPI(t, func(r *http.Request, body string) bool { return body == `{"user":"ann"}` },
+		sa := newSessionAPI(t, func(r *http.Request, body string) int { return okIf(body == `{"user":"ann"}`) },
 			func(r *http.Request) string { return r.Header.Get("X-Session") }, 0)
 		auth := sessionForm(sa.URL, "POST", "type: NoAuth", "request_body_json:\n  user: \"{{ config[\\\"username\\\"] }}\"", "PT1H",
 			"type: ApiKey\ninject_into:\n  type: RequestOption\n  inject_into: header\n  field_name: X-Session")
