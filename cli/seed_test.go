@@ -112,16 +112,71 @@ func exchanges(a *api, headers ...string) []string {
 	return out
 }
 
-// mustSucceed fails the test unless the read exited 0 with no error trace
-// and every stream completed.
+// transcript is every message printed but CONTROL (checked apart), one
+// line each: stream statuses, records, states with their record count, logs
+// and errors.
+func (r result) transcript() []string {
+	var out []string
+	for _, m := range r.msgs {
+		switch m["type"] {
+		case "RECORD":
+			rec := m["record"].(map[string]any)
+			b, _ := json.Marshal(rec["data"])
+			out = append(out, fmt.Sprintf("RECORD %v %s", rec["stream"], b))
+		case "STATE":
+			st := m["state"].(map[string]any)
+			b, _ := json.Marshal(st["stream"].(map[string]any)["stream_state"])
+			out = append(out, fmt.Sprintf("STATE %v %s count %v", st["stream"].(map[string]any)["stream_descriptor"].(map[string]any)["name"], b, st["sourceStats"].(map[string]any)["recordCount"]))
+		case "LOG":
+			l := m["log"].(map[string]any)
+			out = append(out, fmt.Sprintf("LOG %v %v", l["level"], l["message"]))
+		case "TRACE":
+			tr := m["trace"].(map[string]any)
+			if ss, ok := tr["stream_status"].(map[string]any); ok {
+				out = append(out, fmt.Sprintf("STATUS %v %v", ss["stream_descriptor"].(map[string]any)["name"], ss["status"]))
+			} else {
+				b, _ := json.Marshal(tr)
+				out = append(out, "TRACE "+string(b))
+			}
+		case "CONTROL":
+		default:
+			b, _ := json.Marshal(m)
+			out = append(out, string(b))
+		}
+	}
+	return out
+}
+
+// mustSucceed fails the test unless the read exited 0 and printed, for
+// each stream in order, exactly: STARTED, RUNNING, its records, one
+// full-refresh STATE counting them, the count LOG and COMPLETE.
 func mustSucceed(t *testing.T, res result, streams ...string) {
 	t.Helper()
-	if res.code != 0 || len(res.errors()) != 0 {
+	mustSucceedLogging(t, res, nil, streams...)
+}
+
+// mustSucceedLogging is mustSucceed with logs expected before the first
+// stream's first request was answered.
+func mustSucceedLogging(t *testing.T, res result, logs []string, streams ...string) {
+	t.Helper()
+	if res.code != 0 {
 		t.Fatalf("exit %d, errors %v\nstderr %s", res.code, res.errors(), res.stderr)
 	}
-	for _, s := range streams {
-		equalLists(t, s+" statuses", res.statuses(s), []string{"STARTED", "RUNNING", "COMPLETE"})
+	var want []string
+	for i, s := range streams {
+		want = append(want, "STATUS "+s+" STARTED")
+		if i == 0 {
+			want = append(want, logs...)
+		}
+		want = append(want, "STATUS "+s+" RUNNING")
+		recs := res.records(s)
+		for _, r := range recs {
+			want = append(want, "RECORD "+s+" "+r)
+		}
+		want = append(want, fmt.Sprintf(`STATE %s {"__ab_no_cursor_state_message":true} count %d`, s, len(recs)),
+			fmt.Sprintf("LOG INFO Read %d records from stream %s", len(recs), s), "STATUS "+s+" COMPLETE")
 	}
+	equalLists(t, "messages", res.transcript(), want)
 }
 
 // §2.1 No auth, §5.1 rule 1: the Builder omits the authenticator; no
@@ -501,6 +556,7 @@ func TestSeedSessionToken(t *testing.T) {
 		carried                                            func(r *http.Request) string
 		pause                                              time.Duration
 		want                                               []string
+		retried                                            bool // the first retrieval answers 418, retried once
 	}{
 		{"GET, inner Basic, parameters and headers, API key in a query parameter, reused for PT1H", "GET",
 			"type: BasicHttpAuthenticator\nusername: \"{{ config[\\\"username\\\"] }}\"\npassword: \"{{ config[\\\"password\\\"] }}\"",
@@ -514,7 +570,7 @@ func TestSeedSessionToken(t *testing.T) {
 			[]string{"GET /api/session?tenant=acme | Authorization: Basic YW5uOnB3 | X-Client: builder | X-Session: -",
 				"GET /items?session_id=sess-1 | Authorization: - | X-Client: - | X-Session: -",
 				"GET /items?page=2&session_id=sess-1 | Authorization: - | X-Client: - | X-Session: -",
-				"GET /items?page=3&session_id=sess-1 | Authorization: - | X-Client: - | X-Session: -"}},
+				"GET /items?page=3&session_id=sess-1 | Authorization: - | X-Client: - | X-Session: -"}, false},
 		{"POST, credentials in the body with inner No Auth, Bearer, no expiration: a token per request", "POST", "type: NoAuth",
 			"request_parameters: {}\nrequest_headers: {}\nrequest_body_json:\n  username: \"{{ config[\\\"username\\\"] }}\"\n  password: \"{{ config[\\\"password\\\"] }}\"",
 			`""`, "type: Bearer",
@@ -527,7 +583,7 @@ func TestSeedSessionToken(t *testing.T) {
 				`POST /api/session | Authorization: - | X-Client: - | X-Session: - | {"password":"pw","username":"ann"}`,
 				"GET /items?page=2 | Authorization: Bearer sess-2 | X-Client: - | X-Session: -",
 				`POST /api/session | Authorization: - | X-Client: - | X-Session: - | {"password":"pw","username":"ann"}`,
-				"GET /items?page=3 | Authorization: Bearer sess-3 | X-Client: - | X-Session: -"}},
+				"GET /items?page=3 | Authorization: Bearer sess-3 | X-Client: - | X-Session: -"}, false},
 		{"inner Bearer, API key in a header, a new token once PT1S has passed", "POST",
 			"type: BearerAuthenticator\napi_token: \"{{ config[\\\"api_key\\\"] }}\"",
 			"request_parameters: {}\nrequest_headers: {}", "PT1S",
@@ -538,7 +594,7 @@ func TestSeedSessionToken(t *testing.T) {
 				"GET /items | Authorization: - | X-Client: - | X-Session: sess-1",
 				"GET /items?page=2 | Authorization: - | X-Client: - | X-Session: sess-1",
 				"POST /api/session | Authorization: Bearer k-1 | X-Client: - | X-Session: -",
-				"GET /items?page=3 | Authorization: - | X-Client: - | X-Session: sess-2"}},
+				"GET /items?page=3 | Authorization: - | X-Client: - | X-Session: sess-2"}, false},
 		{"inner API key in a query parameter", "GET",
 			"type: ApiKeyAuthenticator\napi_token: \"{{ config[\\\"api_key\\\"] }}\"\ninject_into:\n  type: RequestOption\n  inject_into: request_parameter\n  field_name: key",
 			"request_parameters: {}\nrequest_headers: {}", "P1D", "type: Bearer",
@@ -547,7 +603,7 @@ func TestSeedSessionToken(t *testing.T) {
 			[]string{"GET /api/session?key=k-1 | Authorization: - | X-Client: - | X-Session: -",
 				"GET /items | Authorization: Bearer sess-1 | X-Client: - | X-Session: -",
 				"GET /items?page=2 | Authorization: Bearer sess-1 | X-Client: - | X-Session: -",
-				"GET /items?page=3 | Authorization: Bearer sess-1 | X-Client: - | X-Session: -"}},
+				"GET /items?page=3 | Authorization: Bearer sess-1 | X-Client: - | X-Session: -"}, false},
 		{"form body, the retrieval's error handler retries it", "POST", "type: NoAuth",
 			"request_parameters: {}\nrequest_headers: {}\nrequest_body_data:\n  username: \"{{ config[\\\"username\\\"] }}\"\n  password: \"{{ config[\\\"password\\\"] }}\"\n" +
 				"error_handler:\n  type: CompositeErrorHandler\n  error_handlers:\n    - type: DefaultErrorHandler\n      max_retries: 2\n" +
@@ -568,7 +624,7 @@ func TestSeedSessionToken(t *testing.T) {
 				"POST /api/session | Authorization: - | X-Client: - | X-Session: - | password=pw&username=ann",
 				"GET /items | Authorization: Bearer sess-1 | X-Client: - | X-Session: -",
 				"GET /items?page=2 | Authorization: Bearer sess-1 | X-Client: - | X-Session: -",
-				"GET /items?page=3 | Authorization: Bearer sess-1 | X-Client: - | X-Session: -"}},
+				"GET /items?page=3 | Authorization: Bearer sess-1 | X-Client: - | X-Session: -"}, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -576,7 +632,11 @@ func TestSeedSessionToken(t *testing.T) {
 			m := formManifest(sa.URL, sessionForm(sa.URL, tc.method, tc.inner, tc.options, tc.expiration, tc.dataAuth),
 				builderStream{name: "items", path: "/items", fieldPath: "[data]", paginator: threePages})
 			res := newConnector(t, m, config, "items").read(t)
-			mustSucceed(t, res, "items")
+			var logs []string
+			if tc.retried {
+				logs = []string{"LOG WARN HTTP 418 I'm a teapot from POST " + sa.URL + "/api/session: (empty body); retrying in 10ms (attempt 2 of 3)"}
+			}
+			mustSucceedLogging(t, res, logs, "items")
 			equalLists(t, "records", res.records("items"), ids(1, 4))
 			equalLists(t, "requests", exchanges(sa.api, "Authorization", "X-Client", "X-Session"), tc.want)
 		})
