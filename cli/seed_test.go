@@ -819,16 +819,16 @@ func TestSeedCursorPagination(t *testing.T) {
 			cursorForm(option("header", "X-Cursor"), option("request_parameter", "limit"),
 				`{{ response.get("meta", {}).get("next_cursor", {}) }}`, `{{ not response.get("meta", {}).get("next_cursor", {}) }}`, 2),
 			[]page{{body: `{"data":[{"id":0},{"id":1}],"meta":{"next_cursor":"c1"}}`}, {body: `{"data":[{"id":2},{"id":3}],"meta":{"next_cursor":"c2"}}`}, {body: `{"data":[{"id":4},{"id":5}],"meta":{}}`}},
-			[]string{"GET /items?limit=2 | X-Cursor: -", "GET /items?limit=2 | X-Cursor: c1", "GET /items?limit=2 | X-Cursor: c2"}},
+			[]string{"GET /api/v1/items?limit=2 | X-Cursor: -", "GET /api/v1/items?limit=2 | X-Cursor: c1", "GET /api/v1/items?limit=2 | X-Cursor: c2"}},
 		{"response path into the JSON body", "POST",
 			cursorForm(option("body_json", "cursor"), option("body_json", "size"),
 				`{{ response.get("paging", {}).get("next", {}) }}`, `{{ not response.get("paging", {}).get("next", {}) }}`, 2),
 			[]page{{body: `{"data":[{"id":0},{"id":1}],"paging":{"next":"c1"}}`}, {body: `{"data":[{"id":2},{"id":3},{"id":4},{"id":5}],"paging":{"next":null}}`}},
-			[]string{`POST /items | X-Cursor: - | {"size":2}`, `POST /items | X-Cursor: - | {"cursor":"c1","size":2}`}},
+			[]string{`POST /api/v1/items | X-Cursor: - | {"size":2}`, `POST /api/v1/items | X-Cursor: - | {"cursor":"c1","size":2}`}},
 		{"header into a query parameter", "GET",
 			cursorForm(option("request_parameter", "cursor"), "", `{{ headers.get("X-Next-Page", {}) }}`, `{{ not headers.get("X-Next-Page", {}) }}`, 0),
 			[]page{{body: `{"data":[{"id":0},{"id":1}]}`, headers: map[string]string{"X-Next-Page": "c1"}}, {body: `{"data":[{"id":2},{"id":3}]}`, headers: map[string]string{"X-Next-Page": "c2"}}, {body: `{"data":[{"id":4},{"id":5}]}`}},
-			[]string{"GET /items | X-Cursor: -", "GET /items?cursor=c1 | X-Cursor: -", "GET /items?cursor=c2 | X-Cursor: -"}},
+			[]string{"GET /api/v1/items | X-Cursor: -", "GET /api/v1/items?cursor=c1 | X-Cursor: -", "GET /api/v1/items?cursor=c2 | X-Cursor: -"}},
 		{"Link header, path injection replaces the whole URL", "GET",
 			cursorForm("type: RequestPath", option("request_parameter", "per_page"),
 				`{{ headers.get("link", {}).get("next", {}).get("url", {}) }}`, `{{ not headers.get("link", {}).get("next", {}).get("url", {}) }}`, 2),
@@ -836,15 +836,19 @@ func TestSeedCursorPagination(t *testing.T) {
 				{body: `{"data":[{"id":0},{"id":1}]}`, headers: map[string]string{"Link": `<{base}/v2/next-items?after=c1&per_page=2>; rel="next", <{base}/v2/next-items?after=c9&per_page=2>; rel="last"`}},
 				{body: `{"data":[{"id":2},{"id":3}]}`, headers: map[string]string{"Link": `<{base}/items?per_page=2>; rel="first", <{base}/v3/other?token=c2&per_page=2>; rel="next"`}},
 				{body: `{"data":[{"id":4},{"id":5}]}`, headers: map[string]string{"Link": `<{base}/items?per_page=2>; rel="first"`}}},
-			[]string{"GET /items?per_page=2 | X-Cursor: -", "GET /v2/next-items?after=c1&per_page=2 | X-Cursor: -", "GET /v3/other?token=c2&per_page=2 | X-Cursor: -"}},
+			[]string{"GET /api/v1/items?per_page=2 | X-Cursor: -", "GET /v2/next-items?after=c1&per_page=2 | X-Cursor: -", "GET /v3/other?token=c2&per_page=2 | X-Cursor: -"}},
+		{"full next URL from the response body, path injection", "GET",
+			cursorForm("type: RequestPath", "", `{{ response.get("links", {}).get("next", {}) }}`, `{{ not response.get("links", {}).get("next", {}) }}`, 0),
+			[]page{{body: `{"data":[{"id":0},{"id":1}],"links":{"next":"{base}/api/v1/items?cursor=c1&sort=id"}}`}, {body: `{"data":[{"id":2},{"id":3}],"links":{"next":"{base}/api/v1/items?cursor=c2&sort=id"}}`}, {body: `{"data":[{"id":4},{"id":5}],"links":{"next":null}}`}},
+			[]string{"GET /api/v1/items | X-Cursor: -", "GET /api/v1/items?cursor=c1&sort=id | X-Cursor: -", "GET /api/v1/items?cursor=c2&sort=id | X-Cursor: -"}},
 		{"custom from the response, stop condition is false", "GET",
 			cursorForm(option("request_parameter", "starting_after"), "", `{{ response['data'][-1]['id'] }}`, `{{ response.has_more is false }}`, 0),
 			[]page{{body: `{"data":[{"id":0},{"id":1}],"has_more":true}`}, {body: `{"data":[{"id":2},{"id":3}],"has_more":true}`}, {body: `{"data":[{"id":4},{"id":5}],"has_more":false}`}},
-			[]string{"GET /items | X-Cursor: -", "GET /items?starting_after=1 | X-Cursor: -", "GET /items?starting_after=3 | X-Cursor: -"}},
+			[]string{"GET /api/v1/items | X-Cursor: -", "GET /api/v1/items?starting_after=1 | X-Cursor: -", "GET /api/v1/items?starting_after=3 | X-Cursor: -"}},
 		{"custom from the last record, into the form body", "POST",
 			cursorForm(option("body_data", "after"), "", `{{ last_records[-1]['id'] }}`, `{{ response.has_more is false }}`, 0),
 			[]page{{body: `{"data":[{"id":0},{"id":1}],"has_more":true}`}, {body: `{"data":[{"id":2},{"id":3}],"has_more":true}`}, {body: `{"data":[{"id":4},{"id":5}],"has_more":false}`}},
-			[]string{"POST /items | X-Cursor: -", "POST /items | X-Cursor: - | after=1", "POST /items | X-Cursor: - | after=3"}},
+			[]string{"POST /api/v1/items | X-Cursor: -", "POST /api/v1/items | X-Cursor: - | after=1", "POST /api/v1/items | X-Cursor: - | after=3"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -862,10 +866,10 @@ func TestSeedCursorPagination(t *testing.T) {
 				for k, v := range p.headers {
 					w.Header().Set(k, strings.ReplaceAll(v, "{base}", base))
 				}
-				fmt.Fprint(w, p.body)
+				fmt.Fprint(w, strings.ReplaceAll(p.body, "{base}", base))
 			})
 			base = a.URL
-			m := formManifest(a.URL, "", builderStream{name: "items", path: "/items", method: tc.method, fieldPath: "[data]", paginator: tc.paginator})
+			m := formManifest(a.URL+"/api/v1", "", builderStream{name: "items", path: "/items", method: tc.method, fieldPath: "[data]", paginator: tc.paginator})
 			res := newConnector(t, m, nil, "items").read(t)
 			mustSucceed(t, res, "items")
 			equalLists(t, "records", res.records("items"), ids(0, 6))
