@@ -23,7 +23,7 @@ type builderStream struct {
 	name, path, method, fieldPath, requesterExtra, paginator string
 }
 
-// builderManifest renders a Builder-form manifest: authenticator is the YAML
+// formManifest renders a Builder-form manifest: authenticator is the YAML
 // of definitions.base_requester.authenticator, omitted when empty (No auth).
 func formManifest(urlBase, authenticator string, streams ...builderStream) string {
 	var b strings.Builder
