@@ -87,6 +87,10 @@ const (
 
 // TokenUpdater is a RefreshTokenUpdater: where rotating tokens live in the config.
 type TokenUpdater struct {
+	// RefreshTokenName is the token response's property holding the new
+	// refresh token. The request still sends the refresh token under the
+	// authenticator's refresh_token_name, as the seed's token request does;
+	// Airbyte's runtime would send it under this name too.
 	RefreshTokenName string
 	AccessTokenPath  []string
 	RefreshTokenPath []string

@@ -121,7 +121,7 @@ func (e *endpointSource) request() (*tokenRequest, error) {
 			return nil, failure.Config("%s: the refresh token is empty; check the config", e.a.Path)
 		}
 		e.env.secret(rt)
-		tr.fields[e.refreshTokenName()] = rt
+		tr.fields[e.o.RefreshTokenName] = rt
 	}
 	if len(e.o.Scopes) > 0 {
 		scopes := make([]any, len(e.o.Scopes))
@@ -145,15 +145,6 @@ func (e *endpointSource) request() (*tokenRequest, error) {
 		}
 	}
 	return tr, nil
-}
-
-// refreshTokenName is the request field of the refresh token; under
-// rotation the updater's name is both that and the response's property.
-func (e *endpointSource) refreshTokenName() string {
-	if e.o.Updater != nil {
-		return e.o.Updater.RefreshTokenName
-	}
-	return e.o.RefreshTokenName
 }
 
 // refreshToken is the current refresh token: under rotation the config's,
