@@ -24,6 +24,16 @@ type Policy struct {
 	// (its headers) away before the retry that a REFRESH_TOKEN_THEN_RETRY
 	// filter asks for.
 	Refresh func(refused http.Header)
+	// tokenEndpoint: an OAuth token request, which no manifest error
+	// handler covers; only 429 and 5xx are retried (see TokenPolicy).
+	tokenEndpoint bool
+}
+
+// TokenPolicy is the policy of OAuth token requests: as the reference's
+// token refresh, 429 and 5xx are retried and any other status of 400 or more
+// fails at once.
+func TokenPolicy() *Policy {
+	return &Policy{handler: &manifest.ErrorHandler{}, maxRetries: -1, tokenEndpoint: true}
 }
 
 // backoff is one evaluated backoff strategy.
@@ -44,7 +54,7 @@ func NewPolicy(h *manifest.ErrorHandler, config map[string]any) (*Policy, error)
 		return nil, nil
 	}
 	p := &Policy{handler: h, maxRetries: handlerRetries(h)}
-	for _, b := range firstBackoffs(h) {
+	for _, b := range allBackoffs(h) {
 		eb, err := evalBackoff(b, config)
 		if err != nil {
 			return nil, err
@@ -114,28 +124,25 @@ func evalBackoff(b manifest.Backoff, config map[string]any) (backoff, error) {
 	return out, nil
 }
 
-// firstBackoffs are the strategies of the first handler that has any.
-func firstBackoffs(h *manifest.ErrorHandler) []manifest.Backoff {
-	if len(h.Backoff) > 0 {
-		return h.Backoff
-	}
+// allBackoffs are the strategies of every handler, in order: as the
+// reference, the first that gives a wait is used, whichever handler's
+// filter matched.
+func allBackoffs(h *manifest.ErrorHandler) []manifest.Backoff {
+	out := append([]manifest.Backoff(nil), h.Backoff...)
 	for _, sub := range h.Handlers {
-		if b := firstBackoffs(sub); len(b) > 0 {
-			return b
-		}
+		out = append(out, allBackoffs(sub)...)
 	}
-	return nil
+	return out
 }
 
-// handlerRetries is the manifest's max_retries, or -1 when it sets none.
+// handlerRetries is the manifest's max_retries, or -1 when it sets none. A
+// CompositeErrorHandler takes its first handler's, as the reference does.
 func handlerRetries(h *manifest.ErrorHandler) int {
+	if len(h.Handlers) > 0 {
+		return handlerRetries(h.Handlers[0])
+	}
 	if h.MaxRetries != nil {
 		return *h.MaxRetries
-	}
-	for _, sub := range h.Handlers {
-		if n := handlerRetries(sub); n >= 0 {
-			return n
-		}
 	}
 	return -1
 }

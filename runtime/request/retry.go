@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand"
 	"net/http"
 	"strconv"
 	"strings"
@@ -71,13 +70,17 @@ func (c *Client) SendChecked(ctx context.Context, build func() (*http.Request, e
 			}
 			if act.kind == manifest.ActionSuccess || act.kind == manifest.ActionIgnore {
 				if act.kind == manifest.ActionIgnore {
-					c.log(protocol.LevelWarn, fmt.Sprintf("Ignoring HTTP %d from %s %s", resp.Status, req.Method, resp.URL))
+					msg := fmt.Sprintf("Ignoring HTTP %d from %s %s", resp.Status, req.Method, resp.URL)
+					if act.message != "" {
+						msg += ": " + act.message
+					}
+					c.log(protocol.LevelWarn, msg)
 					resp.Ignored = true
 				}
 				return resp, nil
 			}
 			if act.message == "" {
-				act.message = fmt.Sprintf("HTTP %d %s from %s %s: %s", resp.Status, http.StatusText(resp.Status), req.Method, resp.URL, BodyStart(resp.Body))
+				act.message = fmt.Sprintf("HTTP %s from %s %s: %s", statusText(resp.Status), req.Method, resp.URL, BodyStart(resp.Body))
 			}
 		}
 		status := 0
@@ -99,12 +102,14 @@ func (c *Client) SendChecked(ctx context.Context, build func() (*http.Request, e
 			return resp, &failure.Error{Failure: act.failure, Status: status,
 				Message: fmt.Sprintf("%s (gave up after %s)", act.message, tries)}
 		}
-		wait, err := c.backoff(p, resp, attempt)
+		elapsed := c.Now().Sub(start)
+		if elapsed >= c.MaxElapsed {
+			return resp, &failure.Error{Failure: act.failure, Status: status,
+				Message: fmt.Sprintf("%s (gave up after %d attempts in %s)", act.message, attempt+1, elapsed.Round(time.Second))}
+		}
+		wait, err := c.backoff(p, resp, attempt, c.MaxElapsed-elapsed)
 		if err != nil {
 			return resp, err
-		}
-		if c.Now().Add(wait).Sub(start) > c.MaxElapsed {
-			return resp, failure.Transient("%s (gave up: retrying would exceed %s)", act.message, c.MaxElapsed)
 		}
 		c.log(protocol.LevelWarn, fmt.Sprintf("%s; retrying in %s (attempt %d of %d)", act.message, wait.Round(time.Millisecond), attempt+2, maxRetries+1))
 		if err := c.wait(ctx, wait); err != nil {
@@ -116,29 +121,55 @@ func (c *Client) SendChecked(ctx context.Context, build func() (*http.Request, e
 	}
 }
 
+// statusText is a status with its name, when it has one: "404 Not Found", "420".
+func statusText(status int) string {
+	if name := http.StatusText(status); name != "" {
+		return fmt.Sprintf("%d %s", status, name)
+	}
+	return strconv.Itoa(status)
+}
+
 type action struct {
 	kind    string // a manifest.Action*; RATE_LIMITED counts as RETRY
 	failure string
 	message string
 }
 
-// decide applies the manifest's filters, then the default policy: 2xx
-// succeed, 429 and 5xx are retried, other statuses fail.
+// decide applies the manifest's filters, then the default mapping.
 func decide(p *Policy, r *Response) action {
 	if p != nil {
 		if a, ok := matchHandler(p.handler, r); ok {
 			return a
 		}
+		if p.tokenEndpoint && r.Status >= 400 && r.Status != 429 && r.Status < 500 {
+			return action{kind: manifest.ActionFail, failure: protocol.ConfigError}
+		}
 	}
-	switch {
-	case r.Status >= 200 && r.Status < 300:
-		return action{kind: manifest.ActionSuccess}
-	case r.Status == 429, r.Status >= 500:
-		return action{kind: manifest.ActionRetry, failure: protocol.TransientError}
-	}
-	return action{kind: manifest.ActionFail, failure: protocol.ConfigError}
+	return defaultAction(r.Status)
 }
 
+// defaultAction is what the reference's default error mapping does with a
+// response no filter matched: below 400 it succeeds; 400, 404 and 405 fail
+// as system errors, 401 and 403 as config errors; 408, 429, 500, 502, 503
+// and 504 are retried as transient; any other status is retried and ends as
+// a system error.
+func defaultAction(status int) action {
+	switch status {
+	case 400, 404, 405:
+		return action{kind: manifest.ActionFail, failure: protocol.SystemError}
+	case 401, 403:
+		return action{kind: manifest.ActionFail, failure: protocol.ConfigError}
+	case 408, 429, 500, 502, 503, 504:
+		return action{kind: manifest.ActionRetry, failure: protocol.TransientError}
+	}
+	if status < 400 {
+		return action{kind: manifest.ActionSuccess}
+	}
+	return action{kind: manifest.ActionRetry, failure: protocol.SystemError}
+}
+
+// matchHandler is the action of the first filter that matches, the
+// handlers of a CompositeErrorHandler taken in order.
 func matchHandler(h *manifest.ErrorHandler, r *Response) (action, bool) {
 	for _, sub := range h.Handlers {
 		if a, ok := matchHandler(sub, r); ok {
@@ -150,18 +181,19 @@ func matchHandler(h *manifest.ErrorHandler, r *Response) (action, bool) {
 			continue
 		}
 		a := action{kind: f.Action, failure: f.FailureType}
-		switch a.kind {
-		case "", manifest.ActionFail:
+		if a.kind == "" {
 			a.kind = manifest.ActionFail
+		}
+		if a.kind == manifest.ActionRateLimited {
+			a.kind = manifest.ActionRetry
+		}
+		if a.failure == "" {
+			// As the reference: the default mapping's failure type for
+			// the status (401: config_error, 500: transient_error), else
+			// system_error.
+			a.failure = defaultAction(r.Status).failure
 			if a.failure == "" {
-				a.failure = protocol.ConfigError
-			}
-		case manifest.ActionRateLimited, manifest.ActionRetry, manifest.ActionRefreshThenRetry:
-			if a.kind == manifest.ActionRateLimited {
-				a.kind = manifest.ActionRetry
-			}
-			if a.failure == "" {
-				a.failure = protocol.TransientError
+				a.failure = protocol.SystemError
 			}
 		}
 		if f.ErrorMessage != nil {
@@ -183,7 +215,7 @@ func filterMatches(f manifest.ResponseFilter, r *Response) bool {
 			return true
 		}
 	}
-	if f.MessageContains != "" && strings.Contains(string(r.Body), f.MessageContains) {
+	if f.MessageContains != "" && strings.Contains(ErrorMessage(r.Body), f.MessageContains) {
 		return true
 	}
 	if f.Predicate != nil {
@@ -203,9 +235,11 @@ func responseVars(r *Response, headers interp.Usage) interp.Vars {
 	return interp.Vars{"response": interp.Native(body), "headers": HeaderVarsReading(r.Header, headers)}
 }
 
-// backoff is the wait before the next attempt: the manifest's first strategy
-// that gives one, else Retry-After, else exponential with jitter.
-func (c *Client) backoff(p *Policy, r *Response, attempt int) (time.Duration, error) {
+// backoff is the wait before the next attempt: the manifest's first
+// strategy that gives one; else Retry-After; else 1, 2, 4... seconds, as the
+// reference. Only a manifest's strategy may wait longer than left, the time
+// left for retrying.
+func (c *Client) backoff(p *Policy, r *Response, attempt int, left time.Duration) (time.Duration, error) {
 	if p != nil {
 		for _, b := range p.backoffs {
 			d, ok, err := c.strategyWait(b, r, attempt)
@@ -213,28 +247,17 @@ func (c *Client) backoff(p *Policy, r *Response, attempt int) (time.Duration, er
 				return 0, err
 			}
 			if ok {
-				return c.capped(d), nil
+				return max(d, 0), nil
 			}
 		}
 	}
+	d := c.BaseDelay << uint(attempt)
 	if r != nil {
-		if d, ok := retryAfter(r.Header.Get("Retry-After"), c.Now()); ok {
-			return c.capped(d), nil
+		if after, ok := retryAfter(r.Header.Get("Retry-After"), c.Now()); ok {
+			d = max(after, 0)
 		}
 	}
-	d := c.BaseDelay << uint(attempt)
-	jitter := time.Duration(rand.Int63n(int64(d)/2 + 1))
-	return c.capped(d/2 + jitter), nil
-}
-
-func (c *Client) capped(d time.Duration) time.Duration {
-	if d < 0 {
-		return 0
-	}
-	if c.MaxDelay > 0 && d > c.MaxDelay {
-		return c.MaxDelay
-	}
-	return d
+	return min(d, left), nil
 }
 
 func seconds(f float64) time.Duration { return time.Duration(f * float64(time.Second)) }
@@ -244,7 +267,8 @@ func (c *Client) strategyWait(b backoff, r *Response, attempt int) (time.Duratio
 	case manifest.ConstantBackoff:
 		return seconds(b.seconds), true, nil
 	case manifest.ExponentialBackoff:
-		return seconds(b.factor * float64(int64(1)<<uint(attempt))), true, nil
+		// The reference counts attempts from 1: factor×2 after the first.
+		return seconds(b.factor * float64(int64(1)<<uint(attempt+1))), true, nil
 	}
 	v := ""
 	if r != nil {

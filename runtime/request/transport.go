@@ -37,8 +37,7 @@ type Client struct {
 	HTTP           *http.Client
 	MaxBody        int64         // largest response body read, in bytes
 	BaseDelay      time.Duration // first backoff of the default exponential strategy
-	MaxDelay       time.Duration // largest single wait
-	MaxElapsed     time.Duration // total time spent retrying one request
+	MaxElapsed     time.Duration // no retry once this long has passed since a request's first attempt
 	MaxRetries     int           // default retries when the manifest sets none
 	Log            func(level, msg string)
 	Sleep          func(ctx context.Context, d time.Duration) error
@@ -64,8 +63,7 @@ func NewClient(log func(level, msg string)) *Client {
 		HTTP:           &http.Client{Transport: transport, Timeout: 300 * time.Second},
 		MaxBody:        256 << 20,
 		BaseDelay:      time.Second,
-		MaxDelay:       5 * time.Minute,
-		MaxElapsed:     30 * time.Minute,
+		MaxElapsed:     10 * time.Minute,
 		MaxRetries:     5,
 		Log:            log,
 		Sleep:          sleep,

@@ -1,0 +1,405 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/airbyte-go/source-declarative/runtime"
+)
+
+// fakeClock makes the runs of a test wait on a clock that each wait moves
+// on, and records the waits between retries.
+func fakeClock(t *testing.T) *[]time.Duration {
+	t.Helper()
+	var waits []time.Duration
+	prepareRunner = func(r *runtime.Runner) {
+		now := time.Now()
+		r.Client.Now = func() time.Time { return now }
+		r.Client.HeartbeatEvery = 0
+		r.Client.Sleep = func(_ context.Context, d time.Duration) error {
+			waits = append(waits, d)
+			now = now.Add(d)
+			return nil
+		}
+	}
+	t.Cleanup(func() { prepareRunner = nil })
+	return &waits
+}
+
+// repeat is n times the same request line.
+func repeat(line string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = line
+	}
+	return out
+}
+
+// streamError checks that a read failed on stream s alone with one TRACE
+// error of that failure type and message, then the sync's summary.
+func streamError(t *testing.T, res result, failureType, message string) {
+	t.Helper()
+	errs := res.errors()
+	if res.code != 1 || len(errs) != 2 {
+		t.Fatalf("exit %d, errors %v\n%s", res.code, errs, res.stdout)
+	}
+	want := map[string]any{"failure_type": failureType, "message": message, "stream_descriptor": map[string]any{"name": "s"}}
+	if fmt.Sprint(errs[0]) != fmt.Sprint(want) {
+		t.Errorf("error:\n got %v\nwant %v", errs[0], want)
+	}
+	if fmt.Sprint(errs[1]) != fmt.Sprint(map[string]any{"failure_type": "config_error", "message": "During the sync, the following streams did not sync successfully: s"}) {
+		t.Errorf("summary %v", errs[1])
+	}
+	equalLists(t, "statuses", res.statuses("s"), []string{"STARTED", "INCOMPLETE"})
+	for _, line := range strings.Split(strings.TrimSpace(res.stdout), "\n") {
+		if strings.Contains(line, "\n") {
+			t.Errorf("a message on two lines: %q", line)
+		}
+	}
+}
+
+// Without an error handler a status is what the reference's default error
+// mapping says: 400, 404 and 405 fail as system errors, 401 and 403 as
+// config errors, at once; 408, 429 and 500, 502, 503, 504 are retried as
+// transient errors, and any other status of 400 or more is retried and ends
+// as a system error. max_retries is 5 (6 requests), the waits 1, 2, 4, 8, 16 s.
+func TestDefaultErrorMappingPerStatus(t *testing.T) {
+	for _, tc := range []struct {
+		status   int
+		requests int
+		failure  string
+	}{
+		{400, 1, "system_error"}, {401, 1, "config_error"}, {403, 1, "config_error"}, {404, 1, "system_error"},
+		{405, 1, "system_error"}, {408, 6, "transient_error"}, {418, 6, "system_error"}, {422, 6, "system_error"},
+		{429, 6, "transient_error"}, {500, 6, "transient_error"}, {501, 6, "system_error"}, {503, 6, "transient_error"},
+	} {
+		t.Run(fmt.Sprint(tc.status), func(t *testing.T) {
+			waits := fakeClock(t)
+			a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+				w.WriteHeader(tc.status)
+				fmt.Fprint(w, `{"error":"nope"}`)
+			})
+			res := newConnector(t, stream("s", "url_base: "+a.URL+"\npath: /s", "[data]", ""), nil, "s").read(t)
+			equalLists(t, "requests", a.lines(), repeat("GET /s", tc.requests))
+			cause := fmt.Sprintf(`HTTP %d %s from GET %s/s: {"error":"nope"}`, tc.status, http.StatusText(tc.status), a.URL)
+			if tc.requests == 1 {
+				streamError(t, res, tc.failure, "stream s: "+cause)
+				if len(*waits) != 0 || len(res.logs("WARN")) != 0 {
+					t.Errorf("waits %v, warnings %q", *waits, res.logs("WARN"))
+				}
+				return
+			}
+			streamError(t, res, tc.failure, "stream s: "+cause+" (gave up after 6 attempts)")
+			if fmt.Sprint(*waits) != "[1s 2s 4s 8s 16s]" {
+				t.Errorf("waits %v", *waits)
+			}
+			var want []string
+			for i, w := range []string{"1s", "2s", "4s", "8s", "16s"} {
+				want = append(want, fmt.Sprintf("%s; retrying in %s (attempt %d of 6)", cause, w, i+2))
+			}
+			equalLists(t, "retry warnings", res.logs("WARN"), want)
+		})
+	}
+}
+
+// A connection refused is retried as a transient error.
+func TestNetworkErrorIsRetriedAsTransient(t *testing.T) {
+	waits := fakeClock(t)
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {})
+	url := a.URL
+	a.Close()
+	res := newConnector(t, stream("s", "url_base: "+url+"\npath: /s", "[data]", ""), nil, "s").read(t)
+	errs := res.errors()
+	if len(errs) != 2 || errs[0]["failure_type"] != "transient_error" || !strings.HasPrefix(errs[0]["message"].(string), "stream s: GET "+url+"/s failed: ") ||
+		!strings.HasSuffix(errs[0]["message"].(string), "connection refused (gave up after 6 attempts)") || res.code != 1 {
+		t.Fatalf("exit %d, errors %v", res.code, errs)
+	}
+	if fmt.Sprint(*waits) != "[1s 2s 4s 8s 16s]" {
+		t.Errorf("waits %v", *waits)
+	}
+}
+
+// pagedFilters is a stream of pages 1, 2... (one record a page) whose
+// requester has the error handler given.
+func pagedFilters(url, handler string) string {
+	return stream("s", "url_base: "+url+"\npath: /s\nerror_handler:\n"+indent(handler, 2), "[data]", `paginator:
+  type: DefaultPaginator
+  pagination_strategy: {type: PageIncrement, page_size: 1, start_from_page: 1}
+  page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: page}`)
+}
+
+// A filter's failure type, when it sets none, is the default mapping's for
+// the status (a FAIL of a 200 or a RETRY of a 404 end as system errors, a
+// FAIL of a 401 as a config error); its error_message is the message.
+func TestResponseFilterFailureTypes(t *testing.T) {
+	for _, tc := range []struct {
+		name, handler string
+		status        int
+		requests      int
+		failure, msg  string
+	}{
+		{"FAIL of a 200", `{type: DefaultErrorHandler, response_filters: [{type: HttpResponseFilter, action: FAIL, predicate: "{{ response.error }}", error_message: "API said {{ response.error }} ({{ headers['X-Code'] }})"}]}`,
+			200, 1, "system_error", "stream s: API said quota (Q1)"},
+		{"FAIL of a 401", `{type: DefaultErrorHandler, response_filters: [{type: HttpResponseFilter, action: FAIL, http_codes: [401], error_message: "wrong key"}]}`,
+			401, 1, "config_error", "stream s: wrong key"},
+		{"FAIL with its failure type", `{type: DefaultErrorHandler, response_filters: [{type: HttpResponseFilter, action: FAIL, http_codes: [404], failure_type: transient_error, error_message: "not yet"}]}`,
+			404, 1, "transient_error", "stream s: not yet"},
+		{"RETRY of a 404", `{type: DefaultErrorHandler, max_retries: 2, backoff_strategies: [{type: ConstantBackoffStrategy, backoff_time_in_seconds: 0.5}], response_filters: [{type: HttpResponseFilter, action: RETRY, http_codes: [404]}]}`,
+			404, 3, "system_error", "stream s: HTTP 404 Not Found from GET URL/s?page=1: {\"error\":\"quota\",\"data\":[{\"id\":1}]} (gave up after 3 attempts)"},
+		{"RATE_LIMITED of a 500", `{type: DefaultErrorHandler, max_retries: 1, response_filters: [{type: HttpResponseFilter, action: RATE_LIMITED, http_codes: [500], error_message: "slow down"}]}`,
+			500, 2, "transient_error", "stream s: slow down (gave up after 2 attempts)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fakeClock(t)
+			a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+				w.Header().Set("X-Code", "Q1")
+				w.WriteHeader(tc.status)
+				fmt.Fprint(w, `{"error":"quota","data":[{"id":1}]}`)
+			})
+			res := newConnector(t, pagedFilters(a.URL, tc.handler), nil, "s").read(t)
+			equalLists(t, "requests", a.lines(), repeat("GET /s?page=1", tc.requests))
+			streamError(t, res, tc.failure, strings.ReplaceAll(tc.msg, "URL", a.URL))
+			if len(res.records("s")) != 0 {
+				t.Errorf("records %v", res.records("s"))
+			}
+		})
+	}
+}
+
+// error_message_contains matches the response's error message (its
+// "message", "error", "errors"... as the reference reads it), not any text
+// of the body: a page whose records hold the text is read as usual.
+func TestErrorMessageContainsReadsTheErrorMessage(t *testing.T) {
+	fakeClock(t)
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		switch r.URL.Query().Get("page") {
+		case "1":
+			fmt.Fprint(w, `{"data":[{"id":1,"note":"daily limit reached"}]}`)
+		case "2":
+			w.WriteHeader(400)
+			fmt.Fprint(w, `{"errors":[{"code":7,"message":"daily limit reached"}],"data":[{"id":2}]}`)
+		default:
+			fmt.Fprint(w, `{"data":[{"id":3}]}`)
+		}
+	})
+	h := `{type: DefaultErrorHandler, response_filters: [{type: HttpResponseFilter, action: IGNORE, error_message_contains: "limit reached", error_message: "over the limit"}]}`
+	res := newConnector(t, pagedFilters(a.URL, h), nil, "s").read(t)
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stdout)
+	}
+	equalLists(t, "requests", a.lines(), []string{"GET /s?page=1", "GET /s?page=2"})
+	equalLists(t, "records", res.records("s"), []string{`{"id":1,"note":"daily limit reached"}`})
+	equalLists(t, "warnings", res.logs("WARN"), []string{"Ignoring HTTP 400 from GET " + a.URL + "/s?page=2: over the limit"})
+	equalLists(t, "statuses", res.statuses("s"), []string{"STARTED", "RUNNING", "COMPLETE"})
+}
+
+// Filters are tried in order, the first match wins; a response no filter
+// matches falls back to the default mapping (a 401 fails at once).
+func TestFiltersInOrderThenDefaultMapping(t *testing.T) {
+	fakeClock(t)
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		switch r.URL.Query().Get("page") {
+		case "1":
+			w.WriteHeader(404)
+			fmt.Fprint(w, `{"message":"gone"}`)
+		default:
+			w.WriteHeader(401)
+			fmt.Fprint(w, `{"message":"who are you"}`)
+		}
+	})
+	h := `{type: DefaultErrorHandler, response_filters: [
+  {type: HttpResponseFilter, action: SUCCESS, http_codes: [404]},
+  {type: HttpResponseFilter, action: FAIL, http_codes: [404], error_message: "never"},
+  {type: HttpResponseFilter, action: RETRY, http_codes: [409]}]}`
+	res := newConnector(t, pagedFilters(a.URL, h), nil, "s").read(t)
+	// A SUCCESS of a 404 gives no records and ends the pages, as the reference's retriever.
+	equalLists(t, "requests", a.lines(), []string{"GET /s?page=1"})
+	if res.code != 0 || len(res.records("s")) != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stdout)
+	}
+
+	h = `{type: DefaultErrorHandler, response_filters: [{type: HttpResponseFilter, action: IGNORE, http_codes: [404]}]}`
+	b := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		w.WriteHeader(401)
+		fmt.Fprint(w, `{"message":"who are you"}`)
+	})
+	res = newConnector(t, pagedFilters(b.URL, h), nil, "s").read(t)
+	equalLists(t, "requests", b.lines(), []string{"GET /s?page=1"})
+	streamError(t, res, "config_error", "stream s: HTTP 401 Unauthorized from GET "+b.URL+`/s?page=1: {"message":"who are you"}`)
+}
+
+// A CompositeErrorHandler retries as many times as its first handler says
+// (5 when it says nothing), and waits by the first strategy of any of its
+// handlers that gives a wait, as the reference.
+func TestCompositeErrorHandlerRetriesAndBackoff(t *testing.T) {
+	waits := fakeClock(t)
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		w.WriteHeader(503)
+		fmt.Fprint(w, `{}`)
+	})
+	h := `type: CompositeErrorHandler
+error_handlers:
+  - type: DefaultErrorHandler
+    backoff_strategies: [{type: WaitTimeFromHeader, header: X-Wait}]
+    response_filters: [{type: HttpResponseFilter, action: RATE_LIMITED, http_codes: [429]}]
+  - type: DefaultErrorHandler
+    max_retries: 1
+    backoff_strategies: [{type: ConstantBackoffStrategy, backoff_time_in_seconds: 3}]
+    response_filters: [{type: HttpResponseFilter, action: FAIL, http_codes: [400]}]`
+	res := newConnector(t, pagedFilters(a.URL, h), nil, "s").read(t)
+	equalLists(t, "requests", a.lines(), repeat("GET /s?page=1", 6))
+	streamError(t, res, "transient_error", "stream s: HTTP 503 Service Unavailable from GET "+a.URL+"/s?page=1: {} (gave up after 6 attempts)")
+	if fmt.Sprint(*waits) != "[3s 3s 3s 3s 3s]" {
+		t.Errorf("waits %v", *waits)
+	}
+}
+
+// ExponentialBackoffStrategy waits factor×2, ×4, ×8...: the reference
+// counts attempts from 1.
+func TestExponentialBackoffCountsAttemptsFromOne(t *testing.T) {
+	waits := fakeClock(t)
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		if len(*waits) < 3 {
+			w.WriteHeader(502)
+			fmt.Fprint(w, `{}`)
+			return
+		}
+		fmt.Fprint(w, `{"data":[]}`)
+	})
+	h := `{type: DefaultErrorHandler, backoff_strategies: [{type: ExponentialBackoffStrategy, factor: 1.5}]}`
+	res := newConnector(t, pagedFilters(a.URL, h), nil, "s").read(t)
+	if res.code != 0 || fmt.Sprint(*waits) != "[3s 6s 12s]" {
+		t.Fatalf("exit %d, waits %v: %s", res.code, *waits, res.stdout)
+	}
+	equalLists(t, "requests", a.lines(), repeat("GET /s?page=1", 4))
+}
+
+// No retry starts once ten minutes have passed since a request's first
+// attempt (the reference's max_time); a manifest's wait is waited whole.
+func TestRetriesStopAfterTenMinutes(t *testing.T) {
+	waits := fakeClock(t)
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		w.Header().Set("X-Wait", "420")
+		w.WriteHeader(429)
+		fmt.Fprint(w, `{}`)
+	})
+	h := `{type: DefaultErrorHandler, max_retries: 10, backoff_strategies: [{type: WaitTimeFromHeader, header: X-Wait}]}`
+	res := newConnector(t, pagedFilters(a.URL, h), nil, "s").read(t)
+	equalLists(t, "requests", a.lines(), repeat("GET /s?page=1", 3))
+	streamError(t, res, "transient_error", "stream s: HTTP 429 Too Many Requests from GET "+a.URL+"/s?page=1: {} (gave up after 3 attempts in 14m0s)")
+	if fmt.Sprint(*waits) != "[7m0s 7m0s]" {
+		t.Errorf("waits %v", *waits)
+	}
+}
+
+// An OAuth token request has no error handler: as the reference's refresh,
+// a 5xx is retried and any other error fails at once.
+func TestOAuthTokenEndpointRetriesOnlyServerErrors(t *testing.T) {
+	waits := fakeClock(t)
+	tokenStatus := []int{503, 200}
+	handle := func(w http.ResponseWriter, r *http.Request, _ string) {
+		if r.URL.Path == "/oauth/token" {
+			st := tokenStatus[0]
+			tokenStatus = tokenStatus[1:]
+			w.WriteHeader(st)
+			if st == 200 {
+				fmt.Fprint(w, `{"access_token":"tok-1","expires_in":3600}`)
+				return
+			}
+			fmt.Fprint(w, `{"error":"busy"}`)
+			return
+		}
+		fmt.Fprint(w, `{"data":[{"id":1}]}`)
+	}
+	a := newAPI(t, handle)
+	config := map[string]any{"client_id": "cid", "client_secret": "csecret", "client_refresh_token": "rt0"}
+	res := newConnector(t, oauthManifest(a.URL, refreshLine, ""), config, "s").read(t)
+	if res.code != 0 || fmt.Sprint(*waits) != "[1s]" {
+		t.Fatalf("exit %d, waits %v: %s", res.code, *waits, res.stdout)
+	}
+	equalLists(t, "requests", a.lines(), []string{"POST /oauth/token", "POST /oauth/token", "GET /s"})
+
+	tokenStatus = []int{418}
+	b := newAPI(t, handle)
+	res = newConnector(t, oauthManifest(b.URL, refreshLine, ""), config, "s").read(t)
+	equalLists(t, "requests", b.lines(), []string{"POST /oauth/token"})
+	if res.code != 1 || len(res.errors()) != 2 || strings.Contains(res.stdout, "csecret") || strings.Contains(res.stdout, "rt0") {
+		t.Fatalf("exit %d: %s", res.code, res.stdout)
+	}
+}
+
+// The login request of a SessionTokenAuthenticator runs its own error
+// handler (the seed's section 7): here a 503 is retried after 2 s and a
+// "locked" answer fails as a config error with the filter's message.
+func TestSessionLoginErrorHandler(t *testing.T) {
+	waits := fakeClock(t)
+	var logins []string
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, body string) {
+		if r.URL.Path == "/login" {
+			logins = append(logins, body)
+			switch len(logins) {
+			case 1:
+				w.WriteHeader(503)
+				fmt.Fprint(w, `{"message":"warming up"}`)
+			case 2:
+				fmt.Fprint(w, `{"token":"sess-1"}`)
+			default:
+				w.WriteHeader(423)
+				fmt.Fprint(w, `{"message":"account locked"}`)
+			}
+			return
+		}
+		fmt.Fprint(w, `{"data":[{"id":1}]}`)
+	})
+	m := strings.Replace(sessionManifest(a.URL), "authenticator: {type: NoAuth}", `authenticator: {type: NoAuth}
+            error_handler:
+              type: DefaultErrorHandler
+              max_retries: 2
+              backoff_strategies: [{type: ConstantBackoffStrategy, backoff_time_in_seconds: 2}]
+              response_filters:
+                - {type: HttpResponseFilter, action: FAIL, http_codes: [423], failure_type: config_error, error_message: "Login refused: {{ response.message }}"}`, 1)
+	config := map[string]any{"username": "me", "password": "pw-secret"}
+	c := newConnector(t, m, config, "s")
+	res := c.read(t)
+	if res.code != 0 || fmt.Sprint(*waits) != "[2s]" {
+		t.Fatalf("exit %d, waits %v: %s", res.code, *waits, res.stdout)
+	}
+	equalLists(t, "requests", a.lines(), []string{"POST /login", "POST /login", "GET /s"})
+	equalLists(t, "login bodies", logins, repeat(`{"password":"pw-secret","username":"me"}`, 2))
+	if got := a.requests()[2].Header.Get("Authorization"); got != "Bearer sess-1" {
+		t.Errorf("Authorization %q", got)
+	}
+
+	res = c.read(t)
+	streamError(t, res, "config_error", "stream s: session token login failed: Login refused: account locked")
+	chk := c.check(t)
+	st := chk.ofType("CONNECTION_STATUS")
+	if chk.code != 0 || len(st) != 1 || fmt.Sprint(st[0]["connectionStatus"]) != "map[message:stream s: session token login failed: Login refused: account locked status:FAILED]" {
+		t.Fatalf("check: exit %d: %s", chk.code, chk.stdout)
+	}
+	if strings.Contains(res.stdout+chk.stdout, "pw-secret") {
+		t.Errorf("the password leaked")
+	}
+}
+
+// check runs the stream's error handler too: a 500 is retried, then the
+// check fails (exit 0) naming the cause.
+func TestCheckRetriesThenFails(t *testing.T) {
+	waits := fakeClock(t)
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		w.WriteHeader(500)
+		fmt.Fprint(w, `{"message":"down"}`)
+	})
+	c := newConnector(t, stream("s", "url_base: "+a.URL+"\npath: /s", "[data]", ""), nil, "s")
+	chk := c.check(t)
+	equalLists(t, "requests", a.lines(), repeat("GET /s", 6))
+	st := chk.ofType("CONNECTION_STATUS")
+	want := `map[message:stream s: HTTP 500 Internal Server Error from GET ` + a.URL + `/s: {"message":"down"} (gave up after 6 attempts) status:FAILED]`
+	if chk.code != 0 || len(st) != 1 || fmt.Sprint(st[0]["connectionStatus"]) != want || fmt.Sprint(*waits) != "[1s 2s 4s 8s 16s]" {
+		t.Fatalf("check: exit %d, waits %v: %s", chk.code, *waits, chk.stdout)
+	}
+}
