@@ -403,3 +403,25 @@ func TestCheckRetriesThenFails(t *testing.T) {
 		t.Fatalf("check: exit %d, waits %v: %s", chk.code, *waits, chk.stdout)
 	}
 }
+
+// A Connector Builder test read sends each request once, as the builder
+// does, even when the manifest sets max_retries.
+func TestBuilderTestReadDoesNotRetry(t *testing.T) {
+	waits := fakeClock(t)
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		w.WriteHeader(503)
+		fmt.Fprint(w, `{"message":"down"}`)
+	})
+	m, _ := yamlToMap(pagedFilters(a.URL, `{type: DefaultErrorHandler, max_retries: 3, backoff_strategies: [{type: ConstantBackoffStrategy, backoff_time_in_seconds: 1}]}`))
+	c := newConnector(t, "", map[string]any{"__command": "test_read", "__injected_declarative_manifest": m}, "s")
+	res := runCLI(t, "read", "--config", c.config, "--catalog", c.catalog)
+	equalLists(t, "requests", a.lines(), []string{"GET /s?page=1"})
+	if len(*waits) != 0 || res.code != 0 || len(res.ofType("RECORD")) != 1 {
+		t.Fatalf("exit %d, waits %v: %s", res.code, *waits, res.stdout)
+	}
+	data := res.ofType("RECORD")[0]["record"].(map[string]any)["data"].(map[string]any)
+	want := fmt.Sprintf(`[map[internal_message:transient_error level:ERROR message:stream s: HTTP 503 Service Unavailable from GET %s/s?page=1: {"message":"down"} (gave up after 1 attempt)]]`, a.URL)
+	if fmt.Sprint(data["logs"]) != want {
+		t.Errorf("logs\n got %v\nwant %s", data["logs"], want)
+	}
+}

@@ -33,6 +33,9 @@ func (c *Client) SendChecked(ctx context.Context, build func() (*http.Request, e
 	if p != nil && p.maxRetries >= 0 {
 		maxRetries = p.maxRetries
 	}
+	if c.NoRetries {
+		maxRetries = 0
+	}
 	for attempt := 0; ; attempt++ {
 		req, err := build()
 		if err != nil {

@@ -39,6 +39,7 @@ type Client struct {
 	BaseDelay      time.Duration // first backoff of the default exponential strategy
 	MaxElapsed     time.Duration // no retry once this long has passed since a request's first attempt
 	MaxRetries     int           // default retries when the manifest sets none
+	NoRetries      bool          // one attempt whatever the manifest says (the builder's test reads)
 	Log            func(level, msg string)
 	Sleep          func(ctx context.Context, d time.Duration) error
 	HeartbeatEvery time.Duration
