@@ -54,13 +54,23 @@ func streamError(t *testing.T, res result, failureType, message string) {
 	if fmt.Sprint(errs[1]) != fmt.Sprint(map[string]any{"failure_type": "config_error", "message": "During the sync, the following streams did not sync successfully: s"}) {
 		t.Errorf("summary %v", errs[1])
 	}
-	equalLists(t, "statuses", res.statuses("s"), []string{"STARTED", "INCOMPLETE"})
+	var statuses []string
+	for _, st := range res.statuses("s") {
+		if st != "RUNNING (RATE_LIMITED)" {
+			statuses = append(statuses, st)
+		}
+	}
+	equalLists(t, "statuses", statuses, []string{"STARTED", "INCOMPLETE"})
 	for _, line := range strings.Split(strings.TrimSpace(res.stdout), "\n") {
 		if strings.Contains(line, "\n") {
 			t.Errorf("a message on two lines: %q", line)
 		}
 	}
 }
+
+// rateLimitedLine is the stream status the reference prints for each
+// rate-limited answer.
+const rateLimitedLine = `"stream_status":{"stream_descriptor":{"name":"s"},"status":"RUNNING","reasons":[{"type":"RATE_LIMITED"}]}}}`
 
 // Without an error handler a status is what the reference's default error
 // mapping says: 400, 404 and 405 fail as system errors, 401 and 403 as
@@ -102,6 +112,9 @@ func TestDefaultErrorMappingPerStatus(t *testing.T) {
 				want = append(want, fmt.Sprintf("%s; retrying in %s (attempt %d of 6)", cause, w, i+2))
 			}
 			equalLists(t, "retry warnings", res.logs("WARN"), want)
+			if n := strings.Count(res.stdout, rateLimitedLine); (tc.status == 429) != (n == 6) || (tc.status != 429 && n != 0) {
+				t.Errorf("%d rate-limited statuses", n)
+			}
 		})
 	}
 }
@@ -423,5 +436,41 @@ func TestBuilderTestReadDoesNotRetry(t *testing.T) {
 	want := fmt.Sprintf(`[map[internal_message:transient_error level:ERROR message:stream s: HTTP 503 Service Unavailable from GET %s/s?page=1: {"message":"down"} (gave up after 1 attempt)]]`, a.URL)
 	if fmt.Sprint(data["logs"]) != want {
 		t.Errorf("logs\n got %v\nwant %s", data["logs"], want)
+	}
+}
+
+// Each rate-limited answer (a 429, or a RATE_LIMITED filter) prints a stream
+// status RUNNING with the reason RATE_LIMITED before the wait, as the
+// reference does; a RETRY does not.
+func TestRateLimitedStreamStatus(t *testing.T) {
+	waits := fakeClock(t)
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		switch len(*waits) {
+		case 0:
+			w.WriteHeader(429)
+			fmt.Fprint(w, `{}`)
+		case 1:
+			w.WriteHeader(200)
+			fmt.Fprint(w, `{"status":"throttled"}`)
+		case 2:
+			w.WriteHeader(500)
+			fmt.Fprint(w, `{}`)
+		default:
+			if r.URL.Query().Get("page") == "1" {
+				fmt.Fprint(w, `{"data":[{"id":1}]}`)
+				return
+			}
+			fmt.Fprint(w, `{"data":[]}`)
+		}
+	})
+	h := `{type: DefaultErrorHandler, response_filters: [{type: HttpResponseFilter, action: RATE_LIMITED, predicate: "{{ response.status == 'throttled' }}"}]}`
+	res := newConnector(t, pagedFilters(a.URL, h), nil, "s").read(t)
+	if res.code != 0 || fmt.Sprint(*waits) != "[1s 2s 4s]" {
+		t.Fatalf("exit %d, waits %v: %s", res.code, *waits, res.stdout)
+	}
+	equalLists(t, "requests", a.lines(), append(repeat("GET /s?page=1", 4), "GET /s?page=2"))
+	equalLists(t, "statuses", res.statuses("s"), []string{"STARTED", "RUNNING (RATE_LIMITED)", "RUNNING (RATE_LIMITED)", "RUNNING", "COMPLETE"})
+	if strings.Count(res.stdout, rateLimitedLine) != 2 {
+		t.Errorf("stdout %s", res.stdout)
 	}
 }

@@ -249,6 +249,7 @@ func decision(next paginate.Token, more bool, err error) string {
 // refreshes the token once and tries again.
 func (s *streamReader) fetch(ctx context.Context, pr pageRequest, check func(*request.Response) error) (*pageResult, error) {
 	res := &pageResult{}
+	ctx = request.ForStream(ctx, s.st.Name)
 	send := func() (*request.Response, error) {
 		return s.r.Client.SendChecked(ctx, func() (*http.Request, error) {
 			p, err := s.b.build(ctx, pr)

@@ -97,6 +97,11 @@ func (c *Client) SendChecked(ctx context.Context, build func() (*http.Request, e
 			return resp, &PaginationReset{Matched: act.message, Err: &failure.Error{Failure: protocol.SystemError, Status: status,
 				Message: act.message + " (the error handler's RESET_PAGINATION restarts a stream's pages; this request has none)"}}
 		}
+		if act.rateLimited && c.RateLimited != nil && !c.NoRetries {
+			if stream, ok := ctx.Value(streamKey{}).(string); ok {
+				c.RateLimited(stream)
+			}
+		}
 		if attempt >= maxRetries {
 			tries := "1 attempt"
 			if attempt > 0 {
@@ -124,6 +129,14 @@ func (c *Client) SendChecked(ctx context.Context, build func() (*http.Request, e
 	}
 }
 
+type streamKey struct{}
+
+// ForStream marks the requests sent with ctx as a stream's: a rate-limited
+// answer is reported with the stream's name (see Client.RateLimited).
+func ForStream(ctx context.Context, stream string) context.Context {
+	return context.WithValue(ctx, streamKey{}, stream)
+}
+
 // statusText is a status with its name, when it has one: "404 Not Found", "420".
 func statusText(status int) string {
 	if name := http.StatusText(status); name != "" {
@@ -133,9 +146,10 @@ func statusText(status int) string {
 }
 
 type action struct {
-	kind    string // a manifest.Action*; RATE_LIMITED counts as RETRY
-	failure string
-	message string
+	kind        string // a manifest.Action*; RATE_LIMITED counts as RETRY
+	rateLimited bool   // RATE_LIMITED: a filter's, or a 429 no filter matched
+	failure     string
+	message     string
 }
 
 // decide applies the manifest's filters, then the default mapping.
@@ -162,7 +176,9 @@ func defaultAction(status int) action {
 		return action{kind: manifest.ActionFail, failure: protocol.SystemError}
 	case 401, 403:
 		return action{kind: manifest.ActionFail, failure: protocol.ConfigError}
-	case 408, 429, 500, 502, 503, 504:
+	case 429:
+		return action{kind: manifest.ActionRetry, rateLimited: true, failure: protocol.TransientError}
+	case 408, 500, 502, 503, 504:
 		return action{kind: manifest.ActionRetry, failure: protocol.TransientError}
 	}
 	if status < 400 {
@@ -188,7 +204,7 @@ func matchHandler(h *manifest.ErrorHandler, r *Response) (action, bool) {
 			a.kind = manifest.ActionFail
 		}
 		if a.kind == manifest.ActionRateLimited {
-			a.kind = manifest.ActionRetry
+			a.kind, a.rateLimited = manifest.ActionRetry, true
 		}
 		if a.failure == "" {
 			// As the reference: the default mapping's failure type for
