@@ -474,3 +474,23 @@ func TestRateLimitedStreamStatus(t *testing.T) {
 		t.Errorf("stdout %s", res.stdout)
 	}
 }
+
+// A login answer that the login requester's error handler ignores gives no
+// token: the stream fails saying so, without a data request.
+func TestSessionLoginIgnoredFails(t *testing.T) {
+	fakeClock(t)
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		if r.URL.Path == "/login" {
+			w.WriteHeader(500)
+			fmt.Fprint(w, `{"message":"down"}`)
+			return
+		}
+		fmt.Fprint(w, `{"data":[{"id":1}]}`)
+	})
+	m := strings.Replace(sessionManifest(a.URL), "authenticator: {type: NoAuth}", `authenticator: {type: NoAuth}
+            error_handler: {type: DefaultErrorHandler, response_filters: [{type: HttpResponseFilter, action: IGNORE, http_codes: [500]}]}`, 1)
+	res := newConnector(t, m, map[string]any{"username": "me", "password": "pw"}, "s").read(t)
+	equalLists(t, "requests", a.lines(), []string{"POST /login"})
+	streamError(t, res, "system_error", "stream s: session token login failed: the login requester's error handler ignored the answer HTTP 500 from "+a.URL+"/login")
+	equalLists(t, "warnings", res.logs("WARN"), []string{"Ignoring HTTP 500 from POST " + a.URL + "/login"})
+}
