@@ -494,3 +494,28 @@ func TestSessionLoginIgnoredFails(t *testing.T) {
 	streamError(t, res, "system_error", "stream s: session token login failed: the login requester's error handler ignored the answer HTTP 500 from "+a.URL+"/login")
 	equalLists(t, "warnings", res.logs("WARN"), []string{"Ignoring HTTP 500 from POST " + a.URL + "/login"})
 }
+
+// An API key sent in the query is masked in the retry warnings and in the
+// TRACE, in the form it has in the URL too.
+func TestRetryMessagesHideTheSecret(t *testing.T) {
+	fakeClock(t)
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		w.WriteHeader(502)
+		fmt.Fprintf(w, `{"message":"bad gateway for key %s"}`, r.URL.Query().Get("key"))
+	})
+	m := stream("s", "url_base: "+a.URL+"\npath: /s\nauthenticator: {type: ApiKeyAuthenticator, api_token: \"{{ config['api_key'] }}\", inject_into: {type: RequestOption, inject_into: request_parameter, field_name: key}}\nerror_handler: {type: DefaultErrorHandler, max_retries: 1}", "[data]", "") + `spec:
+  type: Spec
+  connection_specification:
+    type: object
+    properties:
+      api_key: {type: string, airbyte_secret: true}
+`
+	res := newConnector(t, m, map[string]any{"api_key": "k+y/s3cret"}, "s").read(t)
+	equalLists(t, "requests", a.lines(), repeat("GET /s?key=k%2By%2Fs3cret", 2))
+	cause := "HTTP 502 Bad Gateway from GET " + a.URL + `/s?key=****: {"message":"bad gateway for key ****"}`
+	streamError(t, res, "transient_error", "stream s: "+cause+" (gave up after 2 attempts)")
+	equalLists(t, "warnings", res.logs("WARN"), []string{cause + "; retrying in 1s (attempt 2 of 2)"})
+	if strings.Contains(res.stdout, "s3cret") {
+		t.Errorf("the key leaked: %s", res.stdout)
+	}
+}
