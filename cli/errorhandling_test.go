@@ -519,3 +519,25 @@ func TestRetryMessagesHideTheSecret(t *testing.T) {
 		t.Errorf("the key leaked: %s", res.stdout)
 	}
 }
+
+// max_retries may be a template over the config, as the reference reads it;
+// a value that is no number of retries is a config error naming the field.
+func TestMaxRetriesFromTheConfig(t *testing.T) {
+	waits := fakeClock(t)
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		w.WriteHeader(500)
+		fmt.Fprint(w, `{}`)
+	})
+	m := pagedFilters(a.URL, `{type: DefaultErrorHandler, max_retries: "{{ config['retries'] }}"}`)
+	res := newConnector(t, m, map[string]any{"retries": 2}, "s").read(t)
+	equalLists(t, "requests", a.lines(), repeat("GET /s?page=1", 3))
+	streamError(t, res, "transient_error", "stream s: HTTP 500 Internal Server Error from GET "+a.URL+"/s?page=1: {} (gave up after 3 attempts)")
+	if fmt.Sprint(*waits) != "[1s 2s]" {
+		t.Errorf("waits %v", *waits)
+	}
+
+	b := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {})
+	res = newConnector(t, pagedFilters(b.URL, `{type: DefaultErrorHandler, max_retries: "{{ config['retries'] }}"}`), map[string]any{"retries": "many"}, "s").read(t)
+	equalLists(t, "requests", b.lines(), nil)
+	streamError(t, res, "config_error", `streams[0].retriever.requester.error_handler.max_retries: "many" is not a number of retries`)
+}

@@ -13,7 +13,7 @@ import (
 // ErrorHandler is a DefaultErrorHandler, or several for a CompositeErrorHandler.
 type ErrorHandler struct {
 	Path       string
-	MaxRetries *int
+	MaxRetries *interp.Template // an integer, or a template over the config
 	Backoff    []Backoff
 	Filters    []ResponseFilter
 	Handlers   []*ErrorHandler // CompositeErrorHandler
@@ -81,10 +81,7 @@ func (d *decoder) errorHandler(v any, path string) *ErrorHandler {
 		}
 		return h
 	}
-	if n, ok := m["max_retries"].(int64); ok {
-		nn := int(n)
-		h.MaxRetries = &nn
-	}
+	h.MaxRetries = d.tpl(m, "max_retries", path)
 	bs, _ := m["backoff_strategies"].([]any)
 	for i, b := range bs {
 		if bo, ok := d.backoff(b, index(path+".backoff_strategies", i)); ok {

@@ -53,7 +53,11 @@ func NewPolicy(h *manifest.ErrorHandler, config map[string]any) (*Policy, error)
 	if h == nil {
 		return nil, nil
 	}
-	p := &Policy{handler: h, maxRetries: handlerRetries(h)}
+	retries, err := handlerRetries(h, config)
+	if err != nil {
+		return nil, err
+	}
+	p := &Policy{handler: h, maxRetries: retries}
 	for _, b := range allBackoffs(h) {
 		eb, err := evalBackoff(b, config)
 		if err != nil {
@@ -135,16 +139,29 @@ func allBackoffs(h *manifest.ErrorHandler) []manifest.Backoff {
 	return out
 }
 
-// handlerRetries is the manifest's max_retries, or -1 when it sets none. A
-// CompositeErrorHandler takes its first handler's, as the reference does.
-func handlerRetries(h *manifest.ErrorHandler) int {
+// handlerRetries is the manifest's max_retries, evaluated with the config,
+// or -1 when it sets none. A CompositeErrorHandler takes its first
+// handler's, as the reference does.
+func handlerRetries(h *manifest.ErrorHandler, config map[string]any) (int, error) {
 	if len(h.Handlers) > 0 {
-		return handlerRetries(h.Handlers[0])
+		return handlerRetries(h.Handlers[0], config)
 	}
-	if h.MaxRetries != nil {
-		return *h.MaxRetries
+	if h.MaxRetries == nil {
+		return -1, nil
 	}
-	return -1
+	v, err := h.MaxRetries.Eval(interp.Vars{"config": config, "parameters": map[string]any{}})
+	if err != nil {
+		return 0, failure.Config("%s.max_retries: %v", h.Path, err)
+	}
+	s := strings.TrimSpace(interp.String(v))
+	if s == "" {
+		return -1, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		return 0, failure.Config("%s.max_retries: %q is not a number of retries", h.Path, s)
+	}
+	return n, nil
 }
 
 // secondsText writes a number of seconds as a user wrote it: 3600, 2.5.

@@ -98,7 +98,7 @@ func TestManifestErrorHandler(t *testing.T) {
 			{Action: "FAIL", MessageContains: "quota", ErrorMessage: tpl("Quota exhausted: {{ response.error }}"), FailureType: "config_error"},
 			{Action: "RETRY", Predicate: tpl("{{ response.error == 'busy' }}")},
 		}},
-		{MaxRetries: &two, Backoff: []manifest.Backoff{{Type: "WaitTimeFromHeader", Header: interp.Constant("X-Wait", ""), Regex: mustRegex(t, "([0-9.]+)s")}}},
+		{MaxRetries: interp.Constant(int64(two), ""), Backoff: []manifest.Backoff{{Type: "WaitTimeFromHeader", Header: interp.Constant("X-Wait", ""), Regex: mustRegex(t, "([0-9.]+)s")}}},
 	}}
 	h, err := NewPolicy(handler, nil)
 	if err != nil {
