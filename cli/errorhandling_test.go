@@ -11,13 +11,14 @@ import (
 	"github.com/airbyte-go/source-declarative/runtime"
 )
 
-// fakeClock makes the runs of a test wait on a clock that each wait moves
-// on, and records the waits between retries.
+// fakeClock makes the runs of a test wait on a clock that starts at
+// 2023-11-14T22:13:20Z (epoch 1700000000) and that each wait moves on, and
+// records the waits between retries.
 func fakeClock(t *testing.T) *[]time.Duration {
 	t.Helper()
 	var waits []time.Duration
 	prepareRunner = func(r *runtime.Runner) {
-		now := time.Now()
+		now := time.Unix(1700000000, 0)
 		r.Client.Now = func() time.Time { return now }
 		r.Client.HeartbeatEvery = 0
 		r.Client.Sleep = func(_ context.Context, d time.Duration) error {
@@ -540,4 +541,37 @@ func TestMaxRetriesFromTheConfig(t *testing.T) {
 	res = newConnector(t, pagedFilters(b.URL, `{type: DefaultErrorHandler, max_retries: "{{ config['retries'] }}"}`), map[string]any{"retries": "many"}, "s").read(t)
 	equalLists(t, "requests", b.lines(), nil)
 	streamError(t, res, "config_error", `streams[0].retriever.requester.error_handler.max_retries: "many" is not a number of retries`)
+}
+
+// Without a backoff strategy a 429's Retry-After is waited (seconds or an
+// HTTP date); WaitUntilTimeFromHeader waits until the epoch time its header
+// gives, at least min_wait.
+func TestRetryAfterAndWaitUntil(t *testing.T) {
+	for _, tc := range []struct {
+		name, handler, header, value, waits string
+	}{
+		{"Retry-After seconds", "{type: DefaultErrorHandler}", "Retry-After", "7", "[7s]"},
+		{"Retry-After date", "{type: DefaultErrorHandler}", "Retry-After", "Tue, 14 Nov 2023 22:14:00 GMT", "[40s]"},
+		{"WaitUntil", "{type: DefaultErrorHandler, backoff_strategies: [{type: WaitUntilTimeFromHeader, header: X-Reset, min_wait: 5}]}", "X-Reset", "1700000030", "[30s]"},
+		{"WaitUntil below min_wait", "{type: DefaultErrorHandler, backoff_strategies: [{type: WaitUntilTimeFromHeader, header: X-Reset, min_wait: 5}]}", "X-Reset", "1700000002", "[5s]"},
+		{"WaitTimeFromHeader regex", `{type: DefaultErrorHandler, backoff_strategies: [{type: WaitTimeFromHeader, header: X-Wait, regex: "[0-9.]+"}]}`, "X-Wait", "2.5 seconds", "[2.5s]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			waits := fakeClock(t)
+			a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+				if len(*waits) == 0 {
+					w.Header().Set(tc.header, tc.value)
+					w.WriteHeader(429)
+					fmt.Fprint(w, `{}`)
+					return
+				}
+				fmt.Fprint(w, `{"data":[]}`)
+			})
+			res := newConnector(t, pagedFilters(a.URL, tc.handler), nil, "s").read(t)
+			equalLists(t, "requests", a.lines(), repeat("GET /s?page=1", 2))
+			if res.code != 0 || fmt.Sprint(*waits) != tc.waits {
+				t.Fatalf("exit %d, waits %v: %s", res.code, *waits, res.stdout)
+			}
+		})
+	}
 }
