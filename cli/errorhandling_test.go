@@ -400,21 +400,25 @@ func TestSessionLoginErrorHandler(t *testing.T) {
 	}
 }
 
-// check runs the stream's error handler too: a 500 is retried, then the
-// check fails (exit 0) naming the cause.
+// check runs the stream's error handler too: a 429 is retried (without a
+// stream status: there is no stream read), then the check fails (exit 0)
+// naming the cause.
 func TestCheckRetriesThenFails(t *testing.T) {
 	waits := fakeClock(t)
 	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
-		w.WriteHeader(500)
+		w.WriteHeader(429)
 		fmt.Fprint(w, `{"message":"down"}`)
 	})
 	c := newConnector(t, stream("s", "url_base: "+a.URL+"\npath: /s", "[data]", ""), nil, "s")
 	chk := c.check(t)
 	equalLists(t, "requests", a.lines(), repeat("GET /s", 6))
 	st := chk.ofType("CONNECTION_STATUS")
-	want := `map[message:stream s: HTTP 500 Internal Server Error from GET ` + a.URL + `/s: {"message":"down"} (gave up after 6 attempts) status:FAILED]`
+	want := `map[message:stream s: HTTP 429 Too Many Requests from GET ` + a.URL + `/s: {"message":"down"} (gave up after 6 attempts) status:FAILED]`
 	if chk.code != 0 || len(st) != 1 || fmt.Sprint(st[0]["connectionStatus"]) != want || fmt.Sprint(*waits) != "[1s 2s 4s 8s 16s]" {
 		t.Fatalf("check: exit %d, waits %v: %s", chk.code, *waits, chk.stdout)
+	}
+	if len(chk.ofType("TRACE")) != 0 || len(chk.logs("WARN")) != 5 {
+		t.Errorf("check prints no TRACE, and one WARN a retry: %s", chk.stdout)
 	}
 }
 
