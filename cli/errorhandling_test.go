@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -577,5 +578,31 @@ func TestRetryAfterAndWaitUntil(t *testing.T) {
 				t.Fatalf("exit %d, waits %v: %s", res.code, *waits, res.stdout)
 			}
 		})
+	}
+}
+
+// A response slower than the client's timeout is retried as a transient
+// error (here the timeout is cut to 100 ms).
+func TestTimeoutIsRetried(t *testing.T) {
+	waits := fakeClock(t)
+	fake := prepareRunner
+	prepareRunner = func(r *runtime.Runner) {
+		fake(r)
+		r.Client.HTTP.Timeout = 100 * time.Millisecond
+	}
+	var n atomic.Int32
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		if n.Add(1) == 1 {
+			time.Sleep(300 * time.Millisecond)
+		}
+		fmt.Fprint(w, `{"data":[{"id":1}]}`)
+	})
+	res := newConnector(t, stream("s", "url_base: "+a.URL+"\npath: /s", "[data]", ""), nil, "s").read(t)
+	equalLists(t, "requests", a.lines(), repeat("GET /s", 2))
+	equalLists(t, "records", res.records("s"), []string{`{"id":1}`})
+	warn := res.logs("WARN")
+	if res.code != 0 || fmt.Sprint(*waits) != "[1s]" || len(warn) != 1 || !strings.HasPrefix(warn[0], "GET "+a.URL+"/s failed: ") ||
+		!strings.HasSuffix(warn[0], "(Client.Timeout exceeded while awaiting headers); retrying in 1s (attempt 2 of 6)") {
+		t.Fatalf("exit %d, waits %v, warnings %q", res.code, *waits, warn)
 	}
 }
