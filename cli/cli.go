@@ -392,6 +392,23 @@ func (a *app) builder(ctx context.Context, command string, config map[string]any
 			return a.fail(protocol.ConfigError, "invalid manifest: "+err.Error())
 		}
 		return runtime.RecordMessage(a.out, "resolve_manifest", map[string]any{"manifest": resolved})
+	case "full_resolve_manifest":
+		limits, err := testReadLimits(config["__test_read_config"])
+		if err != nil {
+			a.out.Error(protocol.ConfigError, err.Error(), "", "")
+			return nil
+		}
+		r, serr, _ := a.setup()
+		if serr != nil {
+			a.out.Error(protocol.ConfigError, serr.message, "", "")
+			return nil
+		}
+		resolved, err := r.FullResolvedManifest(ctx, limits.MaxStreams)
+		if err != nil {
+			a.out.Error(runtime.FailureType(err), runtime.OneLine(err), "", "")
+			return nil
+		}
+		return runtime.RecordMessage(a.out, "full_resolve_manifest", map[string]any{"manifest": resolved})
 	case "test_read":
 		catalog, err := readCatalog(a.catalogPath)
 		if err != nil || len(catalog.Streams) == 0 {
@@ -409,7 +426,7 @@ func (a *app) builder(ctx context.Context, command string, config map[string]any
 		a.stream, a.limits = catalog.Streams[0].Stream.Name, limits
 		return a.runTestRead(ctx, false)
 	}
-	a.out.Error(protocol.ConfigError, fmt.Sprintf("unknown __command %q: expected test_read or resolve_manifest", command), "", "")
+	a.out.Error(protocol.ConfigError, fmt.Sprintf("unknown __command %q: expected test_read, resolve_manifest or full_resolve_manifest", command), "", "")
 	return nil
 }
 
@@ -458,7 +475,7 @@ func testReadLimits(v any) (runtime.TestLimits, error) {
 	for _, f := range []struct {
 		key  string
 		into *int
-	}{{"max_records", &limits.MaxRecords}, {"max_pages_per_slice", &limits.MaxPagesPerSlice}, {"max_slices", &limits.MaxSlices}} {
+	}{{"max_records", &limits.MaxRecords}, {"max_pages_per_slice", &limits.MaxPagesPerSlice}, {"max_slices", &limits.MaxSlices}, {"max_streams", &limits.MaxStreams}} {
 		x, ok := m[f.key]
 		if !ok || x == nil {
 			continue

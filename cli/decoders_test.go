@@ -377,3 +377,106 @@ func TestMisspelledDecoderFieldIsWarnedAbout(t *testing.T) {
 	equalLists(t, "warnings", res.logs("WARN"), []string{`streams[0].retriever.decoder.delimeter: CsvDecoder has no field "delimeter" (did you mean delimiter?); it is ignored`})
 	equalLists(t, "records", rawRecords(res, "d"), []string{`{"id;v":"1;a"}`})
 }
+
+// A body (or a first line) that starts with a UTF-8 byte order mark is read
+// as if it did not: the reference reads an XML body so but drops a JSON body
+// or JSON line that starts with one, and keeps it in a line's text.
+func TestByteOrderMarkIsDropped(t *testing.T) {
+	const bom = "\xef\xbb\xbf"
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		switch r.URL.Path + "?" + r.URL.RawQuery {
+		case "/json?":
+			fmt.Fprint(w, bom+`{"data":[{"id":1}],"next":"p2"}`)
+		case "/json?cursor=p2":
+			fmt.Fprint(w, bom+`[{"data":[{"id":2}]}]`)
+		case "/xml?":
+			fmt.Fprint(w, bom+`<r><item><id>3</id></item></r>`)
+		case "/jsonl?":
+			fmt.Fprint(w, bom+"{\"id\":4}\n{\"id\":5}\n")
+		case "/lines?":
+			fmt.Fprint(w, bom+"six\nseven\n")
+		}
+	})
+	m := func(path, decoder, fieldPath, more string) string {
+		return stream("d", "url_base: "+a.URL+"\npath: "+path, fieldPath, "decoder: "+decoder+"\n"+more)
+	}
+	cursor := `paginator:
+  type: DefaultPaginator
+  page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: cursor}
+  pagination_strategy: {type: CursorPagination, cursor_value: "{{ response.next }}"}`
+	cases := []struct {
+		manifest string
+		requests []string
+		records  []string
+	}{
+		{m("/json", "{type: JsonDecoder}", "[data]", cursor), []string{"GET /json", "GET /json?cursor=p2"}, []string{`{"id":1}`, `{"id":2}`}},
+		{m("/xml", "{type: XmlDecoder}", "[r, item]", ""), []string{"GET /xml"}, []string{`{"id":"3"}`}},
+		{m("/jsonl", "{type: JsonlDecoder}", "[]", ""), []string{"GET /jsonl"}, []string{`{"id":4}`, `{"id":5}`}},
+		{m("/lines", "{type: IterableDecoder}", "[]", ""), []string{"GET /lines"}, []string{`{"record":"six"}`, `{"record":"seven"}`}},
+	}
+	for _, c := range cases {
+		before := len(a.lines())
+		res := newConnector(t, c.manifest, nil, "d").read(t)
+		if res.code != 0 || len(res.errors()) != 0 || len(res.logs("WARN")) != 0 {
+			t.Fatalf("exit %d: %s", res.code, res.stdout)
+		}
+		equalLists(t, "requests", a.lines()[before:], c.requests)
+		equalLists(t, "records", rawRecords(res, "d"), c.records)
+	}
+}
+
+// NaN, Infinity and -Infinity, which APIs written in Python send, are read
+// as null with one warning, as the reference reads them, instead of failing
+// the stream.
+func TestNaNAndInfinityAreReadAsNull(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		switch r.URL.Path + "?" + r.URL.RawQuery {
+		case "/json?":
+			fmt.Fprint(w, `{"data":[{"id":1,"score":NaN,"s":"NaN"}],"next":"p2","max":Infinity}`)
+		case "/json?cursor=p2":
+			fmt.Fprint(w, `{"data":[{"id":2,"score":-Infinity}]}`)
+		case "/jsonl?":
+			fmt.Fprint(w, "{\"id\":3,\"score\":NaN,\n{\"id\":4,\"score\":NaN}\n")
+		}
+	})
+	cursor := `paginator:
+  type: DefaultPaginator
+  page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: cursor}
+  pagination_strategy: {type: CursorPagination, cursor_value: "{{ response.next }}"}`
+	res := newConnector(t, stream("d", "url_base: "+a.URL+"\npath: /json", "[data]", cursor), nil, "d").read(t)
+	if res.code != 0 || len(res.errors()) != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stdout)
+	}
+	equalLists(t, "requests", a.lines(), []string{"GET /json", "GET /json?cursor=p2"})
+	equalLists(t, "records", rawRecords(res, "d"), []string{`{"id":1,"score":null,"s":"NaN"}`, `{"id":2,"score":null}`})
+	equalLists(t, "warnings", res.logs("WARN"), []string{"Stream d: JsonDecoder: the response holds NaN, Infinity or -Infinity, which JSON does not have: read as null"})
+
+	res = newConnector(t, stream("d", "url_base: "+a.URL+"\npath: /jsonl", "[]", "decoder: {type: JsonlDecoder}"), nil, "d").read(t)
+	equalLists(t, "records", rawRecords(res, "d"), []string{`{"id":4,"score":null}`})
+	equalLists(t, "warnings", res.logs("WARN"), []string{
+		`Stream d: JsonlDecoder: line 1 is not JSON, skipped: {"id":3,"score":NaN,`,
+		"Stream d: JsonlDecoder: the response holds NaN, Infinity or -Infinity, which JSON does not have: read as null",
+	})
+}
+
+// Quotes that do not follow CSV's rules are read as Python's csv module
+// reads them, so that the rows are Airbyte's: a quoted cell followed by more
+// text or a space goes on unquoted, a quote inside an unquoted cell is text.
+func TestCsvDecoderReadsMalformedQuotesAsAirbyteDoes(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		w.Header().Set("Content-Type", "text/csv")
+		fmt.Fprint(w, "id,name\r\n1,a \"b\" c\r\n2,\"x\"y\r\n3,  \"z\"\r\n\"4\" ,q\r\n5,\"two\r\nlines\"\r\n")
+	})
+	res := newConnector(t, decoderStream(a.URL, "{type: CsvDecoder}", "[]", ""), nil, "d").read(t)
+	if res.code != 0 || len(res.errors()) != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stdout)
+	}
+	equalLists(t, "requests", a.lines(), []string{"GET /d"})
+	equalLists(t, "records", rawRecords(res, "d"), []string{
+		`{"id":"1","name":"a \"b\" c"}`,
+		`{"id":"2","name":"xy"}`,
+		`{"id":"3","name":"  \"z\""}`,
+		`{"id":"4 ","name":"q"}`,
+		`{"id":"5","name":"two\nlines"}`,
+	})
+}

@@ -226,3 +226,34 @@ func TestHttpComponentsResolverReadsEveryPartition(t *testing.T) {
 	}
 	equalLists(t, "read requests", a.lines(), []string{"GET /tables?region=us", "GET /tables?region=eu", "GET /eu/rows"})
 }
+
+// The builder's full resolve lists the manifest's streams marked with a null
+// dynamic_stream_name, then the streams each dynamic stream makes, at most
+// __test_read_config.max_streams of each, marked with its name.
+func TestBuilderFullResolveManifestListsTheStreamsDynamicStreamsMake(t *testing.T) {
+	a := dynamicAPI(t)
+	m, _ := yamlToMap(dynamicManifest(a.URL, strings.ReplaceAll(httpTables, "URL", a.URL)+"\n"+parametrized))
+	c := newConnector(t, "", map[string]any{"__command": "full_resolve_manifest", "__injected_declarative_manifest": m,
+		"__test_read_config": map[string]any{"max_streams": 1}}, "static")
+	res := runCLI(t, "read", "--config", c.config, "--catalog", c.catalog)
+	recs := res.ofType("RECORD")
+	if res.code != 0 || len(recs) != 1 || len(res.msgs) != 1 || recs[0]["record"].(map[string]any)["stream"] != "full_resolve_manifest" {
+		t.Fatalf("exit %d: %s", res.code, res.stdout)
+	}
+	manifest := recs[0]["record"].(map[string]any)["data"].(map[string]any)["manifest"].(map[string]any)
+	var got []string
+	for _, s := range manifest["streams"].([]any) {
+		sm := s.(map[string]any)
+		requester := sm["retriever"].(map[string]any)["requester"].(map[string]any)
+		got = append(got, fmt.Sprintf("%s %s %v %v", sm["type"], sm["name"], requester["path"], sm["dynamic_stream_name"]))
+	}
+	equalLists(t, "streams", got, []string{
+		"DeclarativeStream static /static <nil>",
+		"DeclarativeStream alpha /tables/1/rows tables",
+		"DeclarativeStream one /one/rows listed",
+	})
+	if len(manifest["dynamic_streams"].([]any)) != 2 || manifest["check"] == nil {
+		t.Errorf("the rest of the manifest is not the resolved manifest: %v", manifest)
+	}
+	equalLists(t, "requests", a.lines(), []string{"GET /tables"})
+}

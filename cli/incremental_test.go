@@ -474,8 +474,8 @@ func TestSyncModes(t *testing.T) {
 	c := incrementalConnector(t, m, nil)
 	res := runCLI(t, "discover", "--manifest", c.manifest, "--config", c.config)
 	want := `{"type":"CATALOG","catalog":{"streams":[` +
-		`{"name":"items","json_schema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":true,"properties":{},"type":"object"},"supported_sync_modes":["full_refresh","incremental"],"source_defined_cursor":true,"default_cursor_field":["updated_at"],"source_defined_primary_key":[["id"]],"is_resumable":true},` +
-		`{"name":"plain","json_schema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":true,"properties":{},"type":"object"},"supported_sync_modes":["full_refresh"],"is_resumable":false}]}}` + "\n"
+		`{"name":"items","json_schema":{},"supported_sync_modes":["full_refresh","incremental"],"source_defined_cursor":true,"default_cursor_field":["updated_at"],"source_defined_primary_key":[["id"]],"is_resumable":true,"is_file_based":false},` +
+		`{"name":"plain","json_schema":{},"supported_sync_modes":["full_refresh"],"is_resumable":false,"is_file_based":false}]}}` + "\n"
 	if res.code != 0 || res.stdout != want {
 		t.Errorf("discover:\n got: %s\nwant: %s", res.stdout, want)
 	}

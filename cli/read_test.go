@@ -105,7 +105,7 @@ func TestCheckSucceedsAndValidatesConfig(t *testing.T) {
 func TestDiscoverCatalog(t *testing.T) {
 	c := newConnector(t, twoStreams("https://example.com"), map[string]any{"api_key": "k"})
 	res := runCLI(t, "discover", "--manifest", c.manifest, "--config", c.config)
-	want := `{"type":"CATALOG","catalog":{"streams":[{"name":"a","json_schema":{"properties":{"id":{"type":"integer"}},"type":"object"},"supported_sync_modes":["full_refresh"],"source_defined_primary_key":[["id"]],"is_resumable":false},{"name":"b","json_schema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":true,"properties":{},"type":"object"},"supported_sync_modes":["full_refresh"],"is_resumable":false}]}}` + "\n"
+	want := `{"type":"CATALOG","catalog":{"streams":[{"name":"a","json_schema":{"properties":{"id":{"type":"integer"}},"type":"object"},"supported_sync_modes":["full_refresh"],"source_defined_primary_key":[["id"]],"is_resumable":false,"is_file_based":false},{"name":"b","json_schema":{},"supported_sync_modes":["full_refresh"],"is_resumable":false,"is_file_based":false}]}}` + "\n"
 	if res.code != 0 || res.stdout != want {
 		t.Fatalf("exit %d\n got: %s\nwant: %s", res.code, res.stdout, want)
 	}

@@ -92,7 +92,7 @@ $parameters: {file: users}`),
 		`inline {"properties":{"id":{"type":"integer"}},"type":"object"}`,
 		"packaged " + users,
 		"users " + users,
-		`none {"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":true,"properties":{},"type":"object"}`,
+		`none {}`,
 		`merged {"$schema":"http://json-schema.org/draft-07/schema#","properties":{"address":{"properties":{"city":{"type":"string"}},"type":"object"},"id":{"type":"integer"},"name":{"type":"string"}},"type":["null","object"]}`,
 		`dynamic {"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":true,"properties":{"added":{"type":"string"},` +
 			`"either":{"oneOf":[{"type":["null","string"]},{"type":["null","integer"]}]},"id":{"type":["null","integer"]},"plain":{"type":["null","string"]},` +

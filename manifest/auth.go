@@ -25,10 +25,11 @@ type Auth struct {
 	Username   *interp.Template
 	Password   *interp.Template
 	Token      *interp.Template // Bearer and ApiKey token
-	Inject     *RequestOption   // ApiKey placement
+	Inject     *RequestOption   // ApiKey and JWT placement
 	OAuth      *OAuthConfig
 	Session    *SessionConfig
 	Selective  *SelectiveConfig
+	JWT        *JWTConfig // jwt.go
 }
 
 // SelectiveConfig is a SelectiveAuthenticator: the config value at
@@ -133,6 +134,8 @@ func (d *decoder) auth(v any, path string, allowed []string) *Auth {
 		}
 	case OAuth:
 		a.OAuth = d.oauth(m, path)
+	case JWTAuth:
+		a.JWT, a.Inject = d.jwt(m, path)
 	case SessionToken:
 		a.Session = d.session(m, path)
 	case Selective:
@@ -188,7 +191,7 @@ func (d *decoder) oauth(m map[string]any, path string) *OAuthConfig {
 	}
 	o.InQuery, _ = m["send_refresh_request_as_query_params"].(bool)
 	if use, _ := m["use_profile_assertion"].(bool); use || m["profile_assertion"] != nil {
-		d.fail(path+".profile_assertion", "the JWT profile assertion flow is not supported (JwtAuthenticator is not)")
+		d.fail(path+".profile_assertion", "the JWT profile assertion flow (grant type jwt-bearer) is not supported: OAuth runs the refresh_token and client_credentials grants only")
 	}
 	if o.Endpoint == nil && o.AccessTokenValue == nil {
 		d.fail(path+".token_refresh_endpoint", "is required (or access_token_value, for a token that is never refreshed)")

@@ -11,6 +11,9 @@ var defaultTypes = map[string]string{
 	"DeclarativeSource.check":                   "CheckStream",
 	"DeclarativeSource.spec":                    "Spec",
 	"DeclarativeSource.streams":                 "DeclarativeStream",
+	"ConditionalStreams.streams":                "DeclarativeStream",
+	"StateDelegatingStream.full_refresh_stream": "DeclarativeStream",
+	"StateDelegatingStream.incremental_stream":  "DeclarativeStream",
 	"DeclarativeStream.retriever":               "SimpleRetriever",
 	"DeclarativeStream.schema_loader":           "JsonFileSchemaLoader", // InlineSchemaLoader when it holds a schema
 	"DatetimeBasedCursor.start_datetime":        "MinMaxDatetime",

@@ -218,7 +218,7 @@ func TestPartitionRouterErrors(t *testing.T) {
 		{`{type: SubstreamPartitionRouter, parent_stream_configs: [{stream: ` + parentStream + `, parent_key: id, partition_field: pid, lazy_read_pointer: [data, "*"]}]}`,
 			"partition_router.parent_stream_configs[0].lazy_read_pointer[1]: the '*' wildcard is not supported in lazy_read_pointer: only direct paths are"},
 		{`{type: SubstreamPartitionRouter, parent_stream_configs: [{stream: {type: StateDelegatingStream, name: s}, parent_key: id, partition_field: pid}]}`,
-			"partition_router.parent_stream_configs[0].stream: StateDelegatingStream is not supported here (supported: DeclarativeStream)"},
+			"partition_router.parent_stream_configs[0].stream.full_refresh_stream: is required; partition_router.parent_stream_configs[0].stream.incremental_stream: is required"},
 		{`{type: SubstreamPartitionRouter, parent_stream_configs: [{stream: {type: DeclarativeStream, name: p, retriever: {requester: {url_base: 'https://a'}, record_selector: {extractor: {field_path: []}}, partition_router: {type: ListPartitionRouter, cursor_field: id}}}, parent_key: id, partition_field: pid}]}`,
 			"partition_router.parent_stream_configs[0].stream.retriever.partition_router.values: is required"},
 		{`{type: ListPartitionRouter, cursor_field: id, values: {a: 1}}`,

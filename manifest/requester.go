@@ -44,7 +44,7 @@ type RequestOption struct {
 	FieldPath  []*interp.Template
 }
 
-var allAuth = []string{NoAuth, BasicAuth, BearerAuth, APIKeyAuth, OAuth, SessionToken, Selective}
+var allAuth = []string{NoAuth, BasicAuth, BearerAuth, APIKeyAuth, OAuth, JWTAuth, SessionToken, Selective}
 var loginAuth = []string{NoAuth, BasicAuth, BearerAuth, APIKeyAuth}
 
 func (d *decoder) requester(v any, path string, auths []string) *Requester {

@@ -49,10 +49,18 @@ func (d *decoder) source(m map[string]any) *Source {
 	if ds, ok := m["dynamic_streams"]; ok {
 		src.DynamicStreams = d.dynamicStreams(ds)
 	}
-	names := map[string]string{}
+	names := map[string]string{}       // unconditional streams
+	conditional := map[string]string{} // streams of ConditionalStreams
 	streams, _ := m["streams"].([]any)
 	for i, s := range streams {
 		path := index("streams", i)
+		if isConditionalStreams(s) {
+			for _, st := range d.conditionalStreams(s, path) {
+				conditional[st.Name] = st.Path
+				src.Streams = append(src.Streams, st)
+			}
+			continue
+		}
 		st := d.stream(s, path)
 		if st == nil {
 			continue
@@ -62,6 +70,11 @@ func (d *decoder) source(m map[string]any) *Source {
 		}
 		names[st.Name] = path
 		src.Streams = append(src.Streams, st)
+	}
+	for name, path := range conditional {
+		if _, ok := names[name]; !ok {
+			names[name] = path
+		}
 	}
 	if check, typ, ok := d.component(m["check"], "check", "CheckStream", "CheckDynamicStream"); ok {
 		if typ == "CheckDynamicStream" {

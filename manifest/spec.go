@@ -165,12 +165,34 @@ func findAuthenticator(resolved map[string]any) (string, map[string]any) {
 	}
 	streams, _ := resolved["streams"].([]any)
 	for i, s := range streams {
-		sm, _ := s.(map[string]any)
-		ret, _ := sm["retriever"].(map[string]any)
-		req, _ := ret["requester"].(map[string]any)
-		if a, ok := req["authenticator"].(map[string]any); ok {
-			return fmt.Sprintf("streams[%d].retriever.requester.authenticator", i), a
+		if path, a := streamAuthenticator(s, index("streams", i)); a != nil {
+			return path, a
 		}
+	}
+	return "", nil
+}
+
+// streamAuthenticator is the authenticator of a stream definition: of a
+// StateDelegatingStream, its full refresh stream's; of a ConditionalStreams,
+// its first stream's that has one.
+func streamAuthenticator(s any, path string) (string, map[string]any) {
+	sm, _ := s.(map[string]any)
+	switch sm["type"] {
+	case "StateDelegatingStream": // its full refresh stream stands for it
+		return streamAuthenticator(sm["full_refresh_stream"], path+".full_refresh_stream")
+	case "ConditionalStreams":
+		inner, _ := sm["streams"].([]any)
+		for i, st := range inner {
+			if p, a := streamAuthenticator(st, fmt.Sprintf("%s.streams[%d]", path, i)); a != nil {
+				return p, a
+			}
+		}
+		return "", nil
+	}
+	ret, _ := sm["retriever"].(map[string]any)
+	req, _ := ret["requester"].(map[string]any)
+	if a, ok := req["authenticator"].(map[string]any); ok {
+		return path + ".retriever.requester.authenticator", a
 	}
 	return "", nil
 }
@@ -211,6 +233,8 @@ func authInputs(a map[string]any, path string, warnings *[]string) []input {
 	switch a["type"] {
 	case APIKeyAuth, BearerAuth:
 		field("api_token", secretInput("API Key"), true, true)
+	case JWTAuth:
+		field("secret_key", secretInput("Secret Key"), true, true)
 	case BasicAuth:
 		field("username", map[string]any{"type": "string", "title": "Username"}, true, false)
 		pw := secretInput("Password")

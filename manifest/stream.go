@@ -8,9 +8,15 @@ import (
 
 // Stream is a DeclarativeStream.
 type Stream struct {
-	Name       string
-	Path       string // manifest path, e.g. streams[0]
-	PrimaryKey [][]string
+	Name string
+	Path string // manifest path, e.g. streams[0]
+	// Condition, for a stream of a ConditionalStreams, must hold for the
+	// config (with ConditionParameters) for the stream to be part of the
+	// source; nil for every other stream. ConditionPath is its manifest path.
+	Condition           *interp.Template
+	ConditionPath       string
+	ConditionParameters map[string]any
+	PrimaryKey          [][]string
 	// SchemaLoaders give the stream's schema, merged when there are several;
 	// none: the JSON file named after the stream, if there is one.
 	SchemaLoaders   []*SchemaLoader
@@ -22,6 +28,9 @@ type Stream struct {
 	// per-partition form, {"<partition value>": {"<cursor field>": value}},
 	// as the per-partition form (LegacyToPerPartitionStateMigration).
 	MigrateLegacyState bool
+	// Delegation is set on the full_refresh_stream of a StateDelegatingStream
+	// (statedelegating.go), the stream that stands for it; nil otherwise.
+	Delegation *StateDelegation
 }
 
 // Retriever is a SimpleRetriever.
@@ -75,10 +84,21 @@ type Selector struct {
 	Expander *RecordExpander
 }
 
+// stream decodes a stream wherever Airbyte takes a DeclarativeStream or a
+// StateDelegatingStream: in streams, a ParentStreamConfig's stream and a
+// dynamic stream's template.
 func (d *decoder) stream(v any, path string) *Stream {
-	m, _, ok := d.component(v, path, "DeclarativeStream")
+	return d.streamOf(v, path, "DeclarativeStream", "StateDelegatingStream")
+}
+
+// streamOf decodes a stream of one of the allowed types.
+func (d *decoder) streamOf(v any, path string, allowed ...string) *Stream {
+	m, typ, ok := d.component(v, path, allowed...)
 	if !ok {
 		return nil
+	}
+	if typ == "StateDelegatingStream" {
+		return d.stateDelegatingStream(m, path)
 	}
 	st := &Stream{Path: path}
 	st.Name, _ = m["name"].(string)

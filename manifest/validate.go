@@ -140,9 +140,9 @@ func editDistance(a, b string) int {
 
 var knownCDKTypes = map[string]bool{
 	"DatetimeBasedCursor": true, "SubstreamPartitionRouter": true, "ListPartitionRouter": true, "SelectiveAuthenticator": true,
-	"JwtAuthenticator": true, "AddFields": true, "RemoveFields": true, "XmlDecoder": true, "CsvDecoder": true, "GzipDecoder": true,
+	"AddFields": true, "RemoveFields": true, "XmlDecoder": true, "CsvDecoder": true, "GzipDecoder": true,
 	"JsonlDecoder": true, "IterableDecoder": true, "CompositeRawDecoder": true, "AsyncRetriever": true, "DynamicDeclarativeStream": true,
-	"JsonFileSchemaLoader": true, "DynamicSchemaLoader": true, "LegacySessionTokenAuthenticator": true, "StateDelegatingStream": true,
+	"JsonFileSchemaLoader": true, "DynamicSchemaLoader": true, "LegacySessionTokenAuthenticator": true,
 	"GroupingPartitionRouter": true, "DeclarativeOAuthAuthenticator": true,
 }
 

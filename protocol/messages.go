@@ -123,6 +123,7 @@ type Stream struct {
 	SourceDefinedPrimaryKey [][]string `json:"source_defined_primary_key,omitempty"`
 	Namespace               string     `json:"namespace,omitempty"`
 	IsResumable             *bool      `json:"is_resumable,omitempty"`
+	IsFileBased             *bool      `json:"is_file_based,omitempty"`
 }
 
 // Trace is a TRACE message: an error, a stream status or an estimate.

@@ -32,7 +32,13 @@ func (s *streamReader) decodePage(resp *request.Response) (decodedPage, error) {
 		if s.recycle {
 			into = s.spare[:0] // the previous page's, emitted
 		}
-		records, top, err := cutRecords(into, resp.Body, s.path, true)
+		body := decode.TrimBOM(resp.Body)
+		records, top, err := cutRecords(into, body, s.path, true)
+		if fixed, ok := nonFinite(body, err); ok {
+			body = fixed
+			records, top, err = cutRecords(into, body, s.path, true)
+			s.logNonFinite(err)
+		}
 		if s.recycle {
 			s.spare = records
 		}
@@ -42,7 +48,7 @@ func (s *streamReader) decodePage(resp *request.Response) (decodedPage, error) {
 		if err == nil && s.expander != nil {
 			records, err = s.expander.Expand(records)
 		}
-		return decodedPage{records: records, doc: resp.Body, top: top}, err
+		return decodedPage{records: records, doc: body, top: top}, err
 	}
 	var p decodedPage
 	var batch recordBatch
@@ -67,6 +73,10 @@ func (s *streamReader) decodePage(resp *request.Response) (decodedPage, error) {
 // skipped with a warning; another document that is not JSON is a bad body.
 func (s *streamReader) extract(doc decode.Doc) ([][]byte, error) {
 	records, err := extractRecords(nil, doc.JSON, s.path, doc.Elements)
+	if fixed, ok := nonFinite(doc.JSON, err); ok {
+		records, err = extractRecords(nil, fixed, s.path, doc.Elements)
+		s.logNonFinite(err)
+	}
 	if err == nil && s.expander != nil {
 		return s.expander.Expand(records)
 	}
@@ -78,6 +88,25 @@ func (s *streamReader) extract(doc decode.Doc) ([][]byte, error) {
 		return nil, nil
 	}
 	return nil, &badBody{decoder: s.dec.Name(), err: err}
+}
+
+// nonFinite gives, when a document is not JSON and holds NaN, Infinity or
+// -Infinity, the document with null in their place, to be read again as the
+// reference reads such values.
+func nonFinite(doc []byte, err error) ([]byte, bool) {
+	if err != errNotJSON {
+		return nil, false
+	}
+	return decode.NonFiniteToNull(doc)
+}
+
+// logNonFinite logs the first document of a reader read with null in place
+// of NaN or Infinity.
+func (s *streamReader) logNonFinite(err error) {
+	if err == nil && !s.nonFiniteLogged {
+		s.nonFiniteLogged = true
+		s.r.log("WARN", fmt.Sprintf("Stream %s: %s: the response holds NaN, Infinity or -Infinity, which JSON does not have: read as null", s.st.Name, s.dec.Name()))
+	}
 }
 
 // responseValue is the response variable of cursor templates: the decoded

@@ -18,12 +18,26 @@ type dynamicStreams struct {
 	once sync.Once
 	err  error
 	made map[string][]*manifest.Stream // dynamic stream name -> its streams, in order
+	raw  []madeStream                  // the definitions of the streams made, in order
 }
 
-// resolveDynamic makes the streams of dynamic_streams and adds them to the
-// source's streams, once: for check, discover and read alike.
+// madeStream is the definition of a stream a dynamic stream made: its
+// template with the mappings applied and parameters propagated.
+type madeStream struct {
+	dynamicName string
+	definition  map[string]any
+}
+
+// resolveDynamic settles the source's streams once, for check, discover
+// and read alike: the streams of ConditionalStreams stay only when their
+// condition holds (conditional.go), then the streams of dynamic_streams are
+// made and added.
 func (r *Runner) resolveDynamic(ctx context.Context) error {
-	r.dynamic.once.Do(func() { r.dynamic.err = r.makeDynamic(ctx) })
+	r.dynamic.once.Do(func() {
+		if r.dynamic.err = r.applyConditions(); r.dynamic.err == nil {
+			r.dynamic.err = r.makeDynamic(ctx)
+		}
+	})
 	return r.dynamic.err
 }
 
@@ -67,6 +81,7 @@ func (r *Runner) makeDynamic(ctx context.Context) error {
 			taken[st.Name] = true
 			r.Source.Streams = append(r.Source.Streams, st)
 			r.dynamic.made[ds.Name] = append(r.dynamic.made[ds.Name], st)
+			r.dynamic.raw = append(r.dynamic.raw, madeStream{ds.Name, raw})
 		}
 	}
 	return nil

@@ -72,6 +72,9 @@ type streamRun struct {
 	// records embedded in their parent record: only when the stream has no
 	// incoming state, as in the reference.
 	lazy bool
+	// cleared tells that the incoming state was dropped as older than a
+	// StateDelegatingStream's api_retention_period.
+	cleared bool
 }
 
 // partitionWork is one partition to read, with its cursor and its sequence
@@ -83,11 +86,15 @@ type partitionWork struct {
 }
 
 // newRun prepares the cursors of a stream from its state (nil: from the
-// start). A state that cannot be read is an error before any request.
+// start); a StateDelegatingStream is read as the stream its state picks. A
+// state that cannot be read is an error before any request.
 func (r *Runner) newRun(st *manifest.Stream, catalogField []string, state map[string]any) (*streamRun, error) {
-	run := &streamRun{r: r, st: st, lazy: len(state) == 0}
+	st, state, cleared, err := r.delegate(st, state) // statedelegating.go
+	if err != nil {
+		return nil, err
+	}
+	run := &streamRun{r: r, st: st, lazy: len(state) == 0, cleared: cleared}
 	if st.Retriever == nil || st.Retriever.PartitionRouter == nil {
-		var err error
 		run.single, err = r.cursor(st, catalogField, state)
 		return run, err
 	}
@@ -129,14 +136,18 @@ func (r *Runner) withParentState(pr *manifest.PartitionRouter, field string, sta
 	}
 	parents := map[string]any{}
 	for _, pc := range pr.Substream.Parents {
-		if !pc.IncrementalDependency || pc.Stream.Incremental == nil {
+		parent := pc.Stream
+		if parent.Delegation != nil { // its state is read by incremental_stream
+			parent = parent.Delegation.Incremental
+		}
+		if !pc.IncrementalDependency || parent.Incremental == nil {
 			continue
 		}
-		f, err := incremental.CursorField(pc.Stream, r.Config)
+		f, err := incremental.CursorField(parent, r.Config)
 		if err != nil {
 			return nil, ConfigErr("%v", err)
 		}
-		parents[pc.Stream.Name] = map[string]any{f: value}
+		parents[parent.Name] = map[string]any{f: value}
 	}
 	if len(parents) == 0 {
 		return state, nil

@@ -64,7 +64,7 @@ func (r *Runner) plan(cs protocol.ConfiguredStream, states incremental.States) (
 		p.err = ConfigErr("stream %q of the catalog is not defined in the manifest (streams: %s)", p.name, strings.Join(r.streamNames(), ", "))
 		return p, nil
 	}
-	if cs.SyncMode == "incremental" && st.Incremental == nil {
+	if cs.SyncMode == "incremental" && !supportsIncremental(st) {
 		return nil, ConfigErr("stream %s is configured with sync_mode incremental, but it has no incremental_sync in the manifest: configure it as full_refresh", p.name)
 	}
 	var state map[string]any
@@ -124,6 +124,12 @@ func (r *Runner) readOne(ctx context.Context, p *streamPlan) error {
 		return err
 	}
 	pg := &progress{r: r, name: name, run: run}
+	if run.cleared {
+		pg.last = "{}"
+		if err := r.Out.StreamState(name, map[string]any{}, 0); err != nil {
+			return err
+		}
+	}
 	hooks := func(partitionWork) sliceHooks {
 		h := sliceHooks{emit: pg.emit, recycle: true} // emit copies the records out
 		switch {

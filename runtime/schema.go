@@ -24,9 +24,11 @@ var imageFolder = filepath.Dir(manifest.ImagePath)
 
 const draft07 = "http://json-schema.org/draft-07/schema#"
 
-// permissiveSchema is the schema of a stream that declares none.
-func permissiveSchema() map[string]any {
-	return map[string]any{"$schema": draft07, "type": "object", "additionalProperties": true, "properties": map[string]any{}}
+// emptySchema is the schema of a stream that declares none and has no
+// schema file: the empty schema, which any record matches, as the
+// reference's DefaultSchemaLoader gives.
+func emptySchema() map[string]any {
+	return map[string]any{}
 }
 
 // streamSchema returns a stream's JSON schema from its schema loaders,
@@ -74,7 +76,7 @@ func (r *Runner) loadSchema(ctx context.Context, st *manifest.Stream) (map[strin
 		if err != nil || found {
 			return s, err
 		}
-		return permissiveSchema(), nil
+		return emptySchema(), nil
 	case 1:
 		return r.runLoader(ctx, st, st.SchemaLoaders[0])
 	}
@@ -165,7 +167,7 @@ func (r *Runner) fileSchema(p, where string) (map[string]any, bool, error) {
 			if err != nil {
 				return nil, false, ConfigErr("%s: cannot read schema file %s: %v", where, full, err)
 			}
-			s, err := decodeSchemaFile(b, full, 0)
+			s, err := decodeSchemaFile(b, full)
 			if err != nil {
 				return nil, false, ConfigErr("%s: %v", where, err)
 			}
@@ -173,64 +175,6 @@ func (r *Runner) fileSchema(p, where string) (map[string]any, bool, error) {
 		}
 	}
 	return nil, false, nil
-}
-
-// decodeSchemaFile parses a schema file and inlines the files its $refs
-// name, looked up in the shared folder beside it, then beside it.
-func decodeSchemaFile(b []byte, file string, depth int) (map[string]any, error) {
-	v, err := manifest.FromJSON(b)
-	if err != nil {
-		return nil, fmt.Errorf("schema file %s is not valid JSON: %v", file, err)
-	}
-	m, ok := v.(map[string]any)
-	if !ok {
-		return nil, fmt.Errorf("schema file %s must hold a JSON object", file)
-	}
-	out, err := inlineRefs(m, filepath.Dir(file), depth)
-	if err != nil {
-		return nil, err
-	}
-	return out.(map[string]any), nil
-}
-
-func inlineRefs(v any, dir string, depth int) (any, error) {
-	switch x := v.(type) {
-	case map[string]any:
-		if ref, ok := x["$ref"].(string); ok && ref != "" && !strings.HasPrefix(ref, "#") {
-			if depth > 16 {
-				return nil, fmt.Errorf("schema $ref %q nests too deep (a cycle?)", ref)
-			}
-			name, _, _ := strings.Cut(ref, "#")
-			clean := path.Clean(filepath.ToSlash(name))
-			if path.IsAbs(clean) || strings.HasPrefix(clean, "../") || strings.Contains(clean, ":") {
-				return nil, fmt.Errorf("schema $ref %q must name a file beside the schema", ref)
-			}
-			for _, c := range []string{filepath.Join(dir, "shared", clean), filepath.Join(dir, clean)} {
-				b, err := os.ReadFile(c)
-				if err != nil {
-					continue
-				}
-				return decodeSchemaFile(b, c, depth+1)
-			}
-			return nil, fmt.Errorf("schema $ref %q: no such file in %s", ref, filepath.Join(dir, "shared"))
-		}
-		for k, e := range x {
-			r, err := inlineRefs(e, dir, depth)
-			if err != nil {
-				return nil, err
-			}
-			x[k] = r
-		}
-	case []any:
-		for i, e := range x {
-			r, err := inlineRefs(e, dir, depth)
-			if err != nil {
-				return nil, err
-			}
-			x[i] = r
-		}
-	}
-	return v, nil
 }
 
 // airbyteTypes are the field types a DynamicSchemaLoader may name.

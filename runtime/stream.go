@@ -30,8 +30,10 @@ type streamReader struct {
 	cursor   incremental.Cursor
 	field    string // the record key holding the cursor value ("": none)
 	warned   bool   // whether a record without a readable cursor value was logged
-	pipe     *pipeline
-	piped    bool // whether pipe was made (nil: records need no processing)
+	// nonFiniteLogged says that a body with NaN or Infinity was logged.
+	nonFiniteLogged bool
+	pipe            *pipeline
+	piped           bool // whether pipe was made (nil: records need no processing)
 	// lazy, when not nil, is the first page of each slice, taken from the
 	// parent record (lazy_read_pointer) instead of requested.
 	lazy []byte

@@ -22,10 +22,13 @@ type TestLimits struct {
 	MaxRecords       int `json:"max_records"`
 	MaxPagesPerSlice int `json:"max_pages_per_slice"`
 	MaxSlices        int `json:"max_slices"`
+	// MaxStreams bounds the streams each dynamic stream shows in a full
+	// resolve of the manifest (FullResolvedManifest).
+	MaxStreams int `json:"max_streams"`
 }
 
 // DefaultTestLimits are the builder's defaults.
-var DefaultTestLimits = TestLimits{MaxRecords: 100, MaxPagesPerSlice: 5, MaxSlices: 5}
+var DefaultTestLimits = TestLimits{MaxRecords: 100, MaxPagesPerSlice: 5, MaxSlices: 5, MaxStreams: 100}
 
 // StreamRead is what a test read returns, in the shape of Airbyte's builder backend.
 type StreamRead struct {

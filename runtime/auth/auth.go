@@ -74,6 +74,8 @@ func New(a *manifest.Auth, env *Env) (Authenticator, error) {
 		return &apiKey{a: a, vars: vars}, nil
 	case manifest.OAuth:
 		return newOAuth(a, env, vars)
+	case manifest.JWTAuth:
+		return &jwtAuth{a: a, c: a.JWT, env: env, vars: vars}, nil // jwt.go
 	case manifest.SessionToken:
 		return newSession(a, env, vars)
 	case manifest.Selective:

@@ -1,10 +1,10 @@
 package decode
 
 import (
-	"encoding/csv"
-	"errors"
+	"bufio"
 	"fmt"
 	"io"
+	"unicode/utf8"
 
 	"github.com/airbyte-go/source-declarative/runtime/decode/charset"
 	"github.com/airbyte-go/source-declarative/runtime/transform"
@@ -20,18 +20,13 @@ func (d *Decoder) csv(r io.Reader, emit func(Doc) error) error {
 	if err != nil {
 		return err
 	}
-	row := &rowLimit{r: &universalNewlines{r: text}, max: d.max}
-	cr := csv.NewReader(row)
-	cr.Comma = d.m.Delimiter
-	cr.LazyQuotes = true
-	cr.FieldsPerRecord = -1
-	cr.ReuseRecord = true
-	header, err := cr.Read()
+	cr := &csvReader{r: bufio.NewReaderSize(&universalNewlines{r: text}, 64<<10), comma: d.m.Delimiter, max: d.max}
+	header, _, err := cr.read()
 	if err == io.EOF {
 		return nil
 	}
 	if err != nil {
-		return csvError(err)
+		return err
 	}
 	cols := csvColumns(header)
 	nulls := map[string]bool{}
@@ -41,16 +36,14 @@ func (d *Decoder) csv(r io.Reader, emit func(Doc) error) error {
 	width := len(header)
 	var buf []byte
 	for {
-		row.n = 0
-		cells, err := cr.Read()
+		cells, line, err := cr.read()
 		if err == io.EOF {
 			return nil
 		}
 		if err != nil {
-			return csvError(err)
+			return err
 		}
 		if len(cells) > width {
-			line, _ := cr.FieldPos(0)
 			return fmt.Errorf("the row on line %d has %d cells, the header has %d", line, len(cells), width)
 		}
 		buf = append(buf[:0], '{')
@@ -70,6 +63,160 @@ func (d *Decoder) csv(r io.Reader, emit func(Doc) error) error {
 			return err
 		}
 	}
+}
+
+// csvReader reads rows as Python's csv module does with its default
+// dialect, which decides what a malformed row holds: a quote opens a quoted
+// cell only at the start of a cell; there, two quotes are one, and a quote
+// followed by anything but the delimiter or a line break ends the quoting
+// while the cell goes on ("a"b is ab, "4" ,x is "4 " then x); a quoted
+// cell left open at the end of the body ends there.
+type csvReader struct {
+	r     *bufio.Reader // with \n line breaks only
+	comma rune
+	max   int64 // the longest row, in bytes
+	line  int   // lines read
+	cells []string
+	cell  []byte
+}
+
+type csvState int
+
+const (
+	rowStart csvState = iota
+	cellStart
+	inCell
+	inQuotes
+	quoteInQuotes
+)
+
+// read returns the next row that is not blank, with the line it starts on,
+// or io.EOF at the end of the body. The cells are valid until the next call.
+func (c *csvReader) read() (cells []string, line int, err error) {
+	c.cells = c.cells[:0]
+	c.cell = c.cell[:0]
+	state, size := rowStart, int64(0)
+	for {
+		r, n, err := c.next()
+		if err == io.EOF {
+			if state == rowStart {
+				return nil, 0, io.EOF
+			}
+			return c.end(), line, nil
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+		if size += int64(n); size > c.max {
+			return nil, 0, fmt.Errorf("a row is longer than %d bytes", c.max)
+		}
+		if r == '\n' {
+			c.line++
+		}
+		switch state {
+		case rowStart:
+			if r == '\n' {
+				size = 0
+				continue
+			}
+			line = c.line + 1
+			state = cellStart
+			fallthrough
+		case cellStart:
+			switch r {
+			case '"':
+				state = inQuotes
+				continue
+			case '\n':
+				return c.end(), line, nil
+			case c.comma:
+				c.save()
+				continue
+			}
+			state = inCell
+			c.add(r)
+		case quoteInQuotes:
+			if r == '"' {
+				c.cell = append(c.cell, '"')
+				state = inQuotes
+				break
+			}
+			state = inCell // the quoting ends; the cell goes on
+			fallthrough
+		case inCell:
+			switch r {
+			case '\n':
+				return c.end(), line, nil
+			case c.comma:
+				c.save()
+				state = cellStart
+			default:
+				c.add(r)
+			}
+		case inQuotes:
+			if r == '"' {
+				state = quoteInQuotes
+			} else {
+				c.add(r)
+			}
+		}
+		if state == inCell || state == inQuotes {
+			size += c.run(state == inQuotes)
+		}
+	}
+}
+
+// run appends to the cell, with an ASCII delimiter, the buffered bytes that
+// cannot end it or change its state: all but the delimiter and a line break
+// in a cell, all but a quote in a quoted one.
+func (c *csvReader) run(quoted bool) int64 {
+	if c.comma >= utf8.RuneSelf {
+		return 0
+	}
+	buf, _ := c.r.Peek(c.r.Buffered())
+	k := 0
+	for ; k < len(buf); k++ {
+		b := buf[k]
+		if quoted && b == '"' || !quoted && (b == '\n' || rune(b) == c.comma) {
+			break
+		}
+		if b == '\n' {
+			c.line++
+		}
+	}
+	c.cell = append(c.cell, buf[:k]...)
+	c.r.Discard(k)
+	return int64(k)
+}
+
+// next reads one character; with an ASCII delimiter, one byte (the bytes
+// of a multi-byte character are none of the bytes a row's syntax uses).
+func (c *csvReader) next() (r rune, size int, err error) {
+	if c.comma < utf8.RuneSelf {
+		b, err := c.r.ReadByte()
+		return rune(b), 1, err
+	}
+	return c.r.ReadRune()
+}
+
+// add appends what next read to the cell.
+func (c *csvReader) add(r rune) {
+	if c.comma < utf8.RuneSelf {
+		c.cell = append(c.cell, byte(r))
+	} else {
+		c.cell = utf8.AppendRune(c.cell, r)
+	}
+}
+
+func (c *csvReader) save() {
+	c.cells = append(c.cells, string(c.cell))
+	c.cell = c.cell[:0]
+}
+
+// end saves the last cell and returns the row.
+func (c *csvReader) end() []string {
+	c.save()
+	return c.cells
 }
 
 // csvColumn is one key of the objects: its JSON text with the colon, and
@@ -93,14 +240,6 @@ func csvColumns(header []string) []csvColumn {
 		cols = append(cols, csvColumn{key: append(transform.AppendString(nil, name), ':'), index: i})
 	}
 	return cols
-}
-
-func csvError(err error) error {
-	var pe *csv.ParseError
-	if errors.As(err, &pe) && pe.Err != nil {
-		return fmt.Errorf("line %d: %w", pe.Line, pe.Err)
-	}
-	return err
 }
 
 // universalNewlines reads \r\n and a lone \r as \n, as Python's text files do.
@@ -127,21 +266,4 @@ func (u *universalNewlines) Read(p []byte) (int, error) {
 		out++
 	}
 	return out, err
-}
-
-// rowLimit fails a row (counted from n = 0) longer than max bytes, such as
-// a quote that never closes.
-type rowLimit struct {
-	r   io.Reader
-	n   int64
-	max int64
-}
-
-func (l *rowLimit) Read(p []byte) (int, error) {
-	if l.n > l.max {
-		return 0, fmt.Errorf("a row is longer than %d bytes", l.max)
-	}
-	n, err := l.r.Read(p)
-	l.n += int64(n)
-	return n, err
 }

@@ -91,7 +91,7 @@ func (d *Decoder) Decode(body io.Reader, emit func(Doc) error) error {
 // body itself to emit.
 func (d *Decoder) DecodeBytes(body []byte, emit func(Doc) error) error {
 	if d.IsJSON() {
-		return emit(Doc{JSON: body, Elements: true})
+		return emit(Doc{JSON: TrimBOM(body), Elements: true})
 	}
 	return d.Decode(bytes.NewReader(body), emit)
 }
@@ -103,7 +103,7 @@ func (d *Decoder) decode(r io.Reader, emit func(Doc) error) error {
 		if err != nil {
 			return err
 		}
-		return emit(Doc{JSON: body, Elements: true})
+		return emit(Doc{JSON: TrimBOM(body), Elements: true})
 	case manifest.XMLDecoder:
 		return d.xml(r, emit)
 	case manifest.JSONLinesDecoder:
@@ -121,6 +121,14 @@ func (d *Decoder) decode(r io.Reader, emit func(Doc) error) error {
 	}
 	return fmt.Errorf("unknown decoder %s", d.m.Type)
 }
+
+// TrimBOM drops a UTF-8 byte order mark that starts a body or its first
+// line, as a user expects of text that is UTF-8 anyway (the reference
+// drops a JSON body or line that starts with one, and keeps it in an
+// IterableDecoder's first line).
+func TrimBOM(b []byte) []byte { return bytes.TrimPrefix(b, utf8BOM) }
+
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
 // readAll reads a document held whole, up to the size limit.
 func (d *Decoder) readAll(r io.Reader) ([]byte, error) {

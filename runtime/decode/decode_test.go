@@ -47,6 +47,9 @@ func TestCSVRowsAreObjectsOfText(t *testing.T) {
 		{csvDecoder(',', "utf-8"), "", ``},
 		{csvDecoder(',', "utf-8"), "a,b\n", ``},
 		{csvDecoder(',', "utf-8"), "a\nx\"y\n", `{"a":"x\"y"}`},
+		// Malformed quoting is read as Python's csv module reads it.
+		{csvDecoder(',', "utf-8"), "a,b,c\n\"x\"y,\"4\" ,q\n  \"z\",\"open\nrow", `{"a":"xy","b":"4 ","c":"q"}|{"a":"  \"z\"","b":"open\nrow","c":null}`},
+		{csvDecoder('§', "utf-8"), "a§b\n\"1§\"§é\n", `{"a":"1§","b":"é"}`},
 	}
 	for _, c := range cases {
 		got, err := docs(t, c.m, []byte(c.body))

@@ -22,8 +22,8 @@ func newLineReader(r io.Reader, max int64) *lineReader {
 	return &lineReader{r: bufio.NewReaderSize(r, 64<<10), max: max}
 }
 
-// next returns the next line without its line break (\n or \r\n); ok is
-// false at the end of the body. The line is valid until the next call.
+// next returns the next line without its line break (\n or \r\n), and
+// the first without a byte order mark; ok is false at the end of the body. The line is valid until the next call.
 func (l *lineReader) next() (line []byte, ok bool, err error) {
 	l.long = l.long[:0]
 	for {
@@ -47,6 +47,9 @@ func (l *lineReader) next() (line []byte, ok bool, err error) {
 			return nil, false, fmt.Errorf("line %d is longer than %d bytes", l.n+1, l.max)
 		}
 		l.n++
+		if l.n == 1 {
+			chunk = TrimBOM(chunk)
+		}
 		chunk = bytes.TrimSuffix(chunk, []byte("\n"))
 		return bytes.TrimSuffix(chunk, []byte("\r")), true, nil
 	}

@@ -22,6 +22,7 @@ func (d *Decoder) xml(r io.Reader, emit func(Doc) error) error {
 	if err != nil {
 		return err
 	}
+	body = TrimBOM(body)
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil
 	}

@@ -1,0 +1,171 @@
+package runtime
+
+import (
+	"fmt"
+	"maps"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/airbyte-go/source-declarative/manifest"
+)
+
+// maxRefDepth bounds how many $refs a schema file may chain (a cycle
+// ends there).
+const maxRefDepth = 16
+
+// decodeSchemaFile parses a schema file and replaces each of its $refs by
+// what it points at, as the reference's schema files are read: a ref in
+// the file itself ("#/definitions/x"), a file of the shared folder beside
+// it ("owner.json", then beside it), or a part of one
+// ("common.json#/definitions/x"). A replaced object loses its other keys,
+// and the definitions of what replaces it; the file's own definitions stay.
+func decodeSchemaFile(b []byte, file string) (map[string]any, error) {
+	doc, err := readSchemaDoc(b, file)
+	if err != nil {
+		return nil, err
+	}
+	out, err := resolveRefs(doc, doc, file, 0)
+	if err != nil {
+		return nil, err
+	}
+	return out.(map[string]any), nil
+}
+
+func readSchemaDoc(b []byte, file string) (map[string]any, error) {
+	v, err := manifest.FromJSON(b)
+	if err != nil {
+		return nil, fmt.Errorf("schema file %s is not valid JSON: %v", file, err)
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("schema file %s must hold a JSON object", file)
+	}
+	return m, nil
+}
+
+// resolveRefs replaces the $refs in v, a part of doc read from file.
+func resolveRefs(v, doc any, file string, depth int) (any, error) {
+	switch x := v.(type) {
+	case map[string]any:
+		if ref, ok := x["$ref"].(string); ok {
+			return resolveRef(ref, doc, file, depth)
+		}
+		for k, e := range x {
+			r, err := resolveRefs(e, doc, file, depth)
+			if err != nil {
+				return nil, err
+			}
+			x[k] = r
+		}
+	case []any:
+		for i, e := range x {
+			r, err := resolveRefs(e, doc, file, depth)
+			if err != nil {
+				return nil, err
+			}
+			x[i] = r
+		}
+	}
+	return v, nil
+}
+
+// resolveRef returns what ref, found in doc read from file, points at,
+// its own $refs replaced.
+func resolveRef(ref string, doc any, file string, depth int) (any, error) {
+	if depth >= maxRefDepth {
+		return nil, fmt.Errorf("schema $ref %q in %s nests too deep (a cycle?)", ref, file)
+	}
+	name, pointer, _ := strings.Cut(ref, "#")
+	if name != "" {
+		var err error
+		if doc, file, err = sharedSchemaFile(name, file); err != nil {
+			return nil, fmt.Errorf("schema $ref %q: %v", ref, err)
+		}
+	}
+	target, err := followPointer(doc, pointer)
+	if err != nil {
+		return nil, fmt.Errorf("schema $ref %q in %s: %v", ref, file, err)
+	}
+	out, err := resolveRefs(copySchema(target), doc, file, depth+1)
+	if err != nil {
+		return nil, err
+	}
+	if m, ok := out.(map[string]any); ok {
+		delete(m, "definitions")
+	}
+	return out, nil
+}
+
+// sharedSchemaFile reads the file a $ref names, in the shared folder beside
+// the referring file, then beside it.
+func sharedSchemaFile(name, from string) (any, string, error) {
+	clean := path.Clean(filepath.ToSlash(name))
+	if path.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, "../") || strings.Contains(clean, ":") {
+		return nil, "", fmt.Errorf("must name a file beside the schema")
+	}
+	dir := filepath.Dir(from)
+	for _, c := range []string{filepath.Join(dir, "shared", clean), filepath.Join(dir, clean)} {
+		b, err := os.ReadFile(c)
+		if err != nil {
+			continue
+		}
+		doc, err := readSchemaDoc(b, c)
+		return doc, c, err
+	}
+	return nil, "", fmt.Errorf("no such file in %s", filepath.Join(dir, "shared"))
+}
+
+// followPointer walks a JSON pointer ("/definitions/x"; empty: the whole
+// document) into doc.
+func followPointer(doc any, pointer string) (any, error) {
+	if pointer == "" {
+		return doc, nil
+	}
+	if !strings.HasPrefix(pointer, "/") {
+		return nil, fmt.Errorf("#%s is not a JSON pointer", pointer)
+	}
+	cur := doc
+	for _, seg := range strings.Split(pointer[1:], "/") {
+		seg = strings.NewReplacer("~1", "/", "~0", "~").Replace(seg)
+		switch x := cur.(type) {
+		case map[string]any:
+			next, ok := x[seg]
+			if !ok {
+				return nil, fmt.Errorf("#%s: no %q", pointer, seg)
+			}
+			cur = next
+		case []any:
+			i, err := strconv.Atoi(seg)
+			if err != nil || i < 0 || i >= len(x) {
+				return nil, fmt.Errorf("#%s: no item %q", pointer, seg)
+			}
+			cur = x[i]
+		default:
+			return nil, fmt.Errorf("#%s: no %q", pointer, seg)
+		}
+	}
+	return cur, nil
+}
+
+// copySchema copies the maps and lists of a decoded schema, so that a part
+// referred to twice is resolved once per place.
+func copySchema(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := maps.Clone(x)
+		for k, e := range out {
+			out[k] = copySchema(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = copySchema(e)
+		}
+		return out
+	}
+	return v
+}
