@@ -606,3 +606,27 @@ func TestTimeoutIsRetried(t *testing.T) {
 		t.Fatalf("exit %d, waits %v, warnings %q", res.code, *waits, warn)
 	}
 }
+
+// A filter without an action never matches, as in Airbyte (the 500 is
+// retried by the default mapping), and a WARN names it.
+func TestFilterWithoutActionIsWarnedAndInert(t *testing.T) {
+	waits := fakeClock(t)
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		if len(*waits) < 2 {
+			w.WriteHeader(500)
+			fmt.Fprint(w, `{}`)
+			return
+		}
+		fmt.Fprint(w, `{"data":[]}`)
+	})
+	h := `{type: DefaultErrorHandler, response_filters: [{type: HttpResponseFilter, http_codes: [500], error_message: "server down"}]}`
+	res := newConnector(t, pagedFilters(a.URL, h), nil, "s").read(t)
+	equalLists(t, "requests", a.lines(), repeat("GET /s?page=1", 3))
+	cause := "HTTP 500 Internal Server Error from GET " + a.URL + "/s?page=1: {}"
+	equalLists(t, "warnings", res.logs("WARN"), []string{
+		"streams[0].retriever.requester.error_handler.response_filters[0].action: is not set: the filter never matches, as in Airbyte; set FAIL, RETRY, IGNORE...",
+		cause + "; retrying in 1s (attempt 2 of 6)", cause + "; retrying in 2s (attempt 3 of 6)"})
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stdout)
+	}
+}

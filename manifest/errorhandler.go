@@ -127,6 +127,11 @@ func (d *decoder) responseFilter(v any, path string) (ResponseFilter, bool) {
 	}
 	rf := ResponseFilter{Action: str(m, "action", ""), MessageContains: str(m, "error_message_contains", ""),
 		Predicate: d.tpl(m, "predicate", path), ErrorMessage: d.tpl(m, "error_message", path), FailureType: str(m, "failure_type", "")}
+	if rf.Action == "" {
+		// As the reference: a filter without an action never matches.
+		d.warn(path+".action", "is not set: the filter never matches, as in Airbyte; set FAIL, RETRY, IGNORE...")
+		return rf, false
+	}
 	codes, _ := m["http_codes"].([]any)
 	for _, c := range codes {
 		if n, ok := c.(int64); ok {

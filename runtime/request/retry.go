@@ -200,9 +200,6 @@ func matchHandler(h *manifest.ErrorHandler, r *Response) (action, bool) {
 			continue
 		}
 		a := action{kind: f.Action, failure: f.FailureType}
-		if a.kind == "" {
-			a.kind = manifest.ActionFail
-		}
 		if a.kind == manifest.ActionRateLimited {
 			a.kind, a.rateLimited = manifest.ActionRetry, true
 		}
