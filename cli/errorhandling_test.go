@@ -159,12 +159,14 @@ func TestResponseFilterFailureTypes(t *testing.T) {
 	}{
 		{"FAIL of a 200", `{type: DefaultErrorHandler, response_filters: [{type: HttpResponseFilter, action: FAIL, predicate: "{{ response.error }}", error_message: "API said {{ response.error }} ({{ headers['X-Code'] }})"}]}`,
 			200, 1, "system_error", "stream s: API said quota (Q1)"},
-		{"FAIL of a 401", `{type: DefaultErrorHandler, response_filters: [{type: HttpResponseFilter, action: FAIL, http_codes: [401], error_message: "wrong key"}]}`,
-			401, 1, "config_error", "stream s: wrong key"},
+		{"FAIL of a 401", `{type: DefaultErrorHandler, response_filters: [{type: HttpResponseFilter, action: FAIL, http_codes: [401], error_message: "wrong key for {{ config['account'] }}"}]}`,
+			401, 1, "config_error", "stream s: wrong key for acme"},
 		{"FAIL with its failure type", `{type: DefaultErrorHandler, response_filters: [{type: HttpResponseFilter, action: FAIL, http_codes: [404], failure_type: transient_error, error_message: "not yet"}]}`,
 			404, 1, "transient_error", "stream s: not yet"},
 		{"RETRY of a 404", `{type: DefaultErrorHandler, max_retries: 2, backoff_strategies: [{type: ConstantBackoffStrategy, backoff_time_in_seconds: 0.5}], response_filters: [{type: HttpResponseFilter, action: RETRY, http_codes: [404]}]}`,
 			404, 3, "system_error", "stream s: HTTP 404 Not Found from GET URL/s?page=1: {\"error\":\"quota\",\"data\":[{\"id\":1}]} (gave up after 3 attempts)"},
+		{"RETRY of a 200 by a header", `{type: DefaultErrorHandler, max_retries: 1, response_filters: [{type: HttpResponseFilter, action: RETRY, predicate: "{{ headers['X-Code'] == 'Q1' }}"}]}`,
+			200, 2, "system_error", "stream s: HTTP 200 OK from GET URL/s?page=1: {\"error\":\"quota\",\"data\":[{\"id\":1}]} (gave up after 2 attempts)"},
 		{"RATE_LIMITED of a 500", `{type: DefaultErrorHandler, max_retries: 1, response_filters: [{type: HttpResponseFilter, action: RATE_LIMITED, http_codes: [500], error_message: "slow down"}]}`,
 			500, 2, "transient_error", "stream s: slow down (gave up after 2 attempts)"},
 	} {
@@ -175,7 +177,7 @@ func TestResponseFilterFailureTypes(t *testing.T) {
 				w.WriteHeader(tc.status)
 				fmt.Fprint(w, `{"error":"quota","data":[{"id":1}]}`)
 			})
-			res := newConnector(t, pagedFilters(a.URL, tc.handler), nil, "s").read(t)
+			res := newConnector(t, pagedFilters(a.URL, tc.handler), map[string]any{"account": "acme"}, "s").read(t)
 			equalLists(t, "requests", a.lines(), repeat("GET /s?page=1", tc.requests))
 			streamError(t, res, tc.failure, strings.ReplaceAll(tc.msg, "URL", a.URL))
 			if len(res.records("s")) != 0 {

@@ -18,7 +18,8 @@ import (
 // never while a request waits. A nil Policy is the default policy.
 type Policy struct {
 	handler    *manifest.ErrorHandler
-	maxRetries int // -1: the client's default
+	config     map[string]any // for the filters' error_message
+	maxRetries int            // -1: the client's default
 	backoffs   []backoff
 	// Refresh, when set, throws the credentials the refused request carried
 	// (its headers) away before the retry that a REFRESH_TOKEN_THEN_RETRY
@@ -57,7 +58,7 @@ func NewPolicy(h *manifest.ErrorHandler, config map[string]any) (*Policy, error)
 	if err != nil {
 		return nil, err
 	}
-	p := &Policy{handler: h, maxRetries: retries}
+	p := &Policy{handler: h, config: config, maxRetries: retries}
 	for _, b := range allBackoffs(h) {
 		eb, err := evalBackoff(b, config)
 		if err != nil {

@@ -155,7 +155,7 @@ type action struct {
 // decide applies the manifest's filters, then the default mapping.
 func decide(p *Policy, r *Response) action {
 	if p != nil {
-		if a, ok := matchHandler(p.handler, r); ok {
+		if a, ok := matchHandler(p.handler, r, p.config); ok {
 			return a
 		}
 		if p.tokenEndpoint && r.Status >= 400 && r.Status != 429 && r.Status < 500 {
@@ -189,9 +189,9 @@ func defaultAction(status int) action {
 
 // matchHandler is the action of the first filter that matches, the
 // handlers of a CompositeErrorHandler taken in order.
-func matchHandler(h *manifest.ErrorHandler, r *Response) (action, bool) {
+func matchHandler(h *manifest.ErrorHandler, r *Response, config map[string]any) (action, bool) {
 	for _, sub := range h.Handlers {
-		if a, ok := matchHandler(sub, r); ok {
+		if a, ok := matchHandler(sub, r, config); ok {
 			return a, true
 		}
 	}
@@ -213,7 +213,9 @@ func matchHandler(h *manifest.ErrorHandler, r *Response) (action, bool) {
 			}
 		}
 		if f.ErrorMessage != nil {
-			if msg, err := f.ErrorMessage.Render(responseVars(r, f.ErrorMessage.UsageOf("headers"))); err == nil && msg != "" {
+			vars := responseVars(r, f.ErrorMessage.UsageOf("headers"))
+			vars["config"] = config // as the reference, the message may name config values (masked when secret)
+			if msg, err := f.ErrorMessage.Render(vars); err == nil && msg != "" {
 				a.message = msg
 			}
 		}
