@@ -632,3 +632,27 @@ func TestFilterWithoutActionIsWarnedAndInert(t *testing.T) {
 		t.Fatalf("exit %d: %s", res.code, res.stdout)
 	}
 }
+
+// An IGNOREd answer ends its partition's pages with no records; the other
+// partitions are read and the stream completes.
+func TestIgnoredPartitionDoesNotStopTheStream(t *testing.T) {
+	fakeClock(t)
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		if r.URL.Path == "/items/b" {
+			w.WriteHeader(404)
+			fmt.Fprint(w, `{"message":"no region b"}`)
+			return
+		}
+		fmt.Fprintf(w, `{"data":[{"id":%q}]}`, r.URL.Path)
+	})
+	m := routed(a.URL, "/items/{{ stream_partition.region }}", "type: ListPartitionRouter\ncursor_field: region\nvalues: [a, b, c]",
+		"error_handler: {type: DefaultErrorHandler, response_filters: [{type: HttpResponseFilter, action: IGNORE, http_codes: [404], error_message: \"{{ response.message }}\"}]}", "", 1)
+	res := newConnector(t, m, nil, "items").read(t)
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stdout)
+	}
+	equalLists(t, "requests", a.lines(), []string{"GET /items/a", "GET /items/b", "GET /items/c"})
+	equalLists(t, "records", res.records("items"), []string{`{"id":"/items/a"}`, `{"id":"/items/c"}`})
+	equalLists(t, "warnings", res.logs("WARN"), []string{"Ignoring HTTP 404 from GET " + a.URL + "/items/b: no region b"})
+	equalLists(t, "statuses", res.statuses("items"), []string{"STARTED", "RUNNING", "COMPLETE"})
+}
