@@ -42,14 +42,18 @@ func repeat(line string, n int) []string {
 }
 
 // streamError checks that a read failed on stream s alone with one TRACE
-// error of that failure type and message, then the sync's summary.
-func streamError(t *testing.T, res result, failureType, message string) {
+// error of that failure type, message and internal message (none when not
+// given), then the sync's summary.
+func streamError(t *testing.T, res result, failureType, message string, internal ...string) {
 	t.Helper()
 	errs := res.errors()
 	if res.code != 1 || len(errs) != 2 {
 		t.Fatalf("exit %d, errors %v\n%s", res.code, errs, res.stdout)
 	}
 	want := map[string]any{"failure_type": failureType, "message": message, "stream_descriptor": map[string]any{"name": "s"}}
+	if len(internal) > 0 {
+		want["internal_message"] = internal[0]
+	}
 	if fmt.Sprint(errs[0]) != fmt.Sprint(want) {
 		t.Errorf("error:\n got %v\nwant %v", errs[0], want)
 	}
@@ -156,19 +160,20 @@ func TestResponseFilterFailureTypes(t *testing.T) {
 		status        int
 		requests      int
 		failure, msg  string
+		internal      string // with URL for the API's
 	}{
 		{"FAIL of a 200", `{type: DefaultErrorHandler, response_filters: [{type: HttpResponseFilter, action: FAIL, predicate: "{{ response.error }}", error_message: "API said {{ response.error }} ({{ headers['X-Code'] }})"}]}`,
-			200, 1, "system_error", "stream s: API said quota (Q1)"},
+			200, 1, "system_error", "stream s: API said quota (Q1)", "HTTP 200 OK from GET URL/s?page=1: {\"error\":\"quota\",\"data\":[{\"id\":1}]}"},
 		{"FAIL of a 401", `{type: DefaultErrorHandler, response_filters: [{type: HttpResponseFilter, action: FAIL, http_codes: [401], error_message: "wrong key for {{ config['account'] }}"}]}`,
-			401, 1, "config_error", "stream s: wrong key for acme"},
+			401, 1, "config_error", "stream s: wrong key for acme", "HTTP 401 Unauthorized from GET URL/s?page=1: {\"error\":\"quota\",\"data\":[{\"id\":1}]}"},
 		{"FAIL with its failure type", `{type: DefaultErrorHandler, response_filters: [{type: HttpResponseFilter, action: FAIL, http_codes: [404], failure_type: transient_error, error_message: "not yet"}]}`,
-			404, 1, "transient_error", "stream s: not yet"},
+			404, 1, "transient_error", "stream s: not yet", "HTTP 404 Not Found from GET URL/s?page=1: {\"error\":\"quota\",\"data\":[{\"id\":1}]}"},
 		{"RETRY of a 404", `{type: DefaultErrorHandler, max_retries: 2, backoff_strategies: [{type: ConstantBackoffStrategy, backoff_time_in_seconds: 0.5}], response_filters: [{type: HttpResponseFilter, action: RETRY, http_codes: [404]}]}`,
-			404, 3, "system_error", "stream s: HTTP 404 Not Found from GET URL/s?page=1: {\"error\":\"quota\",\"data\":[{\"id\":1}]} (gave up after 3 attempts)"},
+			404, 3, "system_error", "stream s: HTTP 404 Not Found from GET URL/s?page=1: {\"error\":\"quota\",\"data\":[{\"id\":1}]} (gave up after 3 attempts)", ""},
 		{"RETRY of a 200 by a header", `{type: DefaultErrorHandler, max_retries: 1, response_filters: [{type: HttpResponseFilter, action: RETRY, predicate: "{{ headers['X-Code'] == 'Q1' }}"}]}`,
-			200, 2, "system_error", "stream s: HTTP 200 OK from GET URL/s?page=1: {\"error\":\"quota\",\"data\":[{\"id\":1}]} (gave up after 2 attempts)"},
+			200, 2, "system_error", "stream s: HTTP 200 OK from GET URL/s?page=1: {\"error\":\"quota\",\"data\":[{\"id\":1}]} (gave up after 2 attempts)", ""},
 		{"RATE_LIMITED of a 500", `{type: DefaultErrorHandler, max_retries: 1, response_filters: [{type: HttpResponseFilter, action: RATE_LIMITED, http_codes: [500], error_message: "slow down"}]}`,
-			500, 2, "transient_error", "stream s: slow down (gave up after 2 attempts)"},
+			500, 2, "transient_error", "stream s: slow down (gave up after 2 attempts)", "HTTP 500 Internal Server Error from GET URL/s?page=1: {\"error\":\"quota\",\"data\":[{\"id\":1}]}"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fakeClock(t)
@@ -179,7 +184,11 @@ func TestResponseFilterFailureTypes(t *testing.T) {
 			})
 			res := newConnector(t, pagedFilters(a.URL, tc.handler), map[string]any{"account": "acme"}, "s").read(t)
 			equalLists(t, "requests", a.lines(), repeat("GET /s?page=1", tc.requests))
-			streamError(t, res, tc.failure, strings.ReplaceAll(tc.msg, "URL", a.URL))
+			var internal []string
+			if tc.internal != "" {
+				internal = append(internal, strings.ReplaceAll(tc.internal, "URL", a.URL))
+			}
+			streamError(t, res, tc.failure, strings.ReplaceAll(tc.msg, "URL", a.URL), internal...)
 			if len(res.records("s")) != 0 {
 				t.Errorf("records %v", res.records("s"))
 			}
@@ -392,7 +401,8 @@ func TestSessionLoginErrorHandler(t *testing.T) {
 	}
 
 	res = c.read(t)
-	streamError(t, res, "config_error", "stream s: session token login failed: Login refused: account locked")
+	streamError(t, res, "config_error", "stream s: session token login failed: Login refused: account locked",
+		"HTTP 423 Locked from POST "+a.URL+`/login: {"message":"account locked"}`)
 	chk := c.check(t)
 	st := chk.ofType("CONNECTION_STATUS")
 	if chk.code != 0 || len(st) != 1 || fmt.Sprint(st[0]["connectionStatus"]) != "map[message:stream s: session token login failed: Login refused: account locked status:FAILED]" {

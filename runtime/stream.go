@@ -290,7 +290,7 @@ func (s *streamReader) observeFailed(res *pageResult) {
 
 func (s *streamReader) requestError(err error) error {
 	if f := failure.As(err); f != nil {
-		return &Error{Failure: f.Failure, Status: f.Status, Message: fmt.Sprintf("stream %s: %s", s.st.Name, f.Message)}
+		return &Error{Failure: f.Failure, Status: f.Status, Internal: f.Internal, Message: fmt.Sprintf("stream %s: %s", s.st.Name, f.Message)}
 	}
 	return &Error{Failure: protocol.ConfigError, Message: fmt.Sprintf("stream %s: %v", s.st.Name, err)}
 }

@@ -108,5 +108,5 @@ func loginError(err error) error {
 	if f == nil {
 		return fmt.Errorf("session token login failed: %w", err)
 	}
-	return &failure.Error{Failure: f.Failure, Message: "session token login failed: " + f.Message}
+	return &failure.Error{Failure: f.Failure, Message: "session token login failed: " + f.Message, Internal: f.Internal}
 }

@@ -55,6 +55,7 @@ func (c *Client) SendChecked(ctx context.Context, build func() (*http.Request, e
 			return nil, failure.Transient("%s %s stopped: %v", req.Method, req.URL.Redacted(), ctx.Err())
 		}
 		var act action
+		internal := "" // the response's detail when act.message is a filter's error_message
 		if netErr != nil {
 			act = action{kind: manifest.ActionRetry, failure: protocol.TransientError, message: fmt.Sprintf("%s %s failed: %v", req.Method, req.URL.Redacted(), netErr)}
 		} else {
@@ -82,8 +83,11 @@ func (c *Client) SendChecked(ctx context.Context, build func() (*http.Request, e
 				}
 				return resp, nil
 			}
+			detail := fmt.Sprintf("HTTP %s from %s %s: %s", statusText(resp.Status), req.Method, resp.URL, BodyStart(resp.Body))
 			if act.message == "" {
-				act.message = fmt.Sprintf("HTTP %s from %s %s: %s", statusText(resp.Status), req.Method, resp.URL, BodyStart(resp.Body))
+				act.message = detail
+			} else if act.message != detail {
+				internal = detail
 			}
 		}
 		status := 0
@@ -91,7 +95,7 @@ func (c *Client) SendChecked(ctx context.Context, build func() (*http.Request, e
 			status = resp.Status
 		}
 		if act.kind == manifest.ActionFail {
-			return resp, &failure.Error{Failure: act.failure, Message: act.message, Status: status}
+			return resp, &failure.Error{Failure: act.failure, Message: act.message, Status: status, Internal: internal}
 		}
 		if act.kind == manifest.ActionResetPagination {
 			return resp, &PaginationReset{Matched: act.message, Err: &failure.Error{Failure: protocol.SystemError, Status: status,
@@ -107,12 +111,12 @@ func (c *Client) SendChecked(ctx context.Context, build func() (*http.Request, e
 			if attempt > 0 {
 				tries = fmt.Sprintf("%d attempts", attempt+1)
 			}
-			return resp, &failure.Error{Failure: act.failure, Status: status,
+			return resp, &failure.Error{Failure: act.failure, Status: status, Internal: internal,
 				Message: fmt.Sprintf("%s (gave up after %s)", act.message, tries)}
 		}
 		elapsed := c.Now().Sub(start)
 		if elapsed >= c.MaxElapsed {
-			return resp, &failure.Error{Failure: act.failure, Status: status,
+			return resp, &failure.Error{Failure: act.failure, Status: status, Internal: internal,
 				Message: fmt.Sprintf("%s (gave up after %d attempts in %s)", act.message, attempt+1, elapsed.Round(time.Second))}
 		}
 		wait, err := c.backoff(p, resp, attempt, c.MaxElapsed-elapsed)
