@@ -293,10 +293,9 @@ func TestQueryPropertiesRefusedAtLoad(t *testing.T) {
 	fe := "{type: PropertiesFromEndpoint, property_field_path: [name], retriever: {type: SimpleRetriever, requester: {type: HttpRequester, url_base: http://x, path: /p}, record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: []}}}}"
 	const req = "streams[0].retriever.requester"
 	cases := map[string]string{
-		"request_parameters: {p: " + qp + ", q: " + qp + "}":                                                                          req + ".request_parameters.q: is a second QueryProperties of the requester (the first is " + req + ".request_parameters.p): a stream may define only one, as in Airbyte",
-		"request_parameters: {p: " + qp + "}\nfetch_properties_from_endpoint: " + fe:                                                  req + ".fetch_properties_from_endpoint: is a second QueryProperties of the requester (the first is " + req + ".request_parameters.p): a stream may define only one, as in Airbyte",
-		"request_parameters: {p: " + qp + "}\nquery_properties: " + qp:                                                                req + ".query_properties: is a second QueryProperties of the requester (the first is " + req + ".request_parameters.p): a stream may define only one, as in Airbyte",
-		"request_parameters: {p: {type: QueryProperties, property_list: [a], property_selector: {type: JsonSchemaPropertySelector}}}": req + ".request_parameters.p.property_selector: is not supported yet: it needs the configured catalog's selected fields",
+		"request_parameters: {p: " + qp + ", q: " + qp + "}":                         req + ".request_parameters.q: is a second QueryProperties of the requester (the first is " + req + ".request_parameters.p): a stream may define only one, as in Airbyte",
+		"request_parameters: {p: " + qp + "}\nfetch_properties_from_endpoint: " + fe: req + ".fetch_properties_from_endpoint: is a second QueryProperties of the requester (the first is " + req + ".request_parameters.p): a stream may define only one, as in Airbyte",
+		"request_parameters: {p: " + qp + "}\nquery_properties: " + qp:               req + ".query_properties: is a second QueryProperties of the requester (the first is " + req + ".request_parameters.p): a stream may define only one, as in Airbyte",
 		"request_parameters: {p: {type: QueryProperties, property_list: " + strings.Replace(fe, "retriever: {type: SimpleRetriever,", "retriever: {type: SimpleRetriever, partition_router: {type: ListPartitionRouter, cursor_field: x, values: [1]},", 1) + "}}": req + ".request_parameters.p.property_list.retriever.partition_router: is not run by Airbyte for the properties endpoint (it is read once, without partitions): remove it",
 		"request_parameters: {p: {type: QueryProperties, property_list: [a], property_chunking: {type: PropertyChunking, property_limit_type: property_count, property_limit: -1}}}":                                                                               req + ".request_parameters.p.property_chunking.property_limit: must not be negative",
 		"request_parameters: {p: {type: QueryProperties, property_list: [a], property_chunking: {type: PropertyChunking, property_limit_type: property_count, record_merge_strategy: {type: GroupByKeyMergeStrategy, key: []}}}}":                                  req + ".request_parameters.p.property_chunking.record_merge_strategy.key: must name at least one field",
@@ -309,4 +308,43 @@ func TestQueryPropertiesRefusedAtLoad(t *testing.T) {
 			t.Errorf("%s:\n got %d %v\nwant %s", body, res.code, errs, want)
 		}
 	}
+}
+
+// With a JsonSchemaPropertySelector, only the properties the configured
+// catalog selects are requested: the keys of the configured json_schema's
+// properties, after the selector's transformations (here HubSpot's form:
+// schema fields named properties_<name>). check and a configured schema
+// without properties request them all.
+func TestPropertySelectorRequestsTheCatalogsSelectedProperties(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		fmt.Fprint(w, chunkAnswer(r, "properties", `"1"`))
+	})
+	m := stream("contacts", "url_base: "+a.URL+`
+path: /contacts
+request_parameters:
+  properties:
+    type: QueryProperties
+    property_list: [firstname, lastname, email, phone]
+    property_chunking: {type: PropertyChunking, property_limit_type: property_count, property_limit: 2}
+    property_selector:
+      type: JsonSchemaPropertySelector
+      transformations:
+        - type: KeysReplace
+          old: "properties_"
+          new: ""`, "[data]", "")
+	conn := newConnector(t, m, nil, "contacts")
+	catalog := `{"streams":[{"stream":{"name":"contacts","json_schema":{"type":"object","properties":{"id":{},"properties_email":{},"properties_firstname":{}}},"supported_sync_modes":["full_refresh"]},"sync_mode":"full_refresh","destination_sync_mode":"overwrite"}]}`
+	res := runCLI(t, "read", "--manifest", conn.manifest, "--config", conn.config, "--catalog", writeFile(t, t.TempDir(), "catalog.json", catalog))
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stdout)
+	}
+	equalLists(t, "requests of the read", a.lines(), []string{"GET /contacts?properties=firstname%2Cemail"})
+
+	before := len(a.lines())
+	conn.read(t) // newConnector's catalog: json_schema {}
+	conn.check(t)
+	equalLists(t, "requests without a selection", a.lines()[before:], []string{
+		"GET /contacts?properties=firstname%2Clastname", "GET /contacts?properties=email%2Cphone", // read
+		"GET /contacts?properties=firstname%2Clastname", "GET /contacts?properties=email%2Cphone", // check's first page
+	})
 }

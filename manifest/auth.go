@@ -29,7 +29,8 @@ type Auth struct {
 	OAuth      *OAuthConfig
 	Session    *SessionConfig
 	Selective  *SelectiveConfig
-	JWT        *JWTConfig // jwt.go
+	JWT        *JWTConfig           // jwt.go
+	Legacy     *LegacySessionConfig // legacysession.go
 }
 
 // SelectiveConfig is a SelectiveAuthenticator: the config value at
@@ -136,6 +137,8 @@ func (d *decoder) auth(v any, path string, allowed []string) *Auth {
 		a.OAuth = d.oauth(m, path)
 	case JWTAuth:
 		a.JWT, a.Inject = d.jwt(m, path)
+	case LegacySessionToken:
+		a.Legacy = d.legacySession(m, path)
 	case SessionToken:
 		a.Session = d.session(m, path)
 	case Selective:

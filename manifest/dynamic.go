@@ -116,7 +116,7 @@ func (d *decoder) resolver(v any, path string) *ComponentsResolver {
 	r.Parameters, _ = m["$parameters"].(map[string]any)
 	switch typ {
 	case HTTPComponentsResolver:
-		r.Retriever = d.retriever(m["retriever"], path+".retriever")
+		r.Retriever = d.simpleRetriever(m["retriever"], path+".retriever")
 	case ConfigComponentsResolver:
 		configs, ok := m["stream_config"].([]any)
 		if !ok {

@@ -18,6 +18,17 @@ type QueryProperties struct {
 	// Always are always_include_properties, added to every chunk.
 	Always   []string
 	Chunking *PropertyChunking // nil: one chunk, records as they come
+	// Selector, when set, keeps only the properties the read's configured
+	// catalog selects for the stream.
+	Selector *PropertySelector
+}
+
+// PropertySelector is a JsonSchemaPropertySelector: the property names are
+// those of the configured stream's json_schema properties, after its
+// transformations run on them as on a record.
+type PropertySelector struct {
+	Path            string
+	Transformations []*Transformation
 }
 
 // PropertiesFromEndpoint reads the property names from another endpoint,
@@ -105,7 +116,10 @@ func (d *decoder) queryProperties(v any, path string) *QueryProperties {
 		q.FromEndpoint = d.propertiesFromEndpoint(list, path+".property_list")
 	}
 	if sel, ok := m["property_selector"]; ok && sel != nil {
-		d.fail(path+".property_selector", "is not supported yet: it needs the configured catalog's selected fields")
+		if sm, _, ok := d.component(sel, path+".property_selector", "JsonSchemaPropertySelector"); ok {
+			q.Selector = &PropertySelector{Path: path + ".property_selector",
+				Transformations: d.transformations(sm["transformations"], path+".property_selector.transformations")}
+		}
 	}
 	if ch, ok := m["property_chunking"]; ok && ch != nil {
 		q.Chunking = d.propertyChunking(ch, path+".property_chunking")
@@ -136,7 +150,7 @@ func (d *decoder) propertiesFromEndpoint(v any, path string) *PropertiesFromEndp
 		d.fail(path+".retriever.partition_router", "is not run by Airbyte for the properties endpoint (it is read once, without partitions): remove it")
 		return nil
 	}
-	fe.Retriever = d.retriever(rm, path+".retriever")
+	fe.Retriever = d.simpleRetriever(rm, path+".retriever")
 	if fe.Retriever != nil && fe.Retriever.Requester != nil && fe.Retriever.Requester.Properties != nil {
 		d.fail(fe.Retriever.Requester.Properties.Path, "properties of the properties endpoint are not supported: list them in its request instead")
 	}

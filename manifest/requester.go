@@ -44,7 +44,7 @@ type RequestOption struct {
 	FieldPath  []*interp.Template
 }
 
-var allAuth = []string{NoAuth, BasicAuth, BearerAuth, APIKeyAuth, OAuth, JWTAuth, SessionToken, Selective}
+var allAuth = []string{NoAuth, BasicAuth, BearerAuth, APIKeyAuth, OAuth, JWTAuth, SessionToken, LegacySessionToken, Selective}
 var loginAuth = []string{NoAuth, BasicAuth, BearerAuth, APIKeyAuth}
 
 func (d *decoder) requester(v any, path string, auths []string) *Requester {
@@ -89,6 +89,7 @@ func (d *decoder) requester(v any, path string, auths []string) *Requester {
 	}
 	if a, ok := m["authenticator"]; ok && a != nil {
 		r.Auth = d.auth(a, path+".authenticator", auths)
+		d.withURLBase(r.Auth, m["url_base"], path)
 	}
 	if eh, ok := m["error_handler"]; ok && eh != nil {
 		r.ErrorHandler = d.errorHandler(eh, path+".error_handler")

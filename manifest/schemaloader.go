@@ -96,7 +96,7 @@ func (d *decoder) schemaLoader(v any, path string) *SchemaLoader {
 }
 
 func (d *decoder) dynamicSchema(m map[string]any, path string) *DynamicSchema {
-	ds := &DynamicSchema{Retriever: d.retriever(m["retriever"], path+".retriever")}
+	ds := &DynamicSchema{Retriever: d.simpleRetriever(m["retriever"], path+".retriever")}
 	if f, ok := m["schema_filter"]; ok && f != nil {
 		if fm, _, ok := d.component(f, path+".schema_filter", "RecordFilter"); ok {
 			ds.Filter = d.condition(fm, path+".schema_filter") // none: every field

@@ -33,7 +33,8 @@ type Stream struct {
 	Delegation *StateDelegation
 }
 
-// Retriever is a SimpleRetriever.
+// Retriever is a SimpleRetriever, or the download retriever of an
+// AsyncRetriever (with Async set).
 type Retriever struct {
 	Requester *Requester
 	Selector  *Selector
@@ -48,6 +49,9 @@ type Retriever struct {
 	// caps how deep pagination goes; nil: an error handler's
 	// RESET_PAGINATION restarts them once, as RESET does.
 	PaginationReset *PaginationReset
+	// Async, for an AsyncRetriever, is the job each slice runs before its
+	// downloads are read with the rest of the retriever; nil: a SimpleRetriever.
+	Async *AsyncJob
 }
 
 // Pagination reset actions.
@@ -129,6 +133,7 @@ func (d *decoder) streamOf(v any, path string, allowed ...string) *Stream {
 		st.Incremental = d.incremental(inc, path+".incremental_sync")
 	}
 	d.checkLazyRead(st)
+	d.checkAsync(st)
 	d.checkPaginationReset(st, m)
 	if x, ok := m["state_migrations"]; ok && x != nil && !isFalsy(x) {
 		st.MigrateLegacyState = d.stateMigrations(x, st, path+".state_migrations")
@@ -144,9 +149,12 @@ func (d *decoder) streamOf(v any, path string, allowed ...string) *Stream {
 }
 
 func (d *decoder) retriever(v any, path string) *Retriever {
-	m, _, ok := d.component(v, path, "SimpleRetriever")
+	m, typ, ok := d.component(v, path, "SimpleRetriever", "AsyncRetriever")
 	if !ok {
 		return nil
+	}
+	if typ == "AsyncRetriever" {
+		return d.asyncRetriever(m, path)
 	}
 	r := &Retriever{}
 	if pr, ok := m["partition_router"]; ok && pr != nil && !isFalsy(pr) {

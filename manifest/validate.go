@@ -141,9 +141,9 @@ func editDistance(a, b string) int {
 var knownCDKTypes = map[string]bool{
 	"DatetimeBasedCursor": true, "SubstreamPartitionRouter": true, "ListPartitionRouter": true, "SelectiveAuthenticator": true,
 	"AddFields": true, "RemoveFields": true, "XmlDecoder": true, "CsvDecoder": true, "GzipDecoder": true,
-	"JsonlDecoder": true, "IterableDecoder": true, "CompositeRawDecoder": true, "AsyncRetriever": true, "DynamicDeclarativeStream": true,
-	"JsonFileSchemaLoader": true, "DynamicSchemaLoader": true, "LegacySessionTokenAuthenticator": true,
-	"GroupingPartitionRouter": true, "DeclarativeOAuthAuthenticator": true,
+	"JsonlDecoder": true, "IterableDecoder": true, "CompositeRawDecoder": true, "DynamicDeclarativeStream": true,
+	"JsonFileSchemaLoader": true, "DynamicSchemaLoader": true,
+	"GroupingPartitionRouter": true, "DeclarativeOAuthAuthenticator": true, "ResponseToFileExtractor": true,
 }
 
 // schemaErrors reports each keyword component instance failed, at its

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -35,6 +36,13 @@ func (s *streamReader) propertyChunks(ctx context.Context) ([][]string, error) {
 		names := q.m.List
 		if q.m.FromEndpoint != nil {
 			names, q.err = s.r.propertiesFromEndpoint(ctx, s.st.Name, q.m.FromEndpoint)
+		}
+		if sel := q.m.Selector; sel != nil && q.err == nil {
+			var selected map[string]bool
+			var ok bool
+			if selected, ok, q.err = s.r.selectedProperties(s.st.Name, sel); ok {
+				names = slices.DeleteFunc(slices.Clone(names), func(n string) bool { return !selected[n] })
+			}
 		}
 		if q.m.Chunking != nil {
 			q.chunks = chunkProperties(names, q.m.Always, q.m.Chunking)

@@ -22,6 +22,10 @@ func (r *Runner) Read(ctx context.Context, catalog *protocol.ConfiguredCatalog, 
 	if err := r.resolveDynamic(ctx); err != nil { // dynamic.go
 		return err
 	}
+	r.configuredSchemas = map[string]any{}
+	for _, cs := range catalog.Streams {
+		r.configuredSchemas[cs.Stream.Name] = cs.Stream.JSONSchema
+	}
 	plans := make([]*streamPlan, 0, len(catalog.Streams))
 	for _, cs := range catalog.Streams {
 		p, err := r.plan(cs, states)

@@ -31,14 +31,20 @@ type Runner struct {
 
 	authMu  sync.Mutex
 	auths   map[string]auth.Authenticator
-	schemas sync.Map       // *manifest.Stream -> its JSON schema (schema.go)
-	dynamic dynamicStreams // the streams dynamic_streams made (dynamic.go)
+	schemas sync.Map // *manifest.Stream -> its JSON schema (schema.go)
+	// configuredSchemas are the json_schema of each stream of the read's
+	// configured catalog, by name, for property selectors (propertyselector.go).
+	configuredSchemas map[string]any
+	dynamic           dynamicStreams // the streams dynamic_streams made (dynamic.go)
 }
 
 // Observer is told of each data request and of each token or login request.
 type Observer interface {
 	Page(stream string, req *request.Parts, resp *request.Response, records [][]byte, decision string)
-	Auxiliary(title, description string, req *request.Parts, resp *request.Response)
+	// Auxiliary sees a request made for the read but not for a page: kind
+	// is AUTH for token and login requests, ASYNC_CREATE, ASYNC_POLL,
+	// ASYNC_ABORT or ASYNC_DELETE for an AsyncRetriever's job.
+	Auxiliary(kind, title, description string, req *request.Parts, resp *request.Response)
 }
 
 // New prepares a runner. The writer's masker hides the spec's secrets.
@@ -87,7 +93,10 @@ func (r *Runner) authenticator(a *manifest.Auth) (auth.Authenticator, error) {
 		Login: r.login,
 	}
 	if r.Observer != nil {
-		env.Exchange = r.Observer.Auxiliary
+		obs := r.Observer
+		env.Exchange = func(title, description string, req *request.Parts, resp *request.Response) {
+			obs.Auxiliary("AUTH", title, description, req, resp)
+		}
 	}
 	au, err := auth.New(a, env)
 	if err != nil {
@@ -130,7 +139,7 @@ func (r *Runner) login(ctx context.Context, req *manifest.Requester) (*request.R
 		return p.HTTP(ctx)
 	}, b.policy)
 	if r.Observer != nil && parts != nil {
-		r.Observer.Auxiliary("Login request", "Obtains session token", parts, resp)
+		r.Observer.Auxiliary("AUTH", "Login request", "Obtains session token", parts, resp)
 	}
 	return resp, err
 }

@@ -49,6 +49,12 @@ type streamReader struct {
 	// requested once per chunk (queryproperties.go); shared by the copies
 	// of the reader.
 	props *queryProperties
+	// job, for an AsyncRetriever, runs each slice's job before its
+	// downloads are read (asyncjob.go); nil: the slice's pages are read.
+	job *asyncJob
+	// downloading is the job's slice while its downloads are read: the
+	// records observed count for it.
+	downloading *incremental.Slice
 }
 
 func (r *Runner) streamReader(st *manifest.Stream, cursor incremental.Cursor) (*streamReader, error) {
@@ -75,6 +81,11 @@ func (r *Runner) streamReader(st *manifest.Stream, cursor incremental.Cursor) (*
 	if err := checkRecordPath(sr.path, st.Path+".retriever.record_selector.extractor.field_path"); err != nil {
 		return nil, err
 	}
+	if st.Retriever.Async != nil {
+		if sr.job, err = r.newAsyncJob(st); err != nil {
+			return nil, err
+		}
+	}
 	if m := st.Retriever.Selector.Expander; m != nil {
 		sr.expander, err = expand.New(m, r.vars(m.Parameters, nil), func(msg string) { r.log("WARN", "Stream "+st.Name+": "+msg) })
 		if err != nil {
@@ -92,8 +103,17 @@ type pageResult struct {
 
 // read fetches the pages of a slice, from the first, until the paginator
 // stops or maxPages pages were read (0: no limit), handing each page's
-// records to emit; the cursor then observes them.
+// records to emit; the cursor then observes them. An AsyncRetriever's
+// slice runs its job first and reads the pages of each download.
 func (s *streamReader) read(ctx context.Context, sl *incremental.Slice, maxPages int, emit func([][]byte) error) error {
+	if s.job != nil {
+		return s.readJob(ctx, sl, maxPages, emit)
+	}
+	return s.readSlice(ctx, sl, maxPages, emit)
+}
+
+// readSlice is read of the slice's own pages.
+func (s *streamReader) readSlice(ctx context.Context, sl *incremental.Slice, maxPages int, emit func([][]byte) error) error {
 	resets := s.pageResets(sl)
 	for {
 		var err error
@@ -337,6 +357,9 @@ func (s *streamReader) inWindow(records [][]byte) [][]byte {
 func (s *streamReader) observe(sl *incremental.Slice, records [][]byte) {
 	if s.field == "" {
 		return
+	}
+	if s.downloading != nil {
+		sl = s.downloading
 	}
 	for _, rec := range records {
 		if err := s.cursor.Observe(sl, incremental.FieldValue(rec, s.field)); err != nil && !s.warned {

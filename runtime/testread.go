@@ -179,11 +179,18 @@ func (t *testReader) Page(stream string, req *request.Parts, resp *request.Respo
 	t.mu.Unlock()
 }
 
-func (t *testReader) Auxiliary(title, description string, req *request.Parts, resp *request.Response) {
+// Auxiliary keeps an auxiliary request: an AsyncRetriever's job requests
+// with the slice being read, as Airbyte's builder shows them, the others
+// with the whole read.
+func (t *testReader) Auxiliary(kind, title, description string, req *request.Parts, resp *request.Response) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.read.AuxiliaryRequests = append(t.read.AuxiliaryRequests, AuxiliaryRequest{Title: title, Type: "AUTH", Description: description,
-		Request: t.request(req), Response: t.response(resp)})
+	a := AuxiliaryRequest{Title: title, Type: kind, Description: description, Request: t.request(req), Response: t.response(resp)}
+	if strings.HasPrefix(kind, "ASYNC_") && t.current != nil {
+		t.current.AuxiliaryRequests = append(t.current.AuxiliaryRequests, a)
+		return
+	}
+	t.read.AuxiliaryRequests = append(t.read.AuxiliaryRequests, a)
 }
 
 func (t *testReader) headers(h http.Header) map[string]string {
@@ -258,6 +265,10 @@ func (t *testReader) mask() {
 			maskReq(pages[j].Request)
 			maskResp(pages[j].Response)
 			pages[j].Decision = m(pages[j].Decision)
+		}
+		for _, a := range t.read.Slices[i].AuxiliaryRequests {
+			maskReq(a.Request)
+			maskResp(a.Response)
 		}
 	}
 	for i := range t.read.AuxiliaryRequests {

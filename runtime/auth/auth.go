@@ -78,6 +78,8 @@ func New(a *manifest.Auth, env *Env) (Authenticator, error) {
 		return &jwtAuth{a: a, c: a.JWT, env: env, vars: vars}, nil // jwt.go
 	case manifest.SessionToken:
 		return newSession(a, env, vars)
+	case manifest.LegacySessionToken:
+		return &legacySession{a: a, l: a.Legacy, env: env, vars: vars}, nil // legacysession.go
 	case manifest.Selective:
 		return newSelective(a, env) // selective.go (records lane)
 	}
