@@ -25,16 +25,18 @@ type Policy struct {
 	// (its headers) away before the retry that a REFRESH_TOKEN_THEN_RETRY
 	// filter asks for.
 	Refresh func(refused http.Header)
-	// tokenEndpoint: an OAuth token request, which no manifest error
-	// handler covers; only 429 and 5xx are retried (see TokenPolicy).
-	tokenEndpoint bool
+	// authRequest: an authentication request that no manifest error
+	// handler covers; only 429 and 5xx are retried (see AuthPolicy).
+	authRequest bool
 }
 
-// TokenPolicy is the policy of OAuth token requests: as the reference's
-// token refresh, 429 and 5xx are retried and any other status of 400 or more
+// AuthPolicy is the policy of the authentication requests that have no
+// error handler in a manifest (OAuth token requests, a legacy session
+// token's login and validation): 429 and 5xx are retried, as the
+// reference's token refresh does, and any other status of 400 or more
 // fails at once.
-func TokenPolicy() *Policy {
-	return &Policy{handler: &manifest.ErrorHandler{}, maxRetries: -1, tokenEndpoint: true}
+func AuthPolicy() *Policy {
+	return &Policy{handler: &manifest.ErrorHandler{}, maxRetries: -1, authRequest: true}
 }
 
 // backoff is one evaluated backoff strategy.

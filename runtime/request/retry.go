@@ -162,7 +162,7 @@ func decide(p *Policy, r *Response) action {
 		if a, ok := matchHandler(p.handler, r, p.config); ok {
 			return a
 		}
-		if p.tokenEndpoint && r.Status >= 400 && r.Status != 429 && r.Status < 500 {
+		if p.authRequest && r.Status >= 400 && r.Status != 429 && r.Status < 500 {
 			return action{kind: manifest.ActionFail, failure: protocol.ConfigError}
 		}
 	}
