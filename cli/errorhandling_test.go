@@ -666,3 +666,18 @@ func TestIgnoredPartitionDoesNotStopTheStream(t *testing.T) {
 	equalLists(t, "warnings", res.logs("WARN"), []string{"Ignoring HTTP 404 from GET " + a.URL + "/items/b: no region b"})
 	equalLists(t, "statuses", res.statuses("items"), []string{"STARTED", "RUNNING", "COMPLETE"})
 }
+
+// A legacy session token's login, which no error handler covers, fails at
+// once on a 4xx (a 422 is not retried, as the reference's plain request).
+func TestLegacySessionLoginClientErrorIsNotRetried(t *testing.T) {
+	waits := fakeClock(t)
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		w.WriteHeader(422)
+		fmt.Fprint(w, `{"message":"password expired"}`)
+	})
+	res := newConnector(t, legacySessionManifest(a.URL+"/api/", "session"), map[string]any{"username": "u", "password": "p"}, "s").read(t)
+	equalLists(t, "requests", a.lines(), []string{"POST /api/session"})
+	if res.code != 1 || len(*waits) != 0 || len(res.errors()) != 2 || res.errors()[0]["failure_type"] != "config_error" {
+		t.Fatalf("exit %d, waits %v: %s", res.code, *waits, res.stdout)
+	}
+}
