@@ -255,8 +255,8 @@ expand_records_from_field: [lines, data]
 truncation_indicator_path: [lines, has_more]`, nil,
 		`{"id":"il_1"}`, `{"id":"il_2"}`, `{"id":"il_6"}`, `{"id":"il_9"}`)
 	equalLists(t, "warnings", warnLogs(res), []string{"Stream invoice_lines: The nested list at ['lines', 'data'] is marked as truncated (the field at ['lines', 'has_more'] is truthy), " +
-		"so only the 2 embedded item(s) of 5 total were expanded and the remaining items are not emitted: truncated_list_retriever, which fetches the complete list, " +
-		"is not supported here yet. This warning is emitted once per stream; other records may be truncated as well."})
+		"so only the 2 embedded item(s) of 5 total were expanded and the remaining items are not emitted: set truncated_list_retriever to fetch the complete list. " +
+		"This warning is emitted once per stream; other records may be truncated as well."})
 }
 
 func TestRecordExpanderManifestErrors(t *testing.T) {
@@ -273,13 +273,19 @@ func TestRecordExpanderManifestErrors(t *testing.T) {
 		{`{type: RecordExpander, expand_records_from_field: [lines, data], on_no_records: emit}`, where + `.on_no_records`},
 		{`type: RecordExpander
 expand_records_from_field: [lines, data]
-truncation_indicator_path: [lines, has_more]
 truncated_list_retriever:
   type: SimpleRetriever
   requester: {type: HttpRequester, url_base: "http://127.0.0.1:1", path: "/invoices/{{ stream_slice.parent_record.id }}/lines"}
   record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}`,
-			where + `.truncated_list_retriever: fetching the complete list of a truncated nested list through a nested retriever is not supported yet; ` +
-				`without it, the embedded items are expanded and a WARN says once per stream that a list was truncated`},
+			where + `.truncated_list_retriever: needs truncation_indicator_path: it is read for the parents whose field there is truthy`},
+		{`type: RecordExpander
+expand_records_from_field: ["*", data]
+truncation_indicator_path: [lines, has_more]
+truncated_list_retriever:
+  type: SimpleRetriever
+  requester: {type: HttpRequester, url_base: "http://127.0.0.1:1", path: "/lines"}
+  record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}`,
+			where + `.expand_records_from_field[0]: "*" is a glob; this path must name a single field (no *, ? or [)`},
 	}
 	for _, c := range cases {
 		a := fixedAPI(t, invoices)
@@ -328,9 +334,54 @@ func TestRecordExpanderTruncationWarningIsOncePerStreamAcrossPartitions(t *testi
 	}
 	// No total_count next to the indicator: no total in the message.
 	equalLists(t, "warnings", warnLogs(res), []string{"Stream invoice_lines: The nested list at ['lines', 'data'] is marked as truncated (the field at ['lines', 'has_more'] is truthy), " +
-		"so only the 1 embedded item(s) were expanded and the remaining items are not emitted: truncated_list_retriever, which fetches the complete list, " +
-		"is not supported here yet. This warning is emitted once per stream; other records may be truncated as well."})
+		"so only the 1 embedded item(s) were expanded and the remaining items are not emitted: set truncated_list_retriever to fetch the complete list. " +
+		"This warning is emitted once per stream; other records may be truncated as well."})
 	got := printed(t, res, "invoice_lines")
 	sort.Strings(got) // partitions interleave
 	equalLists(t, "records", got, []string{`{"id":"il_a"}`, `{"id":"il_b"}`, `{"id":"il_c"}`})
+}
+
+// A truncated parent's complete list is read through truncated_list_retriever
+// (every page, the parent as stream_slice['parent_record']) and replaces the
+// embedded items; a parent that is not truncated keeps its own; a complete
+// list that comes back empty leaves the embedded items.
+func TestRecordExpanderTruncatedListRetriever(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		switch {
+		case r.URL.Path == "/invoices":
+			fmt.Fprint(w, `{"data":[
+ {"id":"in_1","lines":{"data":[{"id":"il_1"},{"id":"il_2"}],"has_more":true}},
+ {"id":"in_2","lines":{"data":[{"id":"il_9"}],"has_more":false}},
+ {"id":"in_3","lines":{"data":[{"id":"il_7"}],"has_more":true}}
+]}`)
+		case r.URL.Path == "/invoices/in_1/lines" && r.URL.Query().Get("starting_after") == "":
+			fmt.Fprint(w, `{"data":[{"id":"il_1"},{"id":"il_2"},{"id":"il_3"}],"has_more":true}`)
+		case r.URL.Path == "/invoices/in_1/lines":
+			fmt.Fprint(w, `{"data":[{"id":"il_4"}],"has_more":false}`)
+		default:
+			fmt.Fprint(w, `{"data":[],"has_more":false}`)
+		}
+	})
+	m := expanderStream(a.URL, `type: RecordExpander
+expand_records_from_field: [lines, data]
+truncation_indicator_path: [lines, has_more]
+parent_fields: [{type: ParentFieldPath, parent_path: [id], record_path: [invoice]}]
+truncated_list_retriever:
+  type: SimpleRetriever
+  requester: {type: HttpRequester, url_base: "`+a.URL+`", path: "/invoices/{{ stream_slice['parent_record']['id'] }}/lines"}
+  record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}
+  paginator:
+    type: DefaultPaginator
+    pagination_strategy: {type: CursorPagination, cursor_value: "{{ last_record.id }}", stop_condition: "{{ not response.has_more }}"}
+    page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: starting_after}`, "", "", "")
+	res := newConnector(t, m, nil, "invoice_lines").read(t)
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stdout)
+	}
+	equalLists(t, "requests", a.lines(), []string{"GET /invoices", "GET /invoices/in_1/lines", "GET /invoices/in_1/lines?starting_after=il_3", "GET /invoices/in_3/lines"})
+	equalLists(t, "records", printed(t, res, "invoice_lines"), []string{
+		`{"id":"il_1","invoice":"in_1"}`, `{"id":"il_2","invoice":"in_1"}`, `{"id":"il_3","invoice":"in_1"}`, `{"id":"il_4","invoice":"in_1"}`,
+		`{"id":"il_9","invoice":"in_2"}`, `{"id":"il_7","invoice":"in_3"}`,
+	})
+	equalLists(t, "warnings", warnLogs(res), nil)
 }

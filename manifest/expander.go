@@ -27,7 +27,11 @@ type RecordExpander struct {
 	// TruncationIndicator is truncation_indicator_path (nil: none): where a
 	// parent says its embedded list is not complete.
 	TruncationIndicator []*interp.Template
-	Parameters          map[string]any
+	// TruncatedRetriever is truncated_list_retriever (nil: none): it reads
+	// the complete list of a truncated parent, which its templates see as
+	// stream_slice['parent_record'].
+	TruncatedRetriever *Retriever
+	Parameters         map[string]any
 }
 
 // ParentFieldPath copies the value at ParentPath on the parent to
@@ -57,12 +61,17 @@ func (d *decoder) recordExpander(v any, path string) *RecordExpander {
 	e.RemainOriginalRecord, _ = m["remain_original_record"].(bool)
 	e.MergeParent, _ = m["merge_parent"].(bool)
 	e.EmitParent = m["on_no_records"] == "emit_parent"
-	if x, ok := m["truncated_list_retriever"]; ok && x != nil {
-		d.fail(path+".truncated_list_retriever", "fetching the complete list of a truncated nested list through a nested retriever is not supported yet; "+
-			"without it, the embedded items are expanded and a WARN says once per stream that a list was truncated")
-	}
 	if x, ok := m["truncation_indicator_path"]; ok && x != nil {
 		e.TruncationIndicator = d.pathTemplates(x, path+".truncation_indicator_path", true)
+	}
+	if x, ok := m["truncated_list_retriever"]; ok && x != nil {
+		rp := path + ".truncated_list_retriever"
+		if e.TruncationIndicator == nil {
+			d.fail(rp, "needs truncation_indicator_path: it is read for the parents whose field there is truthy")
+		}
+		// The fetched items replace the one list the path names.
+		e.ExpandPath = d.pathTemplates(m["expand_records_from_field"], path+".expand_records_from_field", true)
+		e.TruncatedRetriever = d.simpleRetriever(x, rp)
 	}
 	fields, _ := m["parent_fields"].([]any)
 	for i, f := range fields {

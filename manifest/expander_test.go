@@ -54,11 +54,11 @@ sel: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [], re
 
 func TestRecordExpanderErrors(t *testing.T) {
 	for y, want := range map[string]string{
-		`{expand_records_from_field: [a], parent_fields: [{type: ParentFieldPath, parent_path: ["a?"], record_path: [b]}]}`: `sel.extractor.record_expander.parent_fields[0].parent_path[0]: "a?" is a glob`,
-		`{expand_records_from_field: [a], parent_fields: [{type: ParentFieldPath, parent_path: [a], record_path: []}]}`:     `sel.extractor.record_expander.parent_fields[0].record_path: cannot be empty`,
-		`{expand_records_from_field: [a], parent_fields: [{parent_path: [a], record_path: [b]}]}`:                           `sel.extractor.record_expander.parent_fields[0]: component has no type`,
-		`{expand_records_from_field: [a], truncation_indicator_path: [a, "[x]"]}`:                                           `sel.extractor.record_expander.truncation_indicator_path[1]: "[x]" is a glob`,
-		`{expand_records_from_field: [a], truncated_list_retriever: {type: SimpleRetriever}}`:                               `sel.extractor.record_expander.truncated_list_retriever: fetching the complete list`,
+		`{expand_records_from_field: [a], parent_fields: [{type: ParentFieldPath, parent_path: ["a?"], record_path: [b]}]}`:                                                                                                                       `sel.extractor.record_expander.parent_fields[0].parent_path[0]: "a?" is a glob`,
+		`{expand_records_from_field: [a], parent_fields: [{type: ParentFieldPath, parent_path: [a], record_path: []}]}`:                                                                                                                           `sel.extractor.record_expander.parent_fields[0].record_path: cannot be empty`,
+		`{expand_records_from_field: [a], parent_fields: [{parent_path: [a], record_path: [b]}]}`:                                                                                                                                                 `sel.extractor.record_expander.parent_fields[0]: component has no type`,
+		`{expand_records_from_field: [a], truncation_indicator_path: [a, "[x]"]}`:                                                                                                                                                                 `sel.extractor.record_expander.truncation_indicator_path[1]: "[x]" is a glob`,
+		`{expand_records_from_field: [a], truncated_list_retriever: {type: SimpleRetriever, requester: {type: HttpRequester, url_base: "http://x"}, record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: []}}}}`: `sel.extractor.record_expander.truncated_list_retriever: needs truncation_indicator_path`,
 		`{expand_records_from_field: a}`: `sel.extractor.record_expander.expand_records_from_field`,
 		`{remain_original_record: true}`: `sel.extractor.record_expander`,
 	} {

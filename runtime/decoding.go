@@ -26,7 +26,7 @@ type decodedPage struct {
 // decoder cuts them out of the body itself, in one pass and without
 // copying; other decoders' documents are decoded first and their records
 // copied.
-func (s *streamReader) decodePage(resp *request.Response) (decodedPage, error) {
+func (s *streamReader) decodePage(ctx context.Context, resp *request.Response) (decodedPage, error) {
 	if s.dec.IsJSON() {
 		var into [][]byte
 		if s.recycle {
@@ -46,7 +46,7 @@ func (s *streamReader) decodePage(resp *request.Response) (decodedPage, error) {
 			err = &badBody{decoder: s.dec.Name(), err: err}
 		}
 		if err == nil && s.expander != nil {
-			records, err = s.expander.Expand(records)
+			records, err = s.expander.Expand(ctx, records)
 		}
 		return decodedPage{records: records, doc: body, top: top}, err
 	}
@@ -56,7 +56,7 @@ func (s *streamReader) decodePage(resp *request.Response) (decodedPage, error) {
 		if p.doc == nil {
 			p.doc = append([]byte(nil), doc.JSON...)
 		}
-		records, err := s.extract(doc)
+		records, err := s.extract(ctx, doc)
 		batch.add(records)
 		return err
 	})
@@ -71,14 +71,14 @@ func (s *streamReader) decodePage(resp *request.Response) (decodedPage, error) {
 // extract takes the records of one decoded document, expanded when the
 // extractor has a record_expander. A JSON lines line that is not JSON is
 // skipped with a warning; another document that is not JSON is a bad body.
-func (s *streamReader) extract(doc decode.Doc) ([][]byte, error) {
+func (s *streamReader) extract(ctx context.Context, doc decode.Doc) ([][]byte, error) {
 	records, err := extractRecords(nil, doc.JSON, s.path, doc.Elements)
 	if fixed, ok := nonFinite(doc.JSON, err); ok {
 		records, err = extractRecords(nil, fixed, s.path, doc.Elements)
 		s.logNonFinite(err)
 	}
 	if err == nil && s.expander != nil {
-		return s.expander.Expand(records)
+		return s.expander.Expand(ctx, records)
 	}
 	switch {
 	case err != errNotJSON:
@@ -175,7 +175,7 @@ func (s *streamReader) readStreamed(ctx context.Context, resets *pageResets, fir
 		batch.reset()
 		src := &trackedReader{r: body}
 		err := s.dec.Decode(src, func(doc decode.Doc) error {
-			records, err := s.extract(doc)
+			records, err := s.extract(ctx, doc)
 			batch.add(records)
 			switch {
 			case err != nil:

@@ -16,6 +16,7 @@ import (
 	"github.com/airbyte-go/source-declarative/runtime/interp"
 	"github.com/airbyte-go/source-declarative/runtime/paginate"
 	"github.com/airbyte-go/source-declarative/runtime/request"
+	"github.com/airbyte-go/source-declarative/runtime/transform"
 )
 
 // streamReader reads the pages of one stream, slice by slice.
@@ -90,6 +91,11 @@ func (r *Runner) streamReader(st *manifest.Stream, cursor incremental.Cursor) (*
 		sr.expander, err = expand.New(m, r.vars(m.Parameters, nil), func(msg string) { r.log("WARN", "Stream "+st.Name+": "+msg) })
 		if err != nil {
 			return nil, ConfigErr("%v", err)
+		}
+		if m.TruncatedRetriever != nil && sr.expander != nil {
+			sr.expander.FetchTruncated(func(ctx context.Context, parent *transform.Object) ([]any, error) {
+				return r.truncatedList(ctx, st, m, parent) // expandlist.go
+			})
 		}
 	}
 	return sr, nil
@@ -236,10 +242,10 @@ func (s *streamReader) fetchPage(ctx context.Context, pr pageRequest, sl *increm
 	var err error
 	if lazy {
 		res = &pageResult{resp: &request.Response{Status: http.StatusOK, Header: http.Header{}, Body: s.lazy}}
-		body, extractErr = s.decodePage(res.resp)
+		body, extractErr = s.decodePage(ctx, res.resp)
 	} else {
 		res, err = s.fetch(ctx, pr, func(resp *request.Response) error {
-			body, extractErr = s.decodePage(resp)
+			body, extractErr = s.decodePage(ctx, resp)
 			if isBadBody(extractErr) {
 				return extractErr // a truncated or garbled body is fetched again
 			}

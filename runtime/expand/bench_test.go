@@ -1,6 +1,7 @@
 package expand
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -58,7 +59,7 @@ func BenchmarkExpand(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			b.SetBytes(int64(size))
 			for i := 0; i < b.N; i++ {
-				out, err := e.Expand(page)
+				out, err := e.Expand(context.Background(), page)
 				if err != nil || len(out) != 1000 {
 					b.Fatal(len(out), err)
 				}

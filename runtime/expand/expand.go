@@ -13,6 +13,7 @@
 package expand
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -37,6 +38,15 @@ type Expander struct {
 	// stream, whichever worker meets it first.
 	warn   func(string)
 	warned *atomic.Bool
+	// fetch, when set, reads the complete list of a truncated parent
+	// (truncated_list_retriever).
+	fetch func(ctx context.Context, parent *transform.Object) ([]any, error)
+}
+
+// FetchTruncated sets how the complete list of a truncated parent is read:
+// its items replace the embedded ones, which stay when it reads none.
+func (e *Expander) FetchTruncated(fetch func(ctx context.Context, parent *transform.Object) ([]any, error)) {
+	e.fetch = fetch
 }
 
 type parentField struct{ parent, record []string }
@@ -50,7 +60,7 @@ func New(m *manifest.RecordExpander, vars interp.Vars, warn func(string)) (*Expa
 		return nil, nil
 	}
 	where := m.Path + ".expand_records_from_field"
-	expandPath, err := render(m.ExpandPath, vars, where, false)
+	expandPath, err := render(m.ExpandPath, vars, where, m.TruncatedRetriever != nil)
 	if err != nil {
 		return nil, err
 	}
@@ -94,7 +104,7 @@ func render(segs []*interp.Template, vars interp.Vars, where string, single bool
 
 // Expand returns the records that the page's extracted records expand to,
 // in order. A record that is not a JSON object is kept as it is.
-func (e *Expander) Expand(records [][]byte) ([][]byte, error) {
+func (e *Expander) Expand(ctx context.Context, records [][]byte) ([][]byte, error) {
 	var out output
 	for _, rec := range records {
 		parent, err := transform.Decode(rec)
@@ -102,7 +112,7 @@ func (e *Expander) Expand(records [][]byte) ([][]byte, error) {
 			out.add(rec)
 			continue
 		}
-		if err := e.expand(rec, parent, &out); err != nil {
+		if err := e.expand(ctx, rec, parent, &out); err != nil {
 			return nil, err
 		}
 	}
@@ -110,7 +120,7 @@ func (e *Expander) Expand(records [][]byte) ([][]byte, error) {
 }
 
 // expand adds the records one parent expands to.
-func (e *Expander) expand(raw []byte, parent *transform.Object, out *output) error {
+func (e *Expander) expand(ctx context.Context, raw []byte, parent *transform.Object, out *output) error {
 	var lists [][]any
 	count := 0
 	for _, v := range e.glob.Values(parent) {
@@ -119,8 +129,18 @@ func (e *Expander) expand(raw []byte, parent *transform.Object, out *output) err
 			count += len(l)
 		}
 	}
-	if e.indicator != nil {
-		e.checkTruncated(parent, count)
+	switch {
+	case e.indicator == nil || !e.truncated(parent):
+	case e.fetch != nil:
+		items, err := e.fetch(ctx, parent)
+		if err != nil {
+			return err
+		}
+		if len(items) > 0 {
+			lists, count = [][]any{items}, len(items)
+		}
+	default:
+		e.warnTruncated(parent, count)
 	}
 	var base *transform.Object
 	if e.mergeParent && count > 0 {
@@ -183,11 +203,17 @@ func (e *Expander) withoutLists(parent *transform.Object) *transform.Object {
 	return base
 }
 
-// checkTruncated logs, once per stream, that a parent says its embedded
-// list is truncated: only the embedded items are expanded.
-func (e *Expander) checkTruncated(parent *transform.Object, embedded int) {
+// truncated tells whether a parent says its embedded list is truncated.
+func (e *Expander) truncated(parent *transform.Object) bool {
 	v, ok := transform.Get(parent, e.indicator)
-	if !ok || !interp.Truthy(transform.TemplateValue(v)) || !e.warned.CompareAndSwap(false, true) {
+	return ok && interp.Truthy(transform.TemplateValue(v))
+}
+
+// warnTruncated logs, once per stream, that a parent's embedded list is
+// truncated and no retriever reads the rest: only the embedded items are
+// expanded.
+func (e *Expander) warnTruncated(parent *transform.Object, embedded int) {
+	if !e.warned.CompareAndSwap(false, true) {
 		return
 	}
 	total := ""
@@ -198,7 +224,7 @@ func (e *Expander) checkTruncated(parent *transform.Object, embedded int) {
 		}
 	}
 	e.warn(fmt.Sprintf("The nested list at %s is marked as truncated (the field at %s is truthy), so only the %d embedded item(s)%s were expanded "+
-		"and the remaining items are not emitted: truncated_list_retriever, which fetches the complete list, is not supported here yet. "+
+		"and the remaining items are not emitted: set truncated_list_retriever to fetch the complete list. "+
 		"This warning is emitted once per stream; other records may be truncated as well.",
 		pyList(e.expandPath), pyList(e.indicator), embedded, total))
 }
