@@ -229,11 +229,18 @@ func (a *app) setup() (r *runtime.Runner, err *setupError, validation error) {
 		}
 	}
 	r = runtime.New(src, config, a.out, a.masker)
+	if prepareRunner != nil {
+		prepareRunner(r)
+	}
 	if a.writeConfig {
 		r.SaveConfig = func(cfg map[string]any) error { return writeFileAtomic(a.configPath, cfg) }
 	}
 	return r, nil, validation
 }
+
+// prepareRunner, when set (by tests), adjusts each runner before it runs:
+// a test replaces the client's sleep to record the waits between retries.
+var prepareRunner func(*runtime.Runner)
 
 // check prints exactly one CONNECTION_STATUS and exits 0 for anything the
 // user can fix in the config or the manifest (a TRACE config_error comes

@@ -124,7 +124,11 @@ func (r result) statuses(stream string) []string {
 	for _, m := range r.ofType("TRACE") {
 		tr := m["trace"].(map[string]any)
 		if ss, ok := tr["stream_status"].(map[string]any); ok && ss["stream_descriptor"].(map[string]any)["name"] == stream {
-			out = append(out, ss["status"].(string))
+			st := ss["status"].(string)
+			if reasons, ok := ss["reasons"].([]any); ok {
+				st += " (" + reasons[0].(map[string]any)["type"].(string) + ")"
+			}
+			out = append(out, st)
 		}
 	}
 	return out

@@ -10,11 +10,11 @@ import (
 	"testing"
 )
 
-// tokenEndpoint is an OAuth provider whose token endpoint reads only the
+// authRequest is an OAuth provider whose token endpoint reads only the
 // encodings it accepts, answering the others as real providers do, plus a data
 // endpoint that accepts only the access tokens it issued. Each issued token
 // is refused by the data endpoint once it has served refuseAfter pages.
-type tokenEndpoint struct {
+type authRequest struct {
 	*api
 	mu          sync.Mutex
 	accepts     string // "json", "form", "both", "query" or "none"
@@ -27,8 +27,8 @@ type tokenEndpoint struct {
 	tokenReqs   []string // content type and body (or query) of every token request
 }
 
-func newTokenEndpoint(t *testing.T, accepts string, refusal func(w http.ResponseWriter, contentType string)) *tokenEndpoint {
-	te := &tokenEndpoint{accepts: accepts, refusal: refusal, spent: map[string]bool{}, issued: map[string]int{}, refuseAfter: 1 << 30}
+func newTokenEndpoint(t *testing.T, accepts string, refusal func(w http.ResponseWriter, contentType string)) *authRequest {
+	te := &authRequest{accepts: accepts, refusal: refusal, spent: map[string]bool{}, issued: map[string]int{}, refuseAfter: 1 << 30}
 	te.api = newAPI(t, func(w http.ResponseWriter, r *http.Request, body string) {
 		te.mu.Lock()
 		defer te.mu.Unlock()
@@ -53,7 +53,7 @@ func newTokenEndpoint(t *testing.T, accepts string, refusal func(w http.Response
 	return te
 }
 
-func (te *tokenEndpoint) token(w http.ResponseWriter, r *http.Request, body string) {
+func (te *authRequest) token(w http.ResponseWriter, r *http.Request, body string) {
 	ct := r.Header.Get("Content-Type")
 	te.tokenReqs = append(te.tokenReqs, strings.TrimSpace(ct+" "+body+" "+r.URL.RawQuery))
 	fields := map[string]string{}

@@ -61,7 +61,8 @@ func TestReadFailingStreamDoesNotStopOthers(t *testing.T) {
 		t.Fatalf("errors: %v", errs)
 	}
 	e0 := errs[0]
-	if e0["failure_type"] != "config_error" || e0["stream_descriptor"].(map[string]any)["name"] != "a" ||
+	// A 404 is a system_error, as the reference's default error mapping says.
+	if e0["failure_type"] != "system_error" || e0["stream_descriptor"].(map[string]any)["name"] != "a" ||
 		!strings.Contains(e0["message"].(string), "HTTP 404") || !strings.Contains(e0["message"].(string), "/a") {
 		t.Errorf("stream a error: %v", e0)
 	}

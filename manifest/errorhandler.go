@@ -13,7 +13,7 @@ import (
 // ErrorHandler is a DefaultErrorHandler, or several for a CompositeErrorHandler.
 type ErrorHandler struct {
 	Path       string
-	MaxRetries *int
+	MaxRetries *interp.Template // an integer, or a template over the config
 	Backoff    []Backoff
 	Filters    []ResponseFilter
 	Handlers   []*ErrorHandler // CompositeErrorHandler
@@ -81,10 +81,7 @@ func (d *decoder) errorHandler(v any, path string) *ErrorHandler {
 		}
 		return h
 	}
-	if n, ok := m["max_retries"].(int64); ok {
-		nn := int(n)
-		h.MaxRetries = &nn
-	}
+	h.MaxRetries = d.tpl(m, "max_retries", path)
 	bs, _ := m["backoff_strategies"].([]any)
 	for i, b := range bs {
 		if bo, ok := d.backoff(b, index(path+".backoff_strategies", i)); ok {
@@ -130,6 +127,11 @@ func (d *decoder) responseFilter(v any, path string) (ResponseFilter, bool) {
 	}
 	rf := ResponseFilter{Action: str(m, "action", ""), MessageContains: str(m, "error_message_contains", ""),
 		Predicate: d.tpl(m, "predicate", path), ErrorMessage: d.tpl(m, "error_message", path), FailureType: str(m, "failure_type", "")}
+	if rf.Action == "" {
+		// As the reference: a filter without an action never matches.
+		d.warn(path+".action", "is not set: the filter never matches, as in Airbyte; set FAIL, RETRY, IGNORE...")
+		return rf, false
+	}
 	codes, _ := m["http_codes"].([]any)
 	for _, c := range codes {
 		if n, ok := c.(int64); ok {

@@ -64,7 +64,7 @@ func TestIntegralFloatsWhereIntegersAreExpected(t *testing.T) {
 		t.Fatal(err)
 	}
 	eh := src.Streams[0].Retriever.Requester.ErrorHandler
-	if eh.MaxRetries == nil || *eh.MaxRetries != 3 || len(eh.Filters) != 1 || eh.Filters[0].HTTPCodes[0] != 404 || eh.Filters[0].HTTPCodes[1] != 500 {
+	if retries, _ := eh.MaxRetries.Eval(nil); retries != int64(3) || len(eh.Filters) != 1 || eh.Filters[0].HTTPCodes[0] != 404 || eh.Filters[0].HTTPCodes[1] != 500 {
 		t.Errorf("error handler %+v", eh)
 	}
 	for from, to := range map[string]string{

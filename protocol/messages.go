@@ -146,8 +146,14 @@ type TraceError struct {
 
 // StreamStatus is the payload of a TRACE STREAM_STATUS.
 type StreamStatus struct {
-	StreamDescriptor StreamDescriptor `json:"stream_descriptor"`
-	Status           string           `json:"status"`
+	StreamDescriptor StreamDescriptor     `json:"stream_descriptor"`
+	Status           string               `json:"status"`
+	Reasons          []StreamStatusReason `json:"reasons,omitempty"`
+}
+
+// StreamStatusReason says why a stream has its status: RATE_LIMITED.
+type StreamStatusReason struct {
+	Type string `json:"type"`
 }
 
 // Estimate is the payload of a TRACE ESTIMATE.

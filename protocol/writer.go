@@ -136,6 +136,14 @@ func (w *Writer) Status(stream, status string) error {
 		StreamStatus: &StreamStatus{StreamDescriptor: StreamDescriptor{Name: stream}, Status: status}}})
 }
 
+// RateLimited prints a TRACE STREAM_STATUS RUNNING with the reason
+// RATE_LIMITED: the API asked the stream to wait.
+func (w *Writer) RateLimited(stream string) error {
+	return w.Write(&Message{Type: TypeTrace, Trace: &Trace{Type: "STREAM_STATUS", EmittedAt: float64(w.Millis()),
+		StreamStatus: &StreamStatus{StreamDescriptor: StreamDescriptor{Name: stream}, Status: "RUNNING",
+			Reasons: []StreamStatusReason{{Type: "RATE_LIMITED"}}}}})
+}
+
 // StreamState prints a STREAM state: the stream's state and the number of
 // its records emitted since its previous state.
 func (w *Writer) StreamState(stream string, state map[string]any, count int64) error {

@@ -13,6 +13,7 @@ import (
 // Check reads the first page of each CheckStream stream and prints exactly
 // one CONNECTION_STATUS. A failure to connect is FAILED, not an error.
 func (r *Runner) Check(ctx context.Context) error {
+	r.Client.RateLimited = nil // stream statuses belong to reads
 	names, err := r.checkStreams(ctx)
 	if err != nil {
 		r.log("ERROR", "Check failed: "+OneLine(err))

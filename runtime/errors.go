@@ -27,6 +27,15 @@ func OneLine(err error) string {
 	return strings.Join(strings.Fields(err.Error()), " ")
 }
 
+// internalMessage is the technical detail behind err's message, on one
+// line, or "" when its message says it all.
+func internalMessage(err error) string {
+	if f := failure.As(err); f != nil && f.Internal != "" {
+		return strings.Join(strings.Fields(f.Internal), " ")
+	}
+	return ""
+}
+
 func jsonText(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)

@@ -38,7 +38,7 @@ func (r *Runner) Read(ctx context.Context, catalog *protocol.ConfiguredCatalog, 
 	for _, p := range plans {
 		if err := r.readOne(ctx, p); err != nil {
 			failed = append(failed, p.name)
-			r.Out.Error(FailureType(err), OneLine(err), "", p.name)
+			r.Out.Error(FailureType(err), OneLine(err), internalMessage(err), p.name)
 			r.Out.Status(p.name, protocol.StatusIncomplete)
 		}
 	}

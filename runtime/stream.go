@@ -277,6 +277,7 @@ func decision(next paginate.Token, more bool, err error) string {
 // refreshes the token once and tries again.
 func (s *streamReader) fetch(ctx context.Context, pr pageRequest, check func(*request.Response) error) (*pageResult, error) {
 	res := &pageResult{}
+	ctx = request.ForStream(ctx, s.st.Name)
 	send := func() (*request.Response, error) {
 		return s.r.Client.SendChecked(ctx, func() (*http.Request, error) {
 			p, err := s.b.build(ctx, pr)
@@ -315,7 +316,7 @@ func (s *streamReader) observeFailed(res *pageResult) {
 
 func (s *streamReader) requestError(err error) error {
 	if f := failure.As(err); f != nil {
-		return &Error{Failure: f.Failure, Status: f.Status, Message: fmt.Sprintf("stream %s: %s", s.st.Name, f.Message)}
+		return &Error{Failure: f.Failure, Status: f.Status, Internal: f.Internal, Message: fmt.Sprintf("stream %s: %s", s.st.Name, f.Message)}
 	}
 	return &Error{Failure: protocol.ConfigError, Message: fmt.Sprintf("stream %s: %v", s.st.Name, err)}
 }

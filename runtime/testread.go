@@ -297,9 +297,10 @@ func (r *Runner) TestRead(ctx context.Context, stream string, limits TestLimits,
 	tr := &testReader{r: r, read: read}
 	r.Observer = tr
 	defer func() { r.Observer = nil }()
-	prevRetries := r.Client.MaxRetries
-	r.Client.MaxRetries = 0
-	defer func() { r.Client.MaxRetries = prevRetries }()
+	// As the builder's test reads, retries are off, even a manifest's max_retries.
+	prevNoRetries := r.Client.NoRetries
+	r.Client.NoRetries = true
+	defer func() { r.Client.NoRetries = prevNoRetries }()
 	var control map[string]any
 	prevSave := r.SaveConfig
 	r.SaveConfig = func(cfg map[string]any) error {

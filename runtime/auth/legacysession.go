@@ -114,7 +114,7 @@ func (s *legacySession) validate(ctx context.Context, token string) (bool, error
 	if err := p.SetHeader(header, token); err != nil {
 		return false, err
 	}
-	resp, err := s.env.Client.Send(ctx, func() (*http.Request, error) { return p.HTTP(ctx) }, nil)
+	resp, err := s.env.Client.Send(ctx, func() (*http.Request, error) { return p.HTTP(ctx) }, request.AuthPolicy())
 	if s.env.Exchange != nil {
 		s.env.Exchange("Validate session token", "Checks the session token of the config", p, resp)
 	}
@@ -140,7 +140,7 @@ func (s *legacySession) login(ctx context.Context, user, password string) (strin
 	p := request.New(http.MethodPost, u)
 	p.SetBodyJSON([]string{"username"}, user)
 	p.SetBodyJSON([]string{"password"}, password)
-	resp, err := s.env.Client.Send(ctx, func() (*http.Request, error) { return p.HTTP(ctx) }, nil)
+	resp, err := s.env.Client.Send(ctx, func() (*http.Request, error) { return p.HTTP(ctx) }, request.AuthPolicy())
 	if s.env.Exchange != nil {
 		s.env.Exchange("Login request", "Obtains session token", p, resp)
 	}

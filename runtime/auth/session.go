@@ -70,6 +70,11 @@ func (s *session) sessionToken(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", loginError(err)
 	}
+	if resp.Ignored {
+		// The login requester's error handler said IGNORE (or SUCCESS of an
+		// error status): there is no token to read, as the reference says.
+		return "", &failure.Error{Failure: protocol.SystemError, Message: fmt.Sprintf("session token login failed: the login requester's error handler ignored the answer HTTP %d from %s", resp.Status, resp.URL)}
+	}
 	body, err := decode.Value(s.s.Decoder, resp.Body, s.env.Client.MaxBody)
 	if err != nil {
 		return "", &failure.Error{Failure: protocol.SystemError, Message: fmt.Sprintf("session token login %s answered HTTP %d: %v: %s", resp.URL, resp.Status, err, request.BodyStart(resp.Body))}
@@ -103,5 +108,5 @@ func loginError(err error) error {
 	if f == nil {
 		return fmt.Errorf("session token login failed: %w", err)
 	}
-	return &failure.Error{Failure: f.Failure, Message: "session token login failed: " + f.Message}
+	return &failure.Error{Failure: f.Failure, Message: "session token login failed: " + f.Message, Internal: f.Internal}
 }

@@ -14,6 +14,9 @@ type Error struct {
 	Failure string // protocol.ConfigError, TransientError or SystemError
 	Message string
 	Status  int // the HTTP status of the response that caused it, or 0
+	// Internal is the technical detail (request, status, body) behind a
+	// Message that is the manifest's own text, for a TRACE's internal_message.
+	Internal string
 }
 
 func (e *Error) Error() string { return e.Message }

@@ -18,12 +18,25 @@ import (
 // never while a request waits. A nil Policy is the default policy.
 type Policy struct {
 	handler    *manifest.ErrorHandler
-	maxRetries int // -1: the client's default
+	config     map[string]any // for the filters' error_message
+	maxRetries int            // -1: the client's default
 	backoffs   []backoff
 	// Refresh, when set, throws the credentials the refused request carried
 	// (its headers) away before the retry that a REFRESH_TOKEN_THEN_RETRY
 	// filter asks for.
 	Refresh func(refused http.Header)
+	// authRequest: an authentication request that no manifest error
+	// handler covers; only 429 and 5xx are retried (see AuthPolicy).
+	authRequest bool
+}
+
+// AuthPolicy is the policy of the authentication requests that have no
+// error handler in a manifest (OAuth token requests, a legacy session
+// token's login and validation): 429 and 5xx are retried, as the
+// reference's token refresh does, and any other status of 400 or more
+// fails at once.
+func AuthPolicy() *Policy {
+	return &Policy{handler: &manifest.ErrorHandler{}, maxRetries: -1, authRequest: true}
 }
 
 // backoff is one evaluated backoff strategy.
@@ -43,8 +56,12 @@ func NewPolicy(h *manifest.ErrorHandler, config map[string]any) (*Policy, error)
 	if h == nil {
 		return nil, nil
 	}
-	p := &Policy{handler: h, maxRetries: handlerRetries(h)}
-	for _, b := range firstBackoffs(h) {
+	retries, err := handlerRetries(h, config)
+	if err != nil {
+		return nil, err
+	}
+	p := &Policy{handler: h, config: config, maxRetries: retries}
+	for _, b := range allBackoffs(h) {
 		eb, err := evalBackoff(b, config)
 		if err != nil {
 			return nil, err
@@ -114,30 +131,40 @@ func evalBackoff(b manifest.Backoff, config map[string]any) (backoff, error) {
 	return out, nil
 }
 
-// firstBackoffs are the strategies of the first handler that has any.
-func firstBackoffs(h *manifest.ErrorHandler) []manifest.Backoff {
-	if len(h.Backoff) > 0 {
-		return h.Backoff
-	}
+// allBackoffs are the strategies of every handler, in order: as the
+// reference, the first that gives a wait is used, whichever handler's
+// filter matched.
+func allBackoffs(h *manifest.ErrorHandler) []manifest.Backoff {
+	out := append([]manifest.Backoff(nil), h.Backoff...)
 	for _, sub := range h.Handlers {
-		if b := firstBackoffs(sub); len(b) > 0 {
-			return b
-		}
+		out = append(out, allBackoffs(sub)...)
 	}
-	return nil
+	return out
 }
 
-// handlerRetries is the manifest's max_retries, or -1 when it sets none.
-func handlerRetries(h *manifest.ErrorHandler) int {
-	if h.MaxRetries != nil {
-		return *h.MaxRetries
+// handlerRetries is the manifest's max_retries, evaluated with the config,
+// or -1 when it sets none. A CompositeErrorHandler takes its first
+// handler's, as the reference does.
+func handlerRetries(h *manifest.ErrorHandler, config map[string]any) (int, error) {
+	if len(h.Handlers) > 0 {
+		return handlerRetries(h.Handlers[0], config)
 	}
-	for _, sub := range h.Handlers {
-		if n := handlerRetries(sub); n >= 0 {
-			return n
-		}
+	if h.MaxRetries == nil {
+		return -1, nil
 	}
-	return -1
+	v, err := h.MaxRetries.Eval(interp.Vars{"config": config, "parameters": map[string]any{}})
+	if err != nil {
+		return 0, failure.Config("%s.max_retries: %v", h.Path, err)
+	}
+	s := strings.TrimSpace(interp.String(v))
+	if s == "" {
+		return -1, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		return 0, failure.Config("%s.max_retries: %q is not a number of retries", h.Path, s)
+	}
+	return n, nil
 }
 
 // secondsText writes a number of seconds as a user wrote it: 3600, 2.5.

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand"
 	"net/http"
 	"strconv"
 	"strings"
@@ -34,6 +33,9 @@ func (c *Client) SendChecked(ctx context.Context, build func() (*http.Request, e
 	if p != nil && p.maxRetries >= 0 {
 		maxRetries = p.maxRetries
 	}
+	if c.NoRetries {
+		maxRetries = 0
+	}
 	for attempt := 0; ; attempt++ {
 		req, err := build()
 		if err != nil {
@@ -53,6 +55,7 @@ func (c *Client) SendChecked(ctx context.Context, build func() (*http.Request, e
 			return nil, failure.Transient("%s %s stopped: %v", req.Method, req.URL.Redacted(), ctx.Err())
 		}
 		var act action
+		internal := "" // the response's detail when act.message is a filter's error_message
 		if netErr != nil {
 			act = action{kind: manifest.ActionRetry, failure: protocol.TransientError, message: fmt.Sprintf("%s %s failed: %v", req.Method, req.URL.Redacted(), netErr)}
 		} else {
@@ -71,13 +74,20 @@ func (c *Client) SendChecked(ctx context.Context, build func() (*http.Request, e
 			}
 			if act.kind == manifest.ActionSuccess || act.kind == manifest.ActionIgnore {
 				if act.kind == manifest.ActionIgnore {
-					c.log(protocol.LevelWarn, fmt.Sprintf("Ignoring HTTP %d from %s %s", resp.Status, req.Method, resp.URL))
+					msg := fmt.Sprintf("Ignoring HTTP %d from %s %s", resp.Status, req.Method, resp.URL)
+					if act.message != "" {
+						msg += ": " + act.message
+					}
+					c.log(protocol.LevelWarn, msg)
 					resp.Ignored = true
 				}
 				return resp, nil
 			}
+			detail := fmt.Sprintf("HTTP %s from %s %s: %s", statusText(resp.Status), req.Method, resp.URL, BodyStart(resp.Body))
 			if act.message == "" {
-				act.message = fmt.Sprintf("HTTP %d %s from %s %s: %s", resp.Status, http.StatusText(resp.Status), req.Method, resp.URL, BodyStart(resp.Body))
+				act.message = detail
+			} else if act.message != detail {
+				internal = detail
 			}
 		}
 		status := 0
@@ -85,26 +95,33 @@ func (c *Client) SendChecked(ctx context.Context, build func() (*http.Request, e
 			status = resp.Status
 		}
 		if act.kind == manifest.ActionFail {
-			return resp, &failure.Error{Failure: act.failure, Message: act.message, Status: status}
+			return resp, &failure.Error{Failure: act.failure, Message: act.message, Status: status, Internal: internal}
 		}
 		if act.kind == manifest.ActionResetPagination {
 			return resp, &PaginationReset{Matched: act.message, Err: &failure.Error{Failure: protocol.SystemError, Status: status,
 				Message: act.message + " (the error handler's RESET_PAGINATION restarts a stream's pages; this request has none)"}}
+		}
+		if act.rateLimited && c.RateLimited != nil && !c.NoRetries {
+			if stream, ok := ctx.Value(streamKey{}).(string); ok {
+				c.RateLimited(stream)
+			}
 		}
 		if attempt >= maxRetries {
 			tries := "1 attempt"
 			if attempt > 0 {
 				tries = fmt.Sprintf("%d attempts", attempt+1)
 			}
-			return resp, &failure.Error{Failure: act.failure, Status: status,
+			return resp, &failure.Error{Failure: act.failure, Status: status, Internal: internal,
 				Message: fmt.Sprintf("%s (gave up after %s)", act.message, tries)}
 		}
-		wait, err := c.backoff(p, resp, attempt)
+		elapsed := c.Now().Sub(start)
+		if elapsed >= c.MaxElapsed {
+			return resp, &failure.Error{Failure: act.failure, Status: status, Internal: internal,
+				Message: fmt.Sprintf("%s (gave up after %d attempts in %s)", act.message, attempt+1, elapsed.Round(time.Second))}
+		}
+		wait, err := c.backoff(p, resp, attempt, c.MaxElapsed-elapsed)
 		if err != nil {
 			return resp, err
-		}
-		if c.Now().Add(wait).Sub(start) > c.MaxElapsed {
-			return resp, failure.Transient("%s (gave up: retrying would exceed %s)", act.message, c.MaxElapsed)
 		}
 		c.log(protocol.LevelWarn, fmt.Sprintf("%s; retrying in %s (attempt %d of %d)", act.message, wait.Round(time.Millisecond), attempt+2, maxRetries+1))
 		if err := c.wait(ctx, wait); err != nil {
@@ -116,32 +133,69 @@ func (c *Client) SendChecked(ctx context.Context, build func() (*http.Request, e
 	}
 }
 
-type action struct {
-	kind    string // a manifest.Action*; RATE_LIMITED counts as RETRY
-	failure string
-	message string
+type streamKey struct{}
+
+// ForStream marks the requests sent with ctx as a stream's: a rate-limited
+// answer is reported with the stream's name (see Client.RateLimited).
+func ForStream(ctx context.Context, stream string) context.Context {
+	return context.WithValue(ctx, streamKey{}, stream)
 }
 
-// decide applies the manifest's filters, then the default policy: 2xx
-// succeed, 429 and 5xx are retried, other statuses fail.
+// statusText is a status with its name, when it has one: "404 Not Found", "420".
+func statusText(status int) string {
+	if name := http.StatusText(status); name != "" {
+		return fmt.Sprintf("%d %s", status, name)
+	}
+	return strconv.Itoa(status)
+}
+
+type action struct {
+	kind        string // a manifest.Action*; RATE_LIMITED counts as RETRY
+	rateLimited bool   // RATE_LIMITED: a filter's, or a 429 no filter matched
+	failure     string
+	message     string
+}
+
+// decide applies the manifest's filters, then the default mapping.
 func decide(p *Policy, r *Response) action {
 	if p != nil {
-		if a, ok := matchHandler(p.handler, r); ok {
+		if a, ok := matchHandler(p.handler, r, p.config); ok {
 			return a
 		}
+		if p.authRequest && r.Status >= 400 && r.Status != 429 && r.Status < 500 {
+			return action{kind: manifest.ActionFail, failure: protocol.ConfigError}
+		}
 	}
-	switch {
-	case r.Status >= 200 && r.Status < 300:
-		return action{kind: manifest.ActionSuccess}
-	case r.Status == 429, r.Status >= 500:
-		return action{kind: manifest.ActionRetry, failure: protocol.TransientError}
-	}
-	return action{kind: manifest.ActionFail, failure: protocol.ConfigError}
+	return defaultAction(r.Status)
 }
 
-func matchHandler(h *manifest.ErrorHandler, r *Response) (action, bool) {
+// defaultAction is what the reference's default error mapping does with a
+// response no filter matched: below 400 it succeeds; 400, 404 and 405 fail
+// as system errors, 401 and 403 as config errors; 408, 429, 500, 502, 503
+// and 504 are retried as transient; any other status is retried and ends as
+// a system error.
+func defaultAction(status int) action {
+	switch status {
+	case 400, 404, 405:
+		return action{kind: manifest.ActionFail, failure: protocol.SystemError}
+	case 401, 403:
+		return action{kind: manifest.ActionFail, failure: protocol.ConfigError}
+	case 429:
+		return action{kind: manifest.ActionRetry, rateLimited: true, failure: protocol.TransientError}
+	case 408, 500, 502, 503, 504:
+		return action{kind: manifest.ActionRetry, failure: protocol.TransientError}
+	}
+	if status < 400 {
+		return action{kind: manifest.ActionSuccess}
+	}
+	return action{kind: manifest.ActionRetry, failure: protocol.SystemError}
+}
+
+// matchHandler is the action of the first filter that matches, the
+// handlers of a CompositeErrorHandler taken in order.
+func matchHandler(h *manifest.ErrorHandler, r *Response, config map[string]any) (action, bool) {
 	for _, sub := range h.Handlers {
-		if a, ok := matchHandler(sub, r); ok {
+		if a, ok := matchHandler(sub, r, config); ok {
 			return a, true
 		}
 	}
@@ -150,22 +204,22 @@ func matchHandler(h *manifest.ErrorHandler, r *Response) (action, bool) {
 			continue
 		}
 		a := action{kind: f.Action, failure: f.FailureType}
-		switch a.kind {
-		case "", manifest.ActionFail:
-			a.kind = manifest.ActionFail
+		if a.kind == manifest.ActionRateLimited {
+			a.kind, a.rateLimited = manifest.ActionRetry, true
+		}
+		if a.failure == "" {
+			// As the reference: the default mapping's failure type for
+			// the status (401: config_error, 500: transient_error), else
+			// system_error.
+			a.failure = defaultAction(r.Status).failure
 			if a.failure == "" {
-				a.failure = protocol.ConfigError
-			}
-		case manifest.ActionRateLimited, manifest.ActionRetry, manifest.ActionRefreshThenRetry:
-			if a.kind == manifest.ActionRateLimited {
-				a.kind = manifest.ActionRetry
-			}
-			if a.failure == "" {
-				a.failure = protocol.TransientError
+				a.failure = protocol.SystemError
 			}
 		}
 		if f.ErrorMessage != nil {
-			if msg, err := f.ErrorMessage.Render(responseVars(r, f.ErrorMessage.UsageOf("headers"))); err == nil && msg != "" {
+			vars := responseVars(r, f.ErrorMessage.UsageOf("headers"))
+			vars["config"] = config // as the reference, the message may name config values (masked when secret)
+			if msg, err := f.ErrorMessage.Render(vars); err == nil && msg != "" {
 				a.message = msg
 			}
 		}
@@ -183,7 +237,7 @@ func filterMatches(f manifest.ResponseFilter, r *Response) bool {
 			return true
 		}
 	}
-	if f.MessageContains != "" && strings.Contains(string(r.Body), f.MessageContains) {
+	if f.MessageContains != "" && strings.Contains(ErrorMessage(r.Body), f.MessageContains) {
 		return true
 	}
 	if f.Predicate != nil {
@@ -203,9 +257,11 @@ func responseVars(r *Response, headers interp.Usage) interp.Vars {
 	return interp.Vars{"response": interp.Native(body), "headers": HeaderVarsReading(r.Header, headers)}
 }
 
-// backoff is the wait before the next attempt: the manifest's first strategy
-// that gives one, else Retry-After, else exponential with jitter.
-func (c *Client) backoff(p *Policy, r *Response, attempt int) (time.Duration, error) {
+// backoff is the wait before the next attempt: the manifest's first
+// strategy that gives one; else Retry-After; else 1, 2, 4... seconds, as the
+// reference. Only a manifest's strategy may wait longer than left, the time
+// left for retrying.
+func (c *Client) backoff(p *Policy, r *Response, attempt int, left time.Duration) (time.Duration, error) {
 	if p != nil {
 		for _, b := range p.backoffs {
 			d, ok, err := c.strategyWait(b, r, attempt)
@@ -213,28 +269,17 @@ func (c *Client) backoff(p *Policy, r *Response, attempt int) (time.Duration, er
 				return 0, err
 			}
 			if ok {
-				return c.capped(d), nil
+				return max(d, 0), nil
 			}
 		}
 	}
+	d := c.BaseDelay << uint(attempt)
 	if r != nil {
-		if d, ok := retryAfter(r.Header.Get("Retry-After"), c.Now()); ok {
-			return c.capped(d), nil
+		if after, ok := retryAfter(r.Header.Get("Retry-After"), c.Now()); ok {
+			d = max(after, 0)
 		}
 	}
-	d := c.BaseDelay << uint(attempt)
-	jitter := time.Duration(rand.Int63n(int64(d)/2 + 1))
-	return c.capped(d/2 + jitter), nil
-}
-
-func (c *Client) capped(d time.Duration) time.Duration {
-	if d < 0 {
-		return 0
-	}
-	if c.MaxDelay > 0 && d > c.MaxDelay {
-		return c.MaxDelay
-	}
-	return d
+	return min(d, left), nil
 }
 
 func seconds(f float64) time.Duration { return time.Duration(f * float64(time.Second)) }
@@ -244,7 +289,8 @@ func (c *Client) strategyWait(b backoff, r *Response, attempt int) (time.Duratio
 	case manifest.ConstantBackoff:
 		return seconds(b.seconds), true, nil
 	case manifest.ExponentialBackoff:
-		return seconds(b.factor * float64(int64(1)<<uint(attempt))), true, nil
+		// The reference counts attempts from 1: factor×2 after the first.
+		return seconds(b.factor * float64(int64(1)<<uint(attempt+1))), true, nil
 	}
 	v := ""
 	if r != nil {

@@ -34,13 +34,17 @@ type Response struct {
 
 // Client sends requests with retries, backoff and the manifest's error handler.
 type Client struct {
-	HTTP           *http.Client
-	MaxBody        int64         // largest response body read, in bytes
-	BaseDelay      time.Duration // first backoff of the default exponential strategy
-	MaxDelay       time.Duration // largest single wait
-	MaxElapsed     time.Duration // total time spent retrying one request
-	MaxRetries     int           // default retries when the manifest sets none
-	Log            func(level, msg string)
+	HTTP       *http.Client
+	MaxBody    int64         // largest response body read, in bytes
+	BaseDelay  time.Duration // first backoff of the default exponential strategy
+	MaxElapsed time.Duration // no retry once this long has passed since a request's first attempt
+	MaxRetries int           // default retries when the manifest sets none
+	NoRetries  bool          // one attempt whatever the manifest says (the builder's test reads)
+	Log        func(level, msg string)
+	// RateLimited, when set, is told of each rate-limited answer to a
+	// stream's request (see ForStream), as the reference prints a stream
+	// status RUNNING with the reason RATE_LIMITED.
+	RateLimited    func(stream string)
 	Sleep          func(ctx context.Context, d time.Duration) error
 	HeartbeatEvery time.Duration
 	Now            func() time.Time
@@ -64,8 +68,7 @@ func NewClient(log func(level, msg string)) *Client {
 		HTTP:           &http.Client{Transport: transport, Timeout: 300 * time.Second},
 		MaxBody:        256 << 20,
 		BaseDelay:      time.Second,
-		MaxDelay:       5 * time.Minute,
-		MaxElapsed:     30 * time.Minute,
+		MaxElapsed:     10 * time.Minute,
 		MaxRetries:     5,
 		Log:            log,
 		Sleep:          sleep,
