@@ -451,7 +451,8 @@ func TestBuilderTestReadDoesNotRetry(t *testing.T) {
 		t.Fatalf("exit %d, waits %v: %s", res.code, *waits, res.stdout)
 	}
 	data := res.ofType("RECORD")[0]["record"].(map[string]any)["data"].(map[string]any)
-	want := fmt.Sprintf(`[map[internal_message:transient_error level:ERROR message:stream s: HTTP 503 Service Unavailable from GET %s/s?page=1: {"message":"down"} (gave up after 1 attempt)]]`, a.URL)
+	msg := fmt.Sprintf(`stream s: HTTP 503 Service Unavailable from GET %s/s?page=1: {"message":"down"} (gave up after 1 attempt)`, a.URL)
+	want := fmt.Sprintf(`[map[internal_message:%s level:ERROR message:%s]]`, msg, msg)
 	if fmt.Sprint(data["logs"]) != want {
 		t.Errorf("logs\n got %v\nwant %s", data["logs"], want)
 	}

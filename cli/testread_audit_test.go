@@ -48,7 +48,8 @@ func TestTestReadShowsTheFailedPage(t *testing.T) {
 	if got := compactJSON(data["slices"]); got != want {
 		t.Errorf("slices\n got: %s\nwant: %s", got, want)
 	}
-	wantLogs := `[{"internal_message":"config_error","level":"ERROR","message":"stream s: HTTP 403 Forbidden from GET ` + a.URL + `/s?page=2: {\"error\":\"forbidden for key ****\"}"}]`
+	msg := `"stream s: HTTP 403 Forbidden from GET ` + a.URL + `/s?page=2: {\"error\":\"forbidden for key ****\"}"`
+	wantLogs := `[{"internal_message":` + msg + `,"level":"ERROR","message":` + msg + `}]`
 	if got := compactJSON(data["logs"]); got != wantLogs {
 		t.Errorf("logs\n got: %s\nwant: %s", got, wantLogs)
 	}

@@ -320,7 +320,13 @@ func (r *Runner) TestRead(ctx context.Context, stream string, limits TestLimits,
 		err = tr.slices(ctx, st, limits, state)
 	}
 	if err != nil && !errors.Is(err, errLimit) {
-		read.Logs = append(read.Logs, TestLog{Message: r.Masker.Mask(OneLine(err)), Level: "ERROR", InternalMessage: FailureType(err)})
+		// As the builder shows an error TRACE: its internal message is the
+		// technical detail, or the error itself (Airbyte's from_exception).
+		internal := internalMessage(err)
+		if internal == "" {
+			internal = OneLine(err)
+		}
+		read.Logs = append(read.Logs, TestLog{Message: r.Masker.Mask(OneLine(err)), Level: "ERROR", InternalMessage: r.Masker.Mask(internal)})
 	}
 	if tr.current != nil { // the slice that failed or met a limit
 		read.Slices = append(read.Slices, *tr.current)
