@@ -2,6 +2,7 @@ package transform
 
 import (
 	"math"
+	"math/big"
 	"strconv"
 	"strings"
 
@@ -216,11 +217,15 @@ func toInteger(v any) any {
 	case bool:
 		return boolNumber(x)
 	case string:
-		if i, err := strconv.ParseInt(strings.TrimSpace(x), 10, 64); err == nil {
+		t := strings.TrimSpace(x)
+		if i, err := strconv.ParseInt(t, 10, 64); err == nil {
 			return i
 		}
+		if i, ok := new(big.Int).SetString(t, 10); ok {
+			return Number(i.String()) // beyond 64 bits, exact as Python's int()
+		}
 	case Number:
-		if _, err := strconv.ParseInt(string(x), 10, 64); err == nil {
+		if isIntegerText(string(x)) {
 			return x
 		}
 		if f, err := strconv.ParseFloat(string(x), 64); err == nil {
@@ -230,6 +235,21 @@ func toInteger(v any) any {
 		return truncated(x)
 	}
 	return v
+}
+
+// isIntegerText tells whether a JSON number is written as an integer (no
+// fraction, no exponent), whatever its size.
+func isIntegerText(s string) bool {
+	s = strings.TrimPrefix(s, "-")
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 func truncated(f float64) any {
