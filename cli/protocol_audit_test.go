@@ -3,6 +3,8 @@ package cli
 import (
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -179,5 +181,39 @@ func TestSpecTakesConfig(t *testing.T) {
 		if got := emittedAt.ReplaceAllString(res.stdout, `"emitted_at":0`); res.code != tc.code || got != tc.want {
 			t.Errorf("%v: exit %d\n got: %s\nwant: %s", tc.args, res.code, got, tc.want)
 		}
+	}
+}
+
+// TestDefaultSchemaFileIsInSchemasFolder: a stream without schema_loader
+// takes schemas/<name>.json next to the manifest, as the reference's
+// default ./<package>/schemas/<name>.json; never <name>.json beside the
+// manifest: a stream named config got the config file, secrets included,
+// as its schema in the catalog.
+func TestDefaultSchemaFileIsInSchemasFolder(t *testing.T) {
+	manifest := `version: 6.0.0
+check: {stream_names: [config]}
+streams:
+`
+	for _, name := range []string{"config", "users"} {
+		manifest += `  - type: DeclarativeStream
+    name: ` + name + `
+    retriever:
+      type: SimpleRetriever
+      requester: {type: HttpRequester, url_base: "http://127.0.0.1:1", path: /x}
+      record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: []}}
+`
+	}
+	c := newConnector(t, manifest, map[string]any{"api_key": "k-123"})
+	writeFile(t, c.dir, "users.json", `{"type":"object","properties":{"wrong":{"type":"string"}}}`)
+	if err := os.Mkdir(filepath.Join(c.dir, "schemas"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, c.dir, "schemas/users.json", `{"type":"object","properties":{"id":{"type":"integer"}}}`)
+	res := runCLI(t, "discover", "--manifest", c.manifest, "--config", c.config)
+	want := `{"type":"CATALOG","catalog":{"streams":[` +
+		`{"name":"config","json_schema":{},"supported_sync_modes":["full_refresh"],"is_resumable":false,"is_file_based":false},` +
+		`{"name":"users","json_schema":{"properties":{"id":{"type":"integer"}},"type":"object"},"supported_sync_modes":["full_refresh"],"is_resumable":false,"is_file_based":false}]}}` + "\n"
+	if res.code != 0 || res.stdout != want {
+		t.Errorf("exit %d\n got: %s\nwant: %s", res.code, res.stdout, want)
 	}
 }
