@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"fmt"
-	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -89,7 +88,7 @@ func resolveRef(ref string, doc any, file string, depth int) (any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("schema $ref %q in %s: %v", ref, file, err)
 	}
-	out, err := resolveRefs(copySchema(target), doc, file, depth+1)
+	out, err := resolveRefs(manifest.DeepCopy(target), doc, file, depth+1)
 	if err != nil {
 		return nil, err
 	}
@@ -148,24 +147,4 @@ func followPointer(doc any, pointer string) (any, error) {
 		}
 	}
 	return cur, nil
-}
-
-// copySchema copies the maps and lists of a decoded schema, so that a part
-// referred to twice is resolved once per place.
-func copySchema(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		out := maps.Clone(x)
-		for k, e := range out {
-			out[k] = copySchema(e)
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = copySchema(e)
-		}
-		return out
-	}
-	return v
 }
