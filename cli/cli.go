@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
+	"strings"
 	"syscall"
 
 	"github.com/airbyte-go/source-declarative/manifest"
@@ -67,7 +68,9 @@ func Main(args []string, stdout, stderr io.Writer, genericSpec []byte, version s
 	if c == nil {
 		return 0 // help or the version
 	}
-	a.out.SetDebug(a.debug)
+	// The platform asks for debug logs with LOG_LEVEL=debug, as Airbyte's
+	// entrypoint reads it, rather than with --debug.
+	a.out.SetDebug(a.debug || strings.EqualFold(os.Getenv("LOG_LEVEL"), "debug"))
 	ctx := context.Background()
 	if c.signals {
 		var stop context.CancelFunc
@@ -92,7 +95,8 @@ func (a *app) commandLine(version string, stderr io.Writer) *commandLine {
 			fs.StringVar(&a.manifestPath, "manifest-path", a.manifestPath, "the same as --manifest, under the name Airbyte's source-declarative-manifest gives it")
 			fs.BoolVar(&a.debug, "debug", a.debug, "print DEBUG LOG messages: a summary of every request and response, secrets masked")
 		}}
-	cl.newCommand("spec", "Print the connector specification", a.spec)
+	spec := cl.newCommand("spec", "Print the connector specification", a.spec)
+	spec.flags.StringVar(&a.configPath, "config", "", "path of a config JSON: its __injected_declarative_manifest is the manifest when no other is found (optional)")
 	check := cl.newCommand("check", "Check the config connects", a.check)
 	discover := cl.newCommand("discover", "Print the catalog of streams", a.discover)
 	read := cl.newCommand("read", "Read the configured streams", a.read)
@@ -136,8 +140,18 @@ func (a *app) fail(failure, message string) error {
 	return exitError{1}
 }
 
+// spec prints the manifest's spec, or the generic spec without a manifest.
+// A --config is optional (orchestrators that pass it to every command work):
+// its injected manifest is found as for the other commands.
 func (a *app) spec(context.Context) error {
-	raw, err := manifest.Find(a.manifestPath, nil)
+	var config map[string]any
+	if a.configPath != "" {
+		var err error
+		if config, err = readJSONObject(a.configPath, "config"); err != nil {
+			return a.fail(protocol.SystemError, err.Error())
+		}
+	}
+	raw, err := manifest.Find(a.manifestPath, config)
 	if errors.Is(err, manifest.ErrNoManifest) {
 		return a.out.Write(&protocol.Message{Type: protocol.TypeSpec, Spec: a.genericSpec})
 	}

@@ -37,7 +37,6 @@ func TestCommandLine(t *testing.T) {
 		"read --config c.json":    `error: required flag(s) "catalog" not set`,
 		"test-read":               `error: required flag(s) "config", "stream" not set`,
 		"check --config":          `error: flag needs an argument: -config`,
-		"spec --config c.json":    `error: flag provided but not defined: -config`,
 		"--config c.json check":   `error: flag provided but not defined: -config`,
 		"test-read --max-pages x": `error: invalid value "x" for flag -max-pages: parse error`,
 		"test-read --config c.json --stream s --max-pages 0":    `error: --max-pages must be at least 1, got 0`,

@@ -173,10 +173,18 @@ type progress struct {
 	lastAt  time.Time // when it was written
 }
 
-// start writes RUNNING, if no record did.
+// start writes RUNNING, if no record or state did.
 func (pg *progress) start() {
 	pg.mu.Lock()
 	defer pg.mu.Unlock()
+	pg.runningLocked()
+}
+
+// runningLocked writes the stream's RUNNING status once: before its first
+// record, or before its first state when it has none, so that a stream's
+// statuses and states come in the protocol's order (STARTED, RUNNING,
+// records and states, COMPLETE).
+func (pg *progress) runningLocked() {
 	if !pg.running {
 		pg.running = true
 		pg.r.Out.Status(pg.name, protocol.StatusRunning)
@@ -187,10 +195,7 @@ func (pg *progress) start() {
 func (pg *progress) emit(records [][]byte) error {
 	pg.mu.Lock()
 	defer pg.mu.Unlock()
-	if !pg.running {
-		pg.running = true
-		pg.r.Out.Status(pg.name, protocol.StatusRunning)
-	}
+	pg.runningLocked()
 	pg.count += int64(len(records))
 	pg.total += int64(len(records))
 	return pg.r.Out.WriteRecords(pg.name, records, pg.r.Now().UnixMilli())
@@ -211,6 +216,7 @@ func (pg *progress) checkpoint(throttled bool) error {
 		return nil
 	}
 	pg.last, pg.lastAt = text, time.Now()
+	pg.runningLocked()
 	err := pg.r.Out.StreamState(pg.name, state, pg.count)
 	pg.count = 0
 	return err

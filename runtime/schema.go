@@ -72,7 +72,7 @@ func fillNullProperties(schema map[string]any, prefix string) []string {
 func (r *Runner) loadSchema(ctx context.Context, st *manifest.Stream) (map[string]any, error) {
 	switch len(st.SchemaLoaders) {
 	case 0:
-		s, found, err := r.fileSchema(defaultSchemaPath(st.Name), st.Path+".schema_loader")
+		s, found, err := r.fileSchema(defaultSchemaPath(st.Name), st.Path+".schema_loader", false)
 		if err != nil || found {
 			return s, err
 		}
@@ -112,7 +112,7 @@ func (r *Runner) runLoader(ctx context.Context, st *manifest.Stream, l *manifest
 				return nil, ConfigErr("%v", err)
 			}
 		}
-		s, found, err := r.fileSchema(p, l.Path+".file_path")
+		s, found, err := r.fileSchema(p, l.Path+".file_path", l.FilePath != nil)
 		if err != nil {
 			return nil, err
 		}
@@ -126,7 +126,9 @@ func (r *Runner) runLoader(ctx context.Context, st *manifest.Stream, l *manifest
 	return nil, ConfigErr("%s: %s is not supported", l.Path, l.Type)
 }
 
-// defaultSchemaPath is the reference's default JSON file of a stream.
+// defaultSchemaPath is the reference's default JSON file of a stream, in
+// the schemas folder next to the manifest (the reference's
+// ./<package>/schemas/<stream>.json, its package being the manifest's folder).
 func defaultSchemaPath(stream string) string {
 	return "./schemas/" + stream + ".json"
 }
@@ -143,18 +145,20 @@ func (r *Runner) schemaFolders() []string {
 	return out
 }
 
-// fileSchema reads a schema file named relative to the manifest. The
-// reference's package convention is understood: in ./source_x/schemas/a.json
-// the first folder names the connector's package, which is the manifest's
-// folder. Files outside the manifest's folders are refused. found is false
-// when no candidate exists.
-func (r *Runner) fileSchema(p, where string) (map[string]any, bool, error) {
+// fileSchema reads a schema file named relative to the manifest. In a path
+// the manifest wrote (packaged), the reference's package convention is
+// understood: in ./source_x/schemas/a.json the first folder names the
+// connector's package, which is the manifest's folder. (Not in the default
+// path: a stream named config must not take config.json next to the
+// manifest as its schema.) Files outside the manifest's folders are
+// refused. found is false when no candidate exists.
+func (r *Runner) fileSchema(p, where string, packaged bool) (map[string]any, bool, error) {
 	clean := path.Clean(filepath.ToSlash(p))
 	if path.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, "../") {
 		return nil, false, ConfigErr("%s: schema file %q must be a path inside the manifest's folder", where, p)
 	}
 	candidates := []string{clean}
-	if _, rest, ok := strings.Cut(clean, "/"); ok {
+	if _, rest, ok := strings.Cut(clean, "/"); ok && packaged {
 		candidates = append(candidates, rest)
 	}
 	for _, dir := range r.schemaFolders() {
