@@ -196,8 +196,19 @@ func (j *jwtAuth) key() (any, error) {
 	return key, nil
 }
 
-// jwtHashes are the digests of the algorithm names' last three digits.
-var jwtHashes = map[string]crypto.Hash{"256": crypto.SHA256, "384": crypto.SHA384, "512": crypto.SHA512}
+// jwtHash is the digest an algorithm's name ends with (HS256, ES384,
+// RS512...); ok is false for another name.
+func jwtHash(alg string) (h crypto.Hash, ok bool) {
+	switch {
+	case strings.HasSuffix(alg, "256"):
+		return crypto.SHA256, true
+	case strings.HasSuffix(alg, "384"):
+		return crypto.SHA384, true
+	case strings.HasSuffix(alg, "512"):
+		return crypto.SHA512, true
+	}
+	return 0, false
+}
 
 // jwtSign signs input as RFC 7518 says for alg with key (bytes for HMAC, a
 // private key otherwise); ECDSA signatures are r and s side by side.
@@ -209,7 +220,7 @@ func jwtSign(alg string, key any, input []byte) ([]byte, error) {
 		}
 		return ed25519.Sign(k, input), nil
 	}
-	hash, ok := jwtHashes[alg[len(alg)-3:]]
+	hash, ok := jwtHash(alg)
 	if !ok {
 		return nil, fmt.Errorf("unknown algorithm")
 	}

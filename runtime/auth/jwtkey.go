@@ -84,7 +84,12 @@ type pbkdf2Params struct {
 	PRF        pkix.AlgorithmIdentifier `asn1:"optional"`
 }
 
-var errWrongPassphrase = errors.New("the passphrase does not decrypt the key")
+// errWrongPassphrase is a static value: nothing is built at package init.
+var errWrongPassphrase error = wrongPassphrase{}
+
+type wrongPassphrase struct{}
+
+func (wrongPassphrase) Error() string { return "the passphrase does not decrypt the key" }
 
 // decryptPKCS8 decrypts an EncryptedPrivateKeyInfo (RFC 5958, PBES2 of
 // RFC 8018) into the PKCS #8 key it holds.

@@ -1,7 +1,5 @@
 package decode
 
-import "bytes"
-
 // NonFiniteToNull rewrites the NaN, Infinity and -Infinity outside strings
 // of a JSON text as null; ok is false when it has none. JSON has no such
 // values, but APIs written in Python send them, and the reference reads them
@@ -32,11 +30,13 @@ func NonFiniteToNull(b []byte) (out []byte, ok bool) {
 	return append(out, b[last:]...), true
 }
 
-var nonFinite = [][]byte{[]byte("NaN"), []byte("Infinity"), []byte("-Infinity")}
+// nonFinite are the words replaced, as text: static data, nothing built at
+// package init.
+var nonFinite = [...]string{"NaN", "Infinity", "-Infinity"}
 
 func nonFiniteLen(b []byte) int {
 	for _, w := range nonFinite {
-		if bytes.HasPrefix(b, w) {
+		if len(b) >= len(w) && string(b[:len(w)]) == w {
 			return len(w)
 		}
 	}
