@@ -38,11 +38,15 @@ type app struct {
 	statePath      string
 	writeConfig    bool
 	testReading    bool // config migrations stay in memory
-	stream         string
-	limits         runtime.TestLimits
-	pretty         bool
-	debug          bool
-	stdout         io.Writer
+	// testWarnings are the manifest's warnings during a test read: they go
+	// into the StreamRead's logs, as Airbyte's builder shows its deprecation
+	// warnings, not beside it where the builder would never show them.
+	testWarnings []string
+	stream       string
+	limits       runtime.TestLimits
+	pretty       bool
+	debug        bool
+	stdout       io.Writer
 }
 
 // Main runs the command line and returns the exit code. Nothing but
@@ -176,8 +180,13 @@ func (a *app) spec(context.Context) error {
 	return a.out.Write(&protocol.Message{Type: protocol.TypeSpec, Spec: b})
 }
 
-// warn prints each warning about the manifest as a LOG WARN.
+// warn prints each warning about the manifest as a LOG WARN (keeps it for
+// the StreamRead during a test read).
 func (a *app) warn(warnings []string) {
+	if a.testReading {
+		a.testWarnings = append(a.testWarnings, warnings...)
+		return
+	}
 	for _, w := range warnings {
 		a.out.Log(protocol.LevelWarn, w)
 	}
@@ -466,6 +475,11 @@ func (a *app) runTestRead(ctx context.Context, pretty bool) error {
 		return nil
 	}
 	read := r.TestRead(ctx, a.stream, a.limits, states[a.stream])
+	logs := []runtime.TestLog{}
+	for _, w := range a.testWarnings {
+		logs = append(logs, runtime.TestLog{Message: w, Level: protocol.LevelWarn})
+	}
+	read.Logs = append(logs, read.Logs...)
 	if pretty {
 		a.out.Flush()
 		read.WritePretty(a.stdout, a.stream)

@@ -452,7 +452,7 @@ func TestBuilderTestReadDoesNotRetry(t *testing.T) {
 	}
 	data := res.ofType("RECORD")[0]["record"].(map[string]any)["data"].(map[string]any)
 	msg := fmt.Sprintf(`stream s: HTTP 503 Service Unavailable from GET %s/s?page=1: {"message":"down"} (gave up after 1 attempt)`, a.URL)
-	want := fmt.Sprintf(`[map[internal_message:%s level:ERROR message:%s]]`, msg, msg)
+	want := fmt.Sprintf(`[map[internal_message:%s level:ERROR message:%s stacktrace:<nil>]]`, msg, msg)
 	if fmt.Sprint(data["logs"]) != want {
 		t.Errorf("logs\n got %v\nwant %s", data["logs"], want)
 	}

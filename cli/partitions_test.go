@@ -473,7 +473,7 @@ parent_stream_configs:
 		got = append(got, string(b)+" "+s.Pages[0].Request.URL)
 	}
 	equalLists(t, "slices", got, []string{`{"parent_slice":{},"pid":1} ` + a.URL + "/p/1", `{"parent_slice":{},"pid":2} ` + a.URL + "/p/2"})
-	if len(d.Aux) != 1 || d.Aux[0].Title != "Parent stream: projects" || d.Aux[0].Request.URL != a.URL+"/projects" || !d.Limit {
+	if len(d.Aux) != 1 || d.Aux[0].Title != "Parent stream: Stream 'projects' request" || d.Aux[0].Request.URL != a.URL+"/projects" || !d.Limit {
 		t.Errorf("auxiliary requests %+v, limit reached %v", d.Aux, d.Limit)
 	}
 }

@@ -49,7 +49,7 @@ func TestTestReadShowsTheFailedPage(t *testing.T) {
 		t.Errorf("slices\n got: %s\nwant: %s", got, want)
 	}
 	msg := `"stream s: HTTP 403 Forbidden from GET ` + a.URL + `/s?page=2: {\"error\":\"forbidden for key ****\"}"`
-	wantLogs := `[{"internal_message":` + msg + `,"level":"ERROR","message":` + msg + `}]`
+	wantLogs := `[{"internal_message":` + msg + `,"level":"ERROR","message":` + msg + `,"stacktrace":null}]`
 	if got := compactJSON(data["logs"]); got != wantLogs {
 		t.Errorf("logs\n got: %s\nwant: %s", got, wantLogs)
 	}
@@ -168,7 +168,7 @@ func TestTestReadInferredSchemaAsAirbyte(t *testing.T) {
 
 	missing := newConnector(t, strings.Replace(stream("s", "url_base: "+a.URL+"\npath: /s", "[data]", ""), "primary_key: [id]", "primary_key: [uuid]", 1), nil)
 	d := testReadData(t, missing, "s")
-	if got := compactJSON(d["logs"]); got != "[{\"level\":\"ERROR\",\"message\":\"Path [] does not have field `uuid` in the schema and hence can't be marked as required.\"}]" {
+	if got := compactJSON(d["logs"]); got != "[{\"internal_message\":null,\"level\":\"ERROR\",\"message\":\"Path [] does not have field `uuid` in the schema and hence can't be marked as required.\",\"stacktrace\":null}]" {
 		t.Errorf("missing primary key: logs %s", got)
 	}
 	if got := compactJSON(d["inferred_schema"].(map[string]any)["required"]); got != `null` {

@@ -36,6 +36,9 @@ type Runner struct {
 	// configured catalog, by name, for property selectors (propertyselector.go).
 	configuredSchemas map[string]any
 	dynamic           dynamicStreams // the streams dynamic_streams made (dynamic.go)
+	// logSink, during a test read, takes the WARN and ERROR logs: they are
+	// part of the StreamRead the builder shows (testread.go).
+	logSink func(level, msg string)
 }
 
 // Observer is told of each data request and of each token or login request.
@@ -57,8 +60,13 @@ func New(src *manifest.Source, config map[string]any, out *protocol.Writer, mask
 	return r
 }
 
-// log prints a LOG message straight through the protocol writer.
+// log prints a LOG message straight through the protocol writer, or hands a
+// warning or error to the test read being run.
 func (r *Runner) log(level, msg string) {
+	if r.logSink != nil && (level == protocol.LevelWarn || level == protocol.LevelError) {
+		r.logSink(level, msg)
+		return
+	}
 	r.Out.Log(level, msg)
 }
 

@@ -41,12 +41,14 @@ type StreamRead struct {
 	LatestConfigUpdate      map[string]any     `json:"latest_config_update"`
 }
 
-// TestLog is a log line of a test read.
+// TestLog is a log line of a test read: a WARN or ERROR logged during the
+// read, the error that ended it, or a schema inference error. As in Airbyte's
+// builder, internal_message and stacktrace are always there, null when empty.
 type TestLog struct {
-	Message         string `json:"message"`
-	Level           string `json:"level"`
-	InternalMessage string `json:"internal_message,omitempty"`
-	Stacktrace      string `json:"stacktrace,omitempty"`
+	Message         string  `json:"message"`
+	Level           string  `json:"level"`
+	InternalMessage *string `json:"internal_message"`
+	Stacktrace      *string `json:"stacktrace"`
 }
 
 // TestSlice is one slice (a stream without partitions has one).
@@ -112,11 +114,12 @@ func (t *testReader) slices(ctx context.Context, st *manifest.Stream, limits Tes
 	}
 	t.stream = st.Name
 	t.field = run.sr.field
-	total, read := 0, 0
+	total, read, inSlice := 0, 0, 0
 	h := sliceHooks{
 		maxPages: limits.MaxPagesPerSlice,
 		emit: func(records [][]byte) error {
 			total += len(records)
+			inSlice += len(records)
 			if total >= limits.MaxRecords {
 				return errLimit
 			}
@@ -128,6 +131,7 @@ func (t *testReader) slices(ctx context.Context, st *manifest.Stream, limits Tes
 				return errSlicesRead
 			}
 			read++
+			inSlice = 0
 			t.current = &TestSlice{Pages: []TestPage{}, SliceDescriptor: sl.Descriptor(), State: []*protocol.State{}, AuxiliaryRequests: []AuxiliaryRequest{}}
 			return nil
 		},
@@ -136,8 +140,10 @@ func (t *testReader) slices(ctx context.Context, st *manifest.Stream, limits Tes
 				t.read.TestReadLimitReached = true
 			}
 			if run.incremental() {
+				// As the STATE a read writes after the slice, with its records counted.
 				t.current.State = []*protocol.State{{Type: "STREAM", Stream: &protocol.StreamState{
-					StreamDescriptor: protocol.StreamDescriptor{Name: st.Name}, StreamState: run.state()}}}
+					StreamDescriptor: protocol.StreamDescriptor{Name: st.Name}, StreamState: run.state()},
+					SourceStats: &protocol.StateStats{RecordCount: protocol.Count(inSlice)}}}
 			}
 			t.read.Slices = append(t.read.Slices, *t.current)
 			t.current = nil
@@ -161,10 +167,13 @@ func (t *testReader) slices(ctx context.Context, st *manifest.Stream, limits Tes
 
 func (t *testReader) Page(stream string, req *request.Parts, resp *request.Response, records [][]byte, decision string) {
 	if stream != t.stream {
-		// A parent stream's page, read to make the partitions.
+		// A parent stream's page, read to make the partitions, titled as
+		// Airbyte's builder titles it.
 		t.mu.Lock()
-		t.read.AuxiliaryRequests = append(t.read.AuxiliaryRequests, AuxiliaryRequest{Title: "Parent stream: " + stream, Type: "PARENT_STREAM",
-			Description: decision, Request: t.request(req), Response: t.response(resp)})
+		t.read.AuxiliaryRequests = append(t.read.AuxiliaryRequests, AuxiliaryRequest{
+			Title: "Parent stream: Stream '" + stream + "' request", Type: "PARENT_STREAM",
+			Description: "Request performed in order to extract records for stream '" + stream + "'",
+			Request:     t.request(req), Response: t.response(resp)})
 		t.mu.Unlock()
 		return
 	}
@@ -275,6 +284,16 @@ func (t *testReader) mask() {
 		maskReq(t.read.AuxiliaryRequests[i].Request)
 		maskResp(t.read.AuxiliaryRequests[i].Response)
 	}
+	for i := range t.read.Logs {
+		t.read.Logs[i].Message = m(t.read.Logs[i].Message)
+	}
+}
+
+// log keeps a WARN or ERROR logged during the read.
+func (t *testReader) log(level, msg string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.read.Logs = append(t.read.Logs, TestLog{Message: msg, Level: level})
 }
 
 var errLimit = errors.New("record limit reached")
@@ -295,8 +314,8 @@ func (r *Runner) TestRead(ctx context.Context, stream string, limits TestLimits,
 	}
 	read := &StreamRead{Logs: []TestLog{}, Slices: []TestSlice{}, AuxiliaryRequests: []AuxiliaryRequest{}, InferredDatetimeFormats: map[string]string{}}
 	tr := &testReader{r: r, read: read}
-	r.Observer = tr
-	defer func() { r.Observer = nil }()
+	r.Observer, r.logSink = tr, tr.log
+	defer func() { r.Observer, r.logSink = nil, nil }()
 	// As the builder's test reads, retries are off, even a manifest's max_retries.
 	prevNoRetries := r.Client.NoRetries
 	r.Client.NoRetries = true
@@ -326,7 +345,8 @@ func (r *Runner) TestRead(ctx context.Context, stream string, limits TestLimits,
 		if internal == "" {
 			internal = OneLine(err)
 		}
-		read.Logs = append(read.Logs, TestLog{Message: r.Masker.Mask(OneLine(err)), Level: "ERROR", InternalMessage: r.Masker.Mask(internal)})
+		internal = r.Masker.Mask(internal)
+		read.Logs = append(read.Logs, TestLog{Message: OneLine(err), Level: "ERROR", InternalMessage: &internal})
 	}
 	if tr.current != nil { // the slice that failed or met a limit
 		read.Slices = append(read.Slices, *tr.current)
