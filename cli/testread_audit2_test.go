@@ -119,3 +119,70 @@ func TestTestReadIncrementalSliceStates(t *testing.T) {
 		t.Errorf("inferred_datetime_formats: %s", got)
 	}
 }
+
+// max_records reached in the middle of a page: the page keeps the records up
+// to the limit (its response whole), no further page is requested, and the
+// limit is reported; a page whose records are all filtered out is shown with
+// no records.
+func TestTestReadRecordLimitInAPageAndFilteredPages(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		if r.URL.Query().Get("page") == "" {
+			fmt.Fprint(w, `{"data":[{"id":1,"k":"no"},{"id":2,"k":"no"}],"next":2}`)
+			return
+		}
+		fmt.Fprint(w, `{"data":[{"id":3,"k":"yes"},{"id":4,"k":"yes"},{"id":5,"k":"yes"}],"next":3}`)
+	})
+	m := stream("s", "url_base: "+a.URL+"\npath: /s", "[data]", "paginator:\n  type: DefaultPaginator\n  page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: page}\n  pagination_strategy: {type: CursorPagination, cursor_value: \"{{ response.next }}\"}")
+	m = strings.Replace(m, "field_path: [data]}}", "field_path: [data]}, record_filter: {type: RecordFilter, condition: \"{{ record.k == 'yes' }}\"}}", 1)
+	data := builderRead(t, m, map[string]any{"__test_read_config": map[string]any{"max_records": 2}}, "s")
+	want := `{"auxiliary_requests":[],"inferred_datetime_formats":{},` +
+		`"inferred_schema":{"$schema":"http://json-schema.org/schema#","properties":{"id":{"type":"number"},"k":{"type":["string","null"]}},"required":["id"],"type":"object"},` +
+		`"latest_config_update":null,"logs":[],"slices":[{"auxiliary_requests":[],"pages":[` +
+		`{"records":[],"request":{"body":null,"headers":{},"http_method":"GET","url":"` + a.URL + `/s"},` +
+		`"response":{"body":"{\"data\":[{\"id\":1,\"k\":\"no\"},{\"id\":2,\"k\":\"no\"}],\"next\":2}","headers":{"Content-Type":"application/json"},"status":200}},` +
+		`{"records":[{"id":3,"k":"yes"},{"id":4,"k":"yes"}],"request":{"body":null,"headers":{},"http_method":"GET","url":"` + a.URL + `/s?page=2"},` +
+		`"response":{"body":"{\"data\":[{\"id\":3,\"k\":\"yes\"},{\"id\":4,\"k\":\"yes\"},{\"id\":5,\"k\":\"yes\"}],\"next\":3}","headers":{"Content-Type":"application/json"},"status":200}}],` +
+		`"slice_descriptor":null,"state":[]}],"test_read_limit_reached":true}`
+	if got := compactJSON(data); got != want {
+		t.Errorf("StreamRead\n got: %s\nwant: %s", got, want)
+	}
+	equalLists(t, "requests", a.lines(), []string{"GET /s", "GET /s?page=2"})
+}
+
+// A stream the catalog names but the manifest does not: the builder's
+// StreamRead says so in its logs (Airbyte's builder returns an empty one, no
+// word why), and nothing is requested.
+func TestTestReadUnknownStream(t *testing.T) {
+	a := dataAPI(t)
+	data := builderRead(t, stream("s", "url_base: "+a.URL+"\npath: /s", "[data]", ""), nil, "nope")
+	want := `{"auxiliary_requests":[],"inferred_datetime_formats":{},"inferred_schema":null,"latest_config_update":null,` +
+		`"logs":[{"internal_message":"stream \"nope\" is not defined in the manifest (streams: s)","level":"ERROR","message":"stream \"nope\" is not defined in the manifest (streams: s)","stacktrace":null}],` +
+		`"slices":[],"test_read_limit_reached":false}`
+	if got := compactJSON(data); got != want {
+		t.Errorf("StreamRead\n got: %s\nwant: %s", got, want)
+	}
+	if len(a.requests()) != 0 {
+		t.Errorf("requests: %v", a.lines())
+	}
+}
+
+// A manifest that cannot load: one TRACE config_error naming the place and
+// exit 0, as the builder's answer to a request it cannot run (Airbyte's says
+// "Error handling request: ..." as a system_error; the manifest is the user's
+// to fix, so config_error), and no request.
+func TestTestReadManifestThatCannotLoad(t *testing.T) {
+	a := dataAPI(t)
+	m, _ := yamlToMap(stream("s", "url_base: "+a.URL+"\npath: /s\nhttp_method: FETCH", "[data]", ""))
+	c := newConnector(t, "", map[string]any{"__command": "test_read", "__injected_declarative_manifest": m}, "s")
+	res := runCLI(t, "read", "--config", c.config, "--catalog", c.catalog)
+	errs := res.errors()
+	if res.code != 0 || len(res.msgs) != 1 || len(errs) != 1 || errs[0]["failure_type"] != "config_error" {
+		t.Fatalf("exit %d: %s", res.code, res.stdout)
+	}
+	if msg := errs[0]["message"].(string); !strings.HasPrefix(msg, "invalid manifest: streams[0].retriever.requester.http_method") {
+		t.Errorf("message: %s", msg)
+	}
+	if len(a.requests()) != 0 {
+		t.Errorf("requests: %v", a.lines())
+	}
+}
