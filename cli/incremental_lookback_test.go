@@ -82,3 +82,41 @@ func TestClientSideIncrementalParentKeepsItsLookback(t *testing.T) {
 		t.Errorf("last state %s", last)
 	}
 }
+
+func TestIncrementingCountStateNeverGoesBack(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		fmt.Fprint(w, `{"data":[{"id":1,"seq":5},{"id":2}]}`)
+	})
+	cursor := `type: IncrementingCountCursor
+cursor_field: seq
+start_value_option: {type: RequestOption, inject_into: body_json, field_path: [filter, after]}`
+	m := strings.Replace(incrementalStream(a.URL, cursor, ""), "path: /items}", "path: /items, http_method: POST}", 1)
+	c := incrementalConnector(t, m, nil, "items")
+	stateFile := func(v string) string {
+		return writeFile(t, c.dir, "state.json", `[{"type":"STREAM","stream":{"stream_descriptor":{"name":"items"},"stream_state":{"seq":`+v+`}}}]`)
+	}
+	for _, tc := range []struct{ state, body, out string }{
+		{"", `{"filter":{"after":0}}`, `{"seq":5}`},
+		// A record below the state does not take the state back (the
+		// reference's merge of intervals would write 5).
+		{"10", `{"filter":{"after":10}}`, `{"seq":10}`},
+		// A state kept as text is read as the integer it spells.
+		{`"3"`, `{"filter":{"after":3}}`, `{"seq":5}`},
+	} {
+		before := len(a.requests())
+		var res result
+		if tc.state == "" {
+			res = c.read(t)
+		} else {
+			res = c.read(t, "--state", stateFile(tc.state))
+		}
+		if res.code != 0 {
+			t.Fatalf("state %s: exit %d: %s", tc.state, res.code, res.stdout)
+		}
+		reqs := a.requests()[before:]
+		if len(reqs) != 1 || reqs[0].Method != "POST" || reqs[0].Path != "/items" || reqs[0].Query != "" || reqs[0].Body != tc.body {
+			t.Errorf("state %s: requests %+v, want one POST /items with %s", tc.state, reqs, tc.body)
+		}
+		equalLists(t, "state after "+tc.state, res.states(), []string{itemState(tc.out, 2)})
+	}
+}
