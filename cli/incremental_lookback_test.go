@@ -120,3 +120,40 @@ start_value_option: {type: RequestOption, inject_into: body_json, field_path: [f
 		equalLists(t, "state after "+tc.state, res.states(), []string{itemState(tc.out, 2)})
 	}
 }
+
+func TestDataFeedStopsBeforeTheLookback(t *testing.T) {
+	pages := map[string]string{
+		"":   `{"data":[{"id":9,"updated_at":"2024-01-09T00:00:00Z"},{"id":8,"updated_at":"2024-01-08T00:00:00Z"}],"next":"p2"}`,
+		"p2": `{"data":[{"id":5,"updated_at":"2024-01-05T12:00:00Z"},{"id":4,"updated_at":"2024-01-04T00:00:00Z"}],"next":"p3"}`,
+		"p3": `{"data":[{"id":3,"updated_at":"2024-01-04T00:00:00Z"},{"id":2,"updated_at":"2024-01-03T23:59:59Z"}],"next":"p4"}`,
+		"p4": `{"data":[{"id":1,"updated_at":"2024-01-02T00:00:00Z"}],"next":null}`,
+	}
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		fmt.Fprint(w, pages[r.URL.Query().Get("cursor")])
+	})
+	cursor := `type: DatetimeBasedCursor
+cursor_field: updated_at
+datetime_format: "%Y-%m-%dT%H:%M:%SZ"
+start_datetime: "2024-01-01T00:00:00Z"
+end_datetime: "2024-01-10T00:00:00Z"
+lookback_window: P1D
+is_data_feed: true`
+	paginator := `paginator:
+  type: DefaultPaginator
+  page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: cursor}
+  pagination_strategy: {type: CursorPagination, cursor_value: "{{ response.next }}", stop_condition: "{{ response.next is none }}"}`
+	c := incrementalConnector(t, incrementalStream(a.URL, cursor, paginator), nil, "items")
+	res := c.read(t, "--state", writeFile(t, c.dir, "state.json", `[{"type":"STREAM","stream":{"stream_descriptor":{"name":"items"},"stream_state":{"updated_at":"2024-01-05T00:00:00Z"}}}]`))
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stdout)
+	}
+	// The window starts at the state minus one day: a page ending on that
+	// instant is not the last; the next one, ending before it, is.
+	equalLists(t, "requests", a.lines(), []string{"GET /items", "GET /items?cursor=p2", "GET /items?cursor=p3"})
+	equalLists(t, "records", res.records("items"), []string{
+		`{"id":9,"updated_at":"2024-01-09T00:00:00Z"}`, `{"id":8,"updated_at":"2024-01-08T00:00:00Z"}`,
+		`{"id":5,"updated_at":"2024-01-05T12:00:00Z"}`, `{"id":4,"updated_at":"2024-01-04T00:00:00Z"}`,
+		`{"id":3,"updated_at":"2024-01-04T00:00:00Z"}`,
+	})
+	equalLists(t, "states", res.states(), []string{itemState(`{"updated_at":"2024-01-09T00:00:00Z"}`, 5)})
+}
