@@ -497,13 +497,15 @@ func (c *DatetimeCursor) value(raw []byte) (int64, error) {
 }
 
 // Keep tells whether a value is inside the sync's window: from the state (or
-// start) without lookback, to the end (or now), both included.
+// start) minus lookback_window, never before the start, to the end (or now),
+// both included. The records the lookback reads again are kept, as the CDK's
+// client-side filter keeps them.
 func (c *DatetimeCursor) Keep(raw []byte) bool {
 	us, err := c.value(raw)
 	if err != nil {
 		return true
 	}
-	return us >= c.syncStart && us <= c.spec.endNow()
+	return us >= max(c.spec.lookback.SubMicros(c.syncStart), c.spec.start) && us <= c.spec.endNow()
 }
 
 // Close adds the slice to the history. Its highest value counts no further
