@@ -17,6 +17,7 @@ type Masker struct {
 	secrets    map[string]bool // every form of every secret
 	registered map[string]bool // the values given to Add
 	replacer   *strings.Replacer
+	list       []string // every form of every secret, longest first
 }
 
 // NewMasker returns an empty masker.
@@ -89,10 +90,12 @@ func jsonEscape(s string, ascii, slash bool) string {
 	return b.String()
 }
 
-// Mask hides every secret in s.
+// Mask hides every secret in s, and the start of a secret that a text
+// shortened with "..." cut off (an error message showing the first 200
+// characters of a body that echoes a long token).
 func (m *Masker) Mask(s string) string {
 	m.mu.RLock()
-	r := m.replacer
+	r, list := m.replacer, m.list
 	n := len(m.secrets)
 	m.mu.RUnlock()
 	if n == 0 {
@@ -100,7 +103,7 @@ func (m *Masker) Mask(s string) string {
 	}
 	if r == nil {
 		m.mu.Lock()
-		list := make([]string, 0, len(m.secrets))
+		list = make([]string, 0, len(m.secrets))
 		for v := range m.secrets {
 			list = append(list, v)
 		}
@@ -109,11 +112,50 @@ func (m *Masker) Mask(s string) string {
 		for _, v := range list {
 			pairs = append(pairs, v, "****")
 		}
-		m.replacer = strings.NewReplacer(pairs...)
+		m.replacer, m.list = strings.NewReplacer(pairs...), list
 		r = m.replacer
 		m.mu.Unlock()
 	}
-	return r.Replace(s)
+	s = r.Replace(s)
+	if strings.Contains(s, "...") {
+		s = maskCut(s, list)
+	}
+	return s
+}
+
+// maskCut replaces by **** the start of a secret that ends the text before
+// each "..." of s.
+func maskCut(s string, list []string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "...")
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		head := s[:i]
+		if n := cutSecret(head, list); n > 0 {
+			head = head[:len(head)-n] + "****"
+		}
+		b.WriteString(head)
+		b.WriteString("...")
+		s = s[i+3:]
+	}
+}
+
+// cutSecret is the length of the longest start of a secret, 3 bytes or
+// more, that text ends with; 0 if none.
+func cutSecret(text string, list []string) int {
+	best := 0
+	for _, v := range list {
+		for n := min(len(v)-1, len(text)); n > best && n >= 3; n-- {
+			if strings.HasSuffix(text, v[:n]) {
+				best = n
+				break
+			}
+		}
+	}
+	return best
 }
 
 // AddSpecSecrets registers the config values at every airbyte_secret path of
