@@ -140,6 +140,7 @@ func (s *legacySession) login(ctx context.Context, user, password string) (strin
 	p := request.New(http.MethodPost, u)
 	p.SetBodyJSON([]string{"username"}, user)
 	p.SetBodyJSON([]string{"password"}, password)
+	ctx = request.GetsCredentials(ctx)
 	resp, err := s.env.Client.Send(ctx, func() (*http.Request, error) { return p.HTTP(ctx) }, request.AuthPolicy())
 	if s.env.Exchange != nil {
 		s.env.Exchange("Login request", "Obtains session token", p, resp)

@@ -66,7 +66,7 @@ func (s *session) sessionToken(ctx context.Context) (string, error) {
 	if s.s.Expiration != nil && s.token != "" && !s.env.Now().After(s.expires) {
 		return s.token, nil
 	}
-	resp, err := s.env.Login(ctx, s.s.Login)
+	resp, err := s.env.Login(request.GetsCredentials(ctx), s.s.Login)
 	if err != nil {
 		return "", loginError(err)
 	}

@@ -189,6 +189,7 @@ func (e *endpointSource) send(ctx context.Context, tr *tokenRequest, enc string)
 	if p.Headers.Get("Accept") == "" {
 		p.Headers.Set("Accept", "application/json")
 	}
+	ctx = request.GetsCredentials(ctx)
 	resp, err := e.env.Client.Send(ctx, func() (*http.Request, error) { return p.HTTP(ctx) }, request.AuthPolicy())
 	if e.env.Exchange != nil {
 		e.env.Exchange("Refresh token", "Obtains access token", p, resp)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -282,7 +283,15 @@ func (c *Client) backoff(p *Policy, r *Response, attempt int, left time.Duration
 	return min(d, left), nil
 }
 
-func seconds(f float64) time.Duration { return time.Duration(f * float64(time.Second)) }
+// seconds is a number of seconds as a duration; beyond what a duration
+// holds (an API's Retry-After of 10^12), the longest one, not an overflow
+// that would retry at once.
+func seconds(f float64) time.Duration {
+	if f*float64(time.Second) >= math.MaxInt64 {
+		return math.MaxInt64
+	}
+	return time.Duration(f * float64(time.Second))
+}
 
 func (c *Client) strategyWait(b backoff, r *Response, attempt int) (time.Duration, bool, error) {
 	switch b.typ {
@@ -319,7 +328,7 @@ func (c *Client) strategyWait(b backoff, r *Response, attempt int) (time.Duratio
 		}
 		return b.capWait(b.minWait)
 	}
-	wait := float64(time.Unix(0, int64(f*1e9)).Sub(c.Now())) / float64(time.Second)
+	wait := f - float64(c.Now().UnixNano())/float64(time.Second)
 	if b.minWait != 0 {
 		return b.capWait(max(wait, b.minWait))
 	}
@@ -343,7 +352,7 @@ func retryAfter(v string, now time.Time) (time.Duration, bool) {
 		return 0, false
 	}
 	if n, err := strconv.ParseFloat(v, 64); err == nil && n >= 0 {
-		return time.Duration(n * float64(time.Second)), true
+		return seconds(n), true
 	}
 	if t, err := http.ParseTime(v); err == nil {
 		return t.Sub(now), true
@@ -393,8 +402,21 @@ func (c *Client) debugResponse(req *http.Request, resp *Response) {
 	if c.Debug == nil || !c.Debug() || resp == nil {
 		return
 	}
+	body := BodyStart(resp.Body)
+	if req.Context().Value(credentialsKey{}) != nil {
+		body = "not shown (it holds credentials)"
+	}
 	c.log(protocol.LevelDebug, fmt.Sprintf("Response HTTP %d to %s %s: %d bytes, headers %s, body %s",
-		resp.Status, req.Method, resp.URL, len(resp.Body), debugHeaders(resp.Header), BodyStart(resp.Body)))
+		resp.Status, req.Method, resp.URL, len(resp.Body), debugHeaders(resp.Header), body))
+}
+
+type credentialsKey struct{}
+
+// GetsCredentials marks the requests sent with ctx as ones whose answer
+// holds a new token (OAuth token and session login requests): --debug does
+// not print their bodies, which come before the token is known to be masked.
+func GetsCredentials(ctx context.Context) context.Context {
+	return context.WithValue(ctx, credentialsKey{}, true)
 }
 
 // debugHeaders prints headers as a JSON object, credentials hidden (the
