@@ -36,7 +36,16 @@ func (r *Runner) truncatedList(ctx context.Context, st *manifest.Stream, m *mani
 	if f := failure.As(err); f != nil {
 		wrapped := *f
 		wrapped.Message = fmt.Sprintf("%s (reading the complete list of a truncated record through %s)", f.Message, where)
-		return nil, &wrapped
+		return nil, &listError{&wrapped}
 	}
 	return items, err
 }
+
+// listError is the failure of a truncated list's read: it ends the stream
+// as it is (a 401 a config error, a 5xx given up a transient one), not as a
+// page of the parent that could not be read.
+type listError struct{ err *Error }
+
+func (e *listError) Error() string { return e.err.Error() }
+
+func (e *listError) Unwrap() error { return e.err }

@@ -322,6 +322,9 @@ func (s *streamReader) requestError(err error) error {
 }
 
 func (s *streamReader) badResponse(resp *request.Response, err error) error {
+	if le := (*listError)(nil); errors.As(err, &le) {
+		return le.err
+	}
 	return &Error{Failure: protocol.SystemError, Message: fmt.Sprintf("stream %s: %v (HTTP %d from %s): %s",
 		s.st.Name, err, resp.Status, resp.URL, request.BodyStart(resp.Body))}
 }
