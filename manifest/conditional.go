@@ -27,7 +27,7 @@ func (d *decoder) conditionalStreams(v any, path string) []*Stream {
 		if st == nil {
 			continue
 		}
-		st.Condition, st.ConditionPath = cond, join(path, "condition")
+		st.Condition = cond
 		st.ConditionParameters, _ = m["$parameters"].(map[string]any)
 		out = append(out, st)
 	}

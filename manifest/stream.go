@@ -12,9 +12,8 @@ type Stream struct {
 	Path string // manifest path, e.g. streams[0]
 	// Condition, for a stream of a ConditionalStreams, must hold for the
 	// config (with ConditionParameters) for the stream to be part of the
-	// source; nil for every other stream. ConditionPath is its manifest path.
+	// source; nil for every other stream.
 	Condition           *interp.Template
-	ConditionPath       string
 	ConditionParameters map[string]any
 	PrimaryKey          [][]string
 	// SchemaLoaders give the stream's schema, merged when there are several;

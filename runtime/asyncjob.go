@@ -71,7 +71,7 @@ func (r *Runner) newAsyncJob(st *manifest.Stream) (*asyncJob, error) {
 	if m.Timeout != nil {
 		v, err := m.Timeout.Eval(vars)
 		if err != nil {
-			return nil, ConfigErr("%s.polling_job_timeout: %v", m.Path, err)
+			return nil, ConfigErr("%v", err) // the template error names polling_job_timeout
 		}
 		n, err := strconv.ParseInt(strings.TrimSpace(interp.String(v)), 10, 64)
 		if err != nil || n < 0 {
@@ -94,10 +94,10 @@ func (r *Runner) newAsyncJob(st *manifest.Stream) (*asyncJob, error) {
 		}
 	}
 	if j.statusPath, err = interp.RenderEach(m.StatusPath, vars); err != nil {
-		return nil, ConfigErr("%s.status_extractor: %v", m.Path, err)
+		return nil, ConfigErr("%v", err) // the template error names the field_path
 	}
 	if j.targetPath, err = interp.RenderEach(m.TargetPath, vars); err != nil {
-		return nil, ConfigErr("%s.download_target_extractor: %v", m.Path, err)
+		return nil, ConfigErr("%v", err)
 	}
 	return j, nil
 }

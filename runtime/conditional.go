@@ -10,7 +10,7 @@ func (r *Runner) applyConditions() error {
 		if st.Condition != nil {
 			ok, err := st.Condition.Bool(r.vars(st.ConditionParameters, nil))
 			if err != nil {
-				return ConfigErr("%s: %v", st.ConditionPath, err)
+				return ConfigErr("%v", err) // the template error names the condition
 			}
 			if !ok {
 				continue

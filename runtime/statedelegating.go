@@ -43,7 +43,7 @@ func (r *Runner) expired(sd *manifest.StateDelegation, state map[string]any) (bo
 	where := sd.Path + ".api_retention_period"
 	text, err := sd.RetentionPeriod.Render(r.vars(sd.Parameters, nil))
 	if err != nil {
-		return false, ConfigErr("%s: %v", where, err)
+		return false, ConfigErr("%v", err) // the template error names api_retention_period
 	}
 	if text = strings.TrimSpace(text); text == "" {
 		return false, nil

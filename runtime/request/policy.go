@@ -84,7 +84,7 @@ func evalBackoff(b manifest.Backoff, config map[string]any) (backoff, error) {
 		}
 		v, err := t.Eval(vars)
 		if err != nil {
-			return 0, false, failure.Config("%s.%s: %v", b.Path, field, err)
+			return 0, false, failure.Config("%v", err) // the template error names the field
 		}
 		s := strings.TrimSpace(interp.String(v))
 		if s == "" {
@@ -116,13 +116,13 @@ func evalBackoff(b manifest.Backoff, config map[string]any) (backoff, error) {
 	}
 	if b.Header != nil {
 		if out.header, err = b.Header.Render(vars); err != nil {
-			return out, failure.Config("%s.header: %v", b.Path, err)
+			return out, failure.Config("%v", err)
 		}
 	}
 	if b.RegexTemplate != nil {
 		src, err := b.RegexTemplate.Render(vars)
 		if err != nil {
-			return out, failure.Config("%s.regex: %v", b.Path, err)
+			return out, failure.Config("%v", err)
 		}
 		if out.regex, err = pyregex.Compile(src); err != nil {
 			return out, failure.Config("%s.regex: %q is not a regular expression: %v", b.Path, src, err)
@@ -154,7 +154,7 @@ func handlerRetries(h *manifest.ErrorHandler, config map[string]any) (int, error
 	}
 	v, err := h.MaxRetries.Eval(interp.Vars{"config": config, "parameters": map[string]any{}})
 	if err != nil {
-		return 0, failure.Config("%s.max_retries: %v", h.Path, err)
+		return 0, failure.Config("%v", err) // the template error names max_retries
 	}
 	s := strings.TrimSpace(interp.String(v))
 	if s == "" {
