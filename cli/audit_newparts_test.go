@@ -152,3 +152,21 @@ streams:
 	}
 	equalLists(t, "requests", a.lines(), nil)
 }
+
+// A schema file whose $refs point at parts holding several $refs each
+// expands exponentially (4 refs a level, 12 levels: 16 million copies from
+// 1 KB): discover refuses it instead of running out of time and memory.
+func TestSchemaRefsThatMultiplyAreRefused(t *testing.T) {
+	c := newConnector(t, source(namedStream("inline", "http://127.0.0.1:1", "/x", `schema_loader: {type: JsonFileSchemaLoader, file_path: "./s.json"}`)), nil)
+	var defs []string
+	for i := 0; i < 12; i++ {
+		ref := fmt.Sprintf(`{"$ref":"#/definitions/d%d"}`, i+1)
+		defs = append(defs, fmt.Sprintf(`"d%d":{"type":"object","properties":{"a":%[2]s,"b":%[2]s,"c":%[2]s,"e":%[2]s}}`, i, ref))
+	}
+	file := writeFile(t, c.dir, "s.json", `{"type":"object","properties":{"x":{"$ref":"#/definitions/d0"}},"definitions":{`+strings.Join(defs, ",")+`,"d12":{"type":"string"}}}`)
+	res := discover(c, t)
+	if errs := res.errors(); res.code != 1 || len(errs) != 1 || errs[0]["failure_type"] != "config_error" ||
+		errs[0]["message"] != "streams[0].schema_loader.file_path: schema file "+file+": its $refs expand to more than 250000 parts" {
+		t.Errorf("exit %d, errors %v", res.code, errs)
+	}
+}
