@@ -150,6 +150,20 @@ streams:
 	if errs := res.errors(); res.code != 1 || len(errs) != 2 || errs[0]["message"] != `streams[0].retriever.polling_job_timeout: template "{{ config['n'] / 0 }}": division by zero` {
 		t.Errorf("exit %d, errors %v", res.code, errs)
 	}
+
+	selector := stream("s", "url_base: "+a.URL+`
+path: /s
+request_parameters:
+  properties:
+    type: QueryProperties
+    property_list: [a, b]
+    property_selector:
+      type: JsonSchemaPropertySelector
+      transformations: [{type: KeysReplace, old: "{{ config['n'] / 0 }}", new: ""}]`, "[data]", "")
+	c := newConnector(t, selector, map[string]any{"n": 1}, "s")
+	catalog := writeFile(t, c.dir, "selected.json", `{"streams":[{"stream":{"name":"s","json_schema":{"properties":{"a":{}}},"supported_sync_modes":["full_refresh"]},"sync_mode":"full_refresh","destination_sync_mode":"overwrite"}]}`)
+	res = runCLI(t, "read", "--manifest", c.manifest, "--config", c.config, "--catalog", catalog)
+	streamError(t, res, "config_error", `streams[0].retriever.requester.request_parameters.properties.property_selector.transformations[0].old: template "{{ config['n'] / 0 }}": division by zero`)
 	equalLists(t, "requests", a.lines(), nil)
 }
 

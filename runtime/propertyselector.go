@@ -26,7 +26,7 @@ func (r *Runner) selectedProperties(stream string, sel *manifest.PropertySelecto
 	vars := r.vars(nil, nil)
 	for _, t := range ts {
 		if err := t.Apply(obj, vars); err != nil {
-			return nil, false, ConfigErr("%s: %v", sel.Path, err)
+			return nil, false, ConfigErr("%v", err) // the error names the transformation
 		}
 	}
 	set = map[string]bool{}
