@@ -184,3 +184,22 @@ func TestSchemaRefsThatMultiplyAreRefused(t *testing.T) {
 		t.Errorf("exit %d, errors %v", res.code, errs)
 	}
 }
+
+// The builder's full resolve tries its resolvers' requests once, as its
+// test reads do (Airbyte's builder source never retries): a resolver
+// answering 500 was retried for 31 s before the builder saw the error.
+func TestBuilderFullResolveDoesNotRetry(t *testing.T) {
+	waits := fakeClock(t)
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		w.WriteHeader(http.StatusInternalServerError)
+		fmt.Fprint(w, `{"message":"down"}`)
+	})
+	m, _ := yamlToMap(dynamicManifest(a.URL, strings.ReplaceAll(httpTables, "URL", a.URL)))
+	c := newConnector(t, "", map[string]any{"__command": "full_resolve_manifest", "__injected_declarative_manifest": m}, "static")
+	res := runCLI(t, "read", "--config", c.config, "--catalog", c.catalog)
+	equalLists(t, "requests", a.lines(), []string{"GET /tables"})
+	if errs := res.errors(); res.code != 0 || len(res.msgs) != 1 || len(errs) != 1 || len(*waits) != 0 || errs[0]["failure_type"] != "transient_error" ||
+		errs[0]["message"] != "stream tables: HTTP 500 Internal Server Error from GET "+a.URL+`/tables: {"message":"down"} (gave up after 1 attempt)` {
+		t.Errorf("exit %d, waits %v: %s", res.code, *waits, res.stdout)
+	}
+}

@@ -426,6 +426,7 @@ func (a *app) builder(ctx context.Context, command string, config map[string]any
 			a.out.Error(protocol.ConfigError, serr.message, "", "")
 			return nil
 		}
+		r.Client.NoRetries = true // as the builder's test reads: its resolvers' requests are tried once
 		resolved, err := r.FullResolvedManifest(ctx, limits.MaxStreams)
 		if err != nil {
 			a.out.Error(runtime.FailureType(err), runtime.OneLine(err), "", "")
