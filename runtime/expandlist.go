@@ -2,10 +2,8 @@ package runtime
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/airbyte-go/source-declarative/manifest"
-	"github.com/airbyte-go/source-declarative/protocol"
 	"github.com/airbyte-go/source-declarative/runtime/failure"
 	"github.com/airbyte-go/source-declarative/runtime/incremental"
 	"github.com/airbyte-go/source-declarative/runtime/transform"
@@ -16,27 +14,12 @@ import (
 // page its paginator gives, with the parent as stream_slice['parent_record'],
 // as Airbyte's RecordExpander does. Its records are the list's items.
 func (r *Runner) truncatedList(ctx context.Context, st *manifest.Stream, m *manifest.RecordExpander, parent *transform.Object) ([]any, error) {
-	where := m.Path + ".truncated_list_retriever"
-	sr, err := r.streamReader(&manifest.Stream{Name: st.Name, Path: where, Retriever: m.TruncatedRetriever}, incremental.FullRefresh{})
-	if err != nil {
-		return nil, err
-	}
 	slice := &incremental.Slice{Partition: map[string]any{"parent_record": transform.ToPlain(parent)}}
 	var items []any
-	err = sr.read(ctx, slice, 0, func(records [][]byte) error {
-		for _, rec := range records {
-			obj, err := transform.Decode(rec)
-			if err != nil {
-				return &Error{Failure: protocol.SystemError, Message: fmt.Sprintf("stream %s: %s: %v", st.Name, where, err)}
-			}
-			items = append(items, obj)
-		}
-		return nil
-	})
+	err := r.readNested(ctx, st.Name, m.Path+".truncated_list_retriever", m.TruncatedRetriever, slice,
+		"reading the complete list of a truncated record through", func(obj *transform.Object) { items = append(items, obj) })
 	if f := failure.As(err); f != nil {
-		wrapped := *f
-		wrapped.Message = fmt.Sprintf("%s (reading the complete list of a truncated record through %s)", f.Message, where)
-		return nil, &listError{&wrapped}
+		return nil, &listError{f}
 	}
 	return items, err
 }

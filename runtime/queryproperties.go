@@ -12,7 +12,6 @@ import (
 
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/protocol"
-	"github.com/airbyte-go/source-declarative/runtime/failure"
 	"github.com/airbyte-go/source-declarative/runtime/incremental"
 	"github.com/airbyte-go/source-declarative/runtime/interp"
 	"github.com/airbyte-go/source-declarative/runtime/transform"
@@ -63,36 +62,20 @@ func (r *Runner) propertiesFromEndpoint(ctx context.Context, stream string, fe *
 	if err != nil {
 		return nil, ConfigErr("%v", err)
 	}
-	sr, err := r.streamReader(&manifest.Stream{Name: stream, Path: fe.Path, Retriever: fe.Retriever}, incremental.FullRefresh{})
-	if err != nil {
-		return nil, err
-	}
 	var names []string
 	skipped := 0
-	err = sr.read(ctx, nil, 0, func(records [][]byte) error {
-		for _, rec := range records {
-			obj, err := transform.Decode(rec)
-			if err != nil {
-				return &Error{Failure: protocol.SystemError, Message: fmt.Sprintf("stream %s: %s: %v", stream, fe.Path, err)}
-			}
-			v, _ := transform.Get(obj, path)
-			switch x := v.(type) {
-			case string:
-				names = append(names, strings.Clone(x))
-			case transform.Number:
-				names = append(names, strings.Clone(string(x)))
-			default:
-				skipped++
-			}
+	err = r.readNested(ctx, stream, fe.Path, fe.Retriever, nil, "reading the property names of", func(obj *transform.Object) {
+		v, _ := transform.Get(obj, path)
+		switch x := v.(type) {
+		case string:
+			names = append(names, strings.Clone(x))
+		case transform.Number:
+			names = append(names, strings.Clone(string(x)))
+		default:
+			skipped++
 		}
-		return nil
 	})
 	if err != nil {
-		if f := failure.As(err); f != nil {
-			wrapped := *f
-			wrapped.Message = fmt.Sprintf("%s (reading the property names of %s)", f.Message, fe.Path)
-			return nil, &wrapped
-		}
 		return nil, err
 	}
 	if skipped > 0 {
