@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -159,12 +158,4 @@ func (s *legacySession) login(ctx context.Context, user, password string) (strin
 		return "", failure.System("%s.session_token_response_key: no token at %q in the login response", s.a.Path, key)
 	}
 	return token, nil
-}
-
-// withMessage puts a prefix before an error's message, keeping its failure type.
-func withMessage(err error, prefix string) error {
-	if f := failure.As(err); f != nil {
-		return &failure.Error{Failure: f.Failure, Message: prefix + f.Message}
-	}
-	return fmt.Errorf("%s%w", prefix, err)
 }

@@ -104,9 +104,14 @@ func (s *session) sessionToken(ctx context.Context) (string, error) {
 // 401 of the login endpoint means wrong credentials, not a data request's
 // expired session that a new login would cure.
 func loginError(err error) error {
-	f := failure.As(err)
-	if f == nil {
-		return fmt.Errorf("session token login failed: %w", err)
+	return withMessage(err, "session token login failed: ")
+}
+
+// withMessage puts a prefix before an error's message, keeping its failure
+// type and technical detail but not the HTTP status of its response.
+func withMessage(err error, prefix string) error {
+	if f := failure.As(err); f != nil {
+		return &failure.Error{Failure: f.Failure, Message: prefix + f.Message, Internal: f.Internal}
 	}
-	return &failure.Error{Failure: f.Failure, Message: "session token login failed: " + f.Message, Internal: f.Internal}
+	return fmt.Errorf("%s%w", prefix, err)
 }
