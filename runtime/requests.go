@@ -65,11 +65,7 @@ func (b *builder) baseURL(vars interp.Vars) (string, string, error) {
 	if path == "" {
 		return base, base, nil
 	}
-	return joinURL(base, path), base, nil
-}
-
-func joinURL(base, path string) string {
-	return strings.TrimRight(base, "/") + "/" + strings.TrimLeft(path, "/")
+	return request.JoinURL(base, path), base, nil
 }
 
 // pageRequest is what one request is built for: a pagination token in a

@@ -133,21 +133,10 @@ func (p *Paginator) NextURL(base string, t Token) (string, bool, error) {
 		return "", false, nil
 	}
 	next := interp.String(t.Value)
-	u, err := url.Parse(next)
-	if err != nil {
+	if _, err := url.Parse(next); err != nil {
 		return "", false, fmt.Errorf("%s: the next page URL %q is invalid: %v", p.m.Path, next, err)
 	}
-	if u.IsAbs() {
-		return next, true, nil
-	}
-	b, err := url.Parse(base)
-	if err != nil {
-		return "", false, err
-	}
-	if !strings.HasSuffix(b.Path, "/") {
-		b.Path += "/"
-	}
-	return b.ResolveReference(u).String(), true, nil
+	return request.ResolveURL(base, next), true, nil
 }
 
 // Next decides the token of the next request from the page just read; ok is
