@@ -1,6 +1,7 @@
 package corpus
 
 import (
+	"github.com/airbyte-go/source-declarative/genapi"
 	"sort"
 	"strings"
 )
@@ -31,7 +32,7 @@ var authNames = map[string]string{
 func FeaturesOf(resolved map[string]any) Features {
 	f := Features{Streams: len(list(resolved["streams"]))}
 	auth, pag, inc, part, tr := set{}, set{}, set{}, set{}, set{}
-	for _, s := range Streams(resolved) {
+	for _, s := range genapi.AllStreams(resolved) {
 		retriever := asMap(s["retriever"])
 		requester := asMap(retriever["requester"])
 		auth.add(authName(asMap(requester["authenticator"])))

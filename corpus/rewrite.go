@@ -2,6 +2,8 @@ package corpus
 
 import (
 	"fmt"
+	"github.com/airbyte-go/source-declarative/genapi"
+	"regexp"
 	"strings"
 
 	"github.com/airbyte-go/source-declarative/manifest"
@@ -40,7 +42,7 @@ func PointConfig(raw, config map[string]any, pinned map[string]bool, mock string
 		}
 		chunk := s[loc[0]:loc[1]]
 		wrap := false
-		for _, chain := range Accesses(chunk, "config") {
+		for _, chain := range genapi.Accesses(chunk, "config") {
 			v, ok := getPath(config, chain).(string)
 			if !ok || strings.HasPrefix(v, mock+"/") {
 				continue
@@ -92,4 +94,21 @@ func getPath(m map[string]any, path []string) any {
 		cur = asMap(cur)[k]
 	}
 	return cur
+}
+
+// templateChunk is one {{ }}, {% %} or {# #} part of a template.
+var templateChunk = regexp.MustCompile(`(?s)\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}`)
+
+// setPath sets v at path in m, making the objects on the way.
+func setPath(m map[string]any, path []string, v any) {
+	cur := m
+	for _, k := range path[:len(path)-1] {
+		next, ok := cur[k].(map[string]any)
+		if !ok {
+			next = map[string]any{}
+			cur[k] = next
+		}
+		cur = next
+	}
+	cur[path[len(path)-1]] = v
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/airbyte-go/source-declarative/acceptance"
+	"github.com/airbyte-go/source-declarative/genapi"
 	"github.com/airbyte-go/source-declarative/manifest"
 )
 
@@ -53,8 +54,10 @@ type manifestRun struct {
 	dir      string
 	manifest string // path of the rewritten manifest
 	config   string // path of the sampled config
-	mock     *Mock
-	plan     *Plan
+	api      *genapi.API
+	plan     *genapi.Plan
+	// resolvedStreams are the manifest's streams, resolved.
+	resolvedStreams []map[string]any
 }
 
 // Run runs one manifest: spec, a config sampled from it, check, discover,
@@ -75,8 +78,8 @@ func (r *Runner) Run(path string) (out Outcome) {
 		return out.fail("setup", err.Error())
 	}
 	defer os.RemoveAll(dir)
-	m := &manifestRun{Runner: r, out: &out, dir: dir, mock: NewMock()}
-	defer m.mock.Close()
+	m := &manifestRun{Runner: r, out: &out, dir: dir, api: genapi.Start()}
+	defer m.api.Close()
 	m.run(raw, resolved)
 	return out
 }
@@ -87,8 +90,8 @@ func (o *Outcome) fail(command, detail string) Outcome {
 }
 
 func (m *manifestRun) fail(command, detail string) {
-	detail = strings.ReplaceAll(detail, m.mock.URL, "MOCK") // the port changes every run
-	if misses := m.mock.Misses(); len(misses) > 0 {
+	detail = strings.ReplaceAll(detail, m.api.URL, "MOCK") // the port changes every run
+	if misses := m.misses(); len(misses) > 0 {
 		detail += fmt.Sprintf(" (mock: no route for %s)", misses[0])
 	} else if m.plan != nil && len(m.plan.Problems) > 0 {
 		detail += " (mock: " + m.plan.Problems[0] + ")"
@@ -97,7 +100,7 @@ func (m *manifestRun) fail(command, detail string) {
 }
 
 func (m *manifestRun) run(raw, resolved map[string]any) {
-	rewritten := RewriteURLs(raw, m.mock.URL)
+	rewritten := RewriteURLs(raw, m.api.URL)
 	m.manifest = filepath.Join(m.dir, "manifest.json")
 	if err := writeJSON(m.manifest, rewritten); err != nil {
 		m.fail("setup", err.Error())
@@ -109,14 +112,20 @@ func (m *manifestRun) run(raw, resolved map[string]any) {
 	}
 	sampler := &Sampler{Now: m.Now, Reads: ConfigReads(raw)}
 	config := sampler.Config(spec)
-	if wrapped := PointConfig(rewritten, config, sampler.Pinned, m.mock.URL); len(wrapped) > 0 {
+	if wrapped := PointConfig(rewritten, config, sampler.Pinned, m.api.URL); len(wrapped) > 0 {
 		writeJSON(m.manifest, rewritten)
 	}
 	m.config = filepath.Join(m.dir, "config.json")
 	writeJSON(m.config, config)
 	resolvedRewritten, _ := manifest.ResolveOnly(manifest.DeepCopy(rewritten).(map[string]any))
-	m.plan = NewPlan(resolvedRewritten, config, m.mock.URL, m.Now)
-	m.mock.SetPlan(m.plan)
+	plan, err := genapi.NewPlan(resolvedRewritten, config, m.Now)
+	if err != nil {
+		m.fail("setup", err.Error())
+		return
+	}
+	m.plan = plan
+	m.api.SetPlan(plan)
+	m.resolvedStreams = genapi.AllStreams(resolvedRewritten)
 	if !m.check() {
 		return
 	}
@@ -416,7 +425,9 @@ func configured(streams []any, fullRefresh bool) map[string]any {
 func (m *manifestRun) read(streams []any) bool {
 	catalog := filepath.Join(m.dir, "catalog.json")
 	writeJSON(catalog, configured(streams, false))
+	before := len(m.api.Exchanges())
 	out := m.exec("read", "--config", m.config, "--catalog", catalog)
+	exchanges := m.api.Exchanges()[before:]
 	if p := out.problem(); p != "" {
 		if traces := out.errorTraces(); len(traces) > 0 {
 			m.out.Components, m.out.Custom = unsupportedIn(fmt.Sprint(traces[0]["message"]))
@@ -444,7 +455,99 @@ func (m *manifestRun) read(streams []any) bool {
 			return false
 		}
 	}
+	inCatalog := map[string]bool{}
+	for _, s := range streams {
+		inCatalog[fmt.Sprint(asMap(s)["name"])] = true
+	}
+	for _, s := range m.resolvedStreams {
+		if !inCatalog[fmt.Sprint(s["name"])] {
+			continue
+		}
+		if problem := servedAsEmitted(s, out, exchanges); problem != "" {
+			m.fail("read", problem)
+			return false
+		}
+	}
 	return true
+}
+
+// maxRequests bounds the requests of one stream in a read of the mock,
+// whose streams have at most a few pages per partition.
+const maxRequests = 200
+
+// servedAsEmitted compares a stream's records with what the mock served for
+// it (each distinct request once: a parent is also read for its children):
+// the same records when the manifest changes none of them (no
+// transformation, filter, expander, normalization or client-side
+// incremental), else none emitted more often than served; and the stream's
+// requests bounded.
+func servedAsEmitted(stream map[string]any, out output, exchanges []genapi.Exchange) string {
+	name := fmt.Sprint(stream["name"])
+	served := map[string]bool{}
+	var want []string
+	requests := 0
+	for _, e := range exchanges {
+		if e.Endpoint != name {
+			continue
+		}
+		requests++
+		key := e.Method + " " + e.Path + "?" + e.RawQuery + " " + e.Body
+		if served[key] {
+			continue
+		}
+		served[key] = true
+		for _, r := range e.Records {
+			want = append(want, canonical(r))
+		}
+	}
+	if requests > maxRequests {
+		return fmt.Sprintf("stream %s made %d requests of the mock, more than %d", name, requests, maxRequests)
+	}
+	var got []string
+	for _, r := range out.ofType("RECORD") {
+		if rec := asMap(r["record"]); rec["stream"] == name {
+			var v any
+			json.Unmarshal(mustJSON(rec["data"]), &v)
+			got = append(got, canonical(v))
+		}
+	}
+	count := map[string]int{}
+	for _, w := range want {
+		count[w]++
+	}
+	for _, g := range got {
+		if count[g]--; count[g] < 0 && !changesRecords(stream) {
+			return fmt.Sprintf("stream %s emitted a record the mock did not serve, or more often than served: %s", name, firstLine(g))
+		}
+	}
+	if !changesRecords(stream) && len(got) != len(want) {
+		return fmt.Sprintf("stream %s emitted %d records, the mock served %d", name, len(got), len(want))
+	}
+	if len(got) > len(want) {
+		return fmt.Sprintf("stream %s emitted %d records, the mock served only %d", name, len(got), len(want))
+	}
+	return ""
+}
+
+// changesRecords tells whether a stream's manifest changes, drops or adds
+// records between the API and the output.
+func changesRecords(stream map[string]any) bool {
+	retriever := asMap(stream["retriever"])
+	selector := asMap(retriever["record_selector"])
+	inc := asMap(stream["incremental_sync"])
+	return len(list(stream["transformations"])) > 0 || selector["record_filter"] != nil ||
+		asMap(selector["extractor"])["record_expander"] != nil || selector["schema_normalization"] != nil && selector["schema_normalization"] != "None" ||
+		inc["is_client_side_incremental"] == true
+}
+
+func canonical(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+func mustJSON(v any) []byte {
+	b, _ := json.Marshal(v)
+	return b
 }
 
 // acceptance runs the local acceptance runner's checks against the mock:
@@ -474,7 +577,7 @@ func ConfigReads(raw map[string]any) map[string]bool {
 	out := map[string]bool{}
 	visit(raw, "", func(_ string, v any) bool {
 		if s, ok := v.(string); ok {
-			for _, chain := range Accesses(s, "config") {
+			for _, chain := range genapi.Accesses(s, "config") {
 				for i := range chain {
 					out[strings.Join(chain[:i+1], ".")] = true
 				}
@@ -519,4 +622,15 @@ func unique(values []string) []string {
 		s.add(v)
 	}
 	return s.sorted()
+}
+
+// misses lists the requests the mock had no route for ("GET /path").
+func (m *manifestRun) misses() []string {
+	var out []string
+	for _, e := range m.api.Exchanges() {
+		if e.Endpoint == "" {
+			out = append(out, e.Method+" "+e.Path)
+		}
+	}
+	return out
 }

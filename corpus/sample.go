@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/airbyte-go/source-declarative/genapi"
 	"maps"
 	"strconv"
 	"strings"
@@ -117,14 +118,14 @@ func (s *Sampler) candidates(p map[string]any, name, path string) []candidate {
 	pattern, _ := p["pattern"].(string)
 	if p["airbyte_secret"] == true {
 		add(coerce("mock-secret-"+name, typ), false)
-		if g, ok := FromPattern(pattern); ok {
+		if g, ok := genapi.FromPattern(pattern); ok {
 			add(coerce(g, typ), false)
 		}
 	}
 	for _, e := range list(p["examples"]) {
 		add(coerce(e, typ), false)
 	}
-	if g, ok := FromPattern(pattern); ok && pattern != "" {
+	if g, ok := genapi.FromPattern(pattern); ok && pattern != "" {
 		add(coerce(g, typ), false)
 	}
 	if f, ok := formatValues[fmt.Sprint(p["format"])]; ok {

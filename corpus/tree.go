@@ -18,3 +18,8 @@ func visit(v any, key string, f func(key string, v any) bool) {
 		}
 	}
 }
+
+func asMap(v any) map[string]any {
+	m, _ := v.(map[string]any)
+	return m
+}

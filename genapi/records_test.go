@@ -1,4 +1,4 @@
-package corpus
+package genapi
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package corpus
+package genapi
 
 import (
 	"bytes"
@@ -7,8 +7,6 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
-
-	"github.com/airbyte-go/source-declarative/runtime/interp"
 )
 
 // Shape puts records where an extractor's field_path finds them: under each
@@ -127,7 +125,7 @@ func encodeCSV(records []any, delimiter string) []byte {
 			cols[k] = true
 		}
 	}
-	header := interp.SortedKeys(cols)
+	header := sortedKeys(cols)
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
 	w.Comma = []rune(delimiter)[0]
@@ -174,7 +172,7 @@ func writeXML(buf *bytes.Buffer, name string, v any) {
 	fmt.Fprintf(buf, "<%s>", name)
 	switch x := v.(type) {
 	case map[string]any:
-		for _, k := range interp.SortedKeys(x) {
+		for _, k := range sortedKeys(x) {
 			writeXML(buf, k, x[k])
 		}
 	case []any:
@@ -186,9 +184,4 @@ func writeXML(buf *bytes.Buffer, name string, v any) {
 		xml.EscapeText(buf, []byte(fmt.Sprint(x)))
 	}
 	fmt.Fprintf(buf, "</%s>", name)
-}
-
-func asMap(v any) map[string]any {
-	m, _ := v.(map[string]any)
-	return m
 }

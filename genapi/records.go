@@ -1,13 +1,10 @@
-package corpus
+package genapi
 
 import (
 	"fmt"
 	"regexp"
 	"strconv"
 	"time"
-
-	"github.com/airbyte-go/source-declarative/runtime/datetime"
-	"github.com/airbyte-go/source-declarative/runtime/interp"
 )
 
 // RecordSpec says how to make the records of one stream.
@@ -25,9 +22,13 @@ type RecordSpec struct {
 	// Patterns are keys templates search with a regular expression: a
 	// string there that does not match gets the pattern's match added.
 	Patterns []PatternRead
-	// At is the time of the first record: inside every sync range the
-	// sampled config makes.
-	At time.Time
+	// At is the time of the first record's cursor, Step the time between
+	// two records (a minute when zero).
+	At   time.Time
+	Step time.Duration
+	// First numbers the records: record i (from 0) is number First+i+1, so
+	// that pages and partitions hold distinct records.
+	First int
 }
 
 // maxDepth bounds nested schemas (and recursive ones).
@@ -35,22 +36,23 @@ const maxDepth = 8
 
 // Records makes n records from the spec: every property of the schema
 // filled with a value of its type and format, primary keys unique, the
-// cursor in its format a few minutes apart.
+// cursor in its format Step apart.
 func (s RecordSpec) Records(n int) []any {
 	out := make([]any, n)
 	for i := range out {
-		rec, _ := value(s.Schema, "record", i+1, 0).(map[string]any)
+		num := s.First + i + 1
+		rec, _ := value(s.Schema, "record", num, 0).(map[string]any)
 		if rec == nil {
 			rec = map[string]any{}
 		}
 		for _, path := range s.Paths {
-			fill(rec, path, i+1)
+			fill(rec, path, num)
 		}
 		for _, pk := range s.PrimaryKey {
-			setPath(rec, pk, s.keyValue(pk, i+1))
+			setPath(rec, pk, s.keyValue(pk, num))
 		}
 		if len(s.Cursor) > 0 {
-			setPath(rec, s.Cursor, s.cursorValue(i+1))
+			setPath(rec, s.Cursor, s.cursorValue(i))
 		}
 		for _, p := range s.Patterns {
 			matchPattern(rec, p)
@@ -73,14 +75,19 @@ func (s RecordSpec) keyValue(path []string, i int) any {
 	return fmt.Sprintf("%s-%d", path[len(path)-1], i)
 }
 
-// cursorValue is record i's cursor: its time in the cursor's format, a
-// number when the schema wants one; the record number for a count cursor.
+// cursorValue is the cursor of the page's record i (from 0): its time in
+// the cursor's format, a number when the schema wants one; the record
+// number for a count cursor.
 func (s RecordSpec) cursorValue(i int) any {
 	typ := typeOf(fieldSchema(s.Schema, s.Cursor))
 	if s.CursorFormat == "" {
-		return int64(i)
+		return int64(s.First + i + 1)
 	}
-	v := datetime.Strftime(s.At.Add(time.Duration(i)*time.Minute), s.CursorFormat)
+	step := s.Step
+	if step == 0 {
+		step = time.Minute
+	}
+	v := strftime(s.At.Add(time.Duration(i)*step), s.CursorFormat)
 	if typ == "integer" {
 		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
 			return n
@@ -134,7 +141,7 @@ func value(schema map[string]any, name string, i, depth int) any {
 	case "object":
 		out := map[string]any{}
 		props, _ := schema["properties"].(map[string]any)
-		for _, k := range interp.SortedKeys(props) {
+		for _, k := range sortedKeys(props) {
 			p, _ := props[k].(map[string]any)
 			out[k] = value(p, k, i, depth+1)
 		}
@@ -174,13 +181,14 @@ var recordTime = time.Date(2000, 1, 1, 12, 0, 0, 0, time.UTC)
 // "name-i", cut to maxLength.
 func stringValue(schema map[string]any, name string, i int) string {
 	var s string
+	day := i % 10000 // dates stay within some thirty years
 	switch schema["format"] {
 	case "date-time":
-		s = recordTime.Add(time.Duration(i) * time.Minute).Format(time.RFC3339)
+		s = recordTime.AddDate(0, 0, day).Add(time.Duration(i%1440) * time.Minute).Format(time.RFC3339)
 	case "date":
-		s = recordTime.AddDate(0, 0, i).Format("2006-01-02")
+		s = recordTime.AddDate(0, 0, day).Format("2006-01-02")
 	case "time":
-		s = recordTime.Add(time.Duration(i) * time.Minute).Format("15:04:05")
+		s = recordTime.Add(time.Duration(i%1440) * time.Minute).Format("15:04:05")
 	case "email":
 		s = fmt.Sprintf("%s%d@example.com", name, i)
 	case "uri", "url", "iri":

@@ -1,0 +1,136 @@
+// Package genapi is a generic HTTP API that stands in for the API of any
+// declarative manifest, to run a connector against: from the manifest's
+// components it serves pages of records made from each stream's schema,
+// paginated as its paginator expects (offsets, page numbers, cursors in the
+// body, in headers or in Link, next-page URLs), records placed in the time
+// window a request asks for, and tokens for OAuth and session logins.
+//
+// Every answer depends on the request alone, never on the order of
+// requests, so that two connectors reading concurrently get the same pages
+// for the same requests; and what the manifest's templates mean is decided
+// by Jinja2 (testdata/genapi.py), never by the runtime under test.
+package genapi
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+)
+
+// API is a running generic API.
+type API struct {
+	*httptest.Server
+	mu   sync.Mutex
+	plan *Plan
+	log  []Exchange
+}
+
+// Exchange is one request the API answered.
+type Exchange struct {
+	Endpoint string // the stream, "oauth token", "session login"; "" when no route matched
+	Method   string
+	Path     string
+	RawQuery string
+	Header   http.Header
+	Body     string
+	Status   int
+	Page     int   // the page served, from 0
+	Records  []any // the records served
+}
+
+// Start starts an API serving nothing until SetPlan; Close it when done.
+func Start() *API {
+	a := &API{plan: &Plan{}}
+	a.Server = httptest.NewServer(a)
+	return a
+}
+
+// SetPlan sets what the API serves.
+func (a *API) SetPlan(p *Plan) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.plan = p
+}
+
+// Exchanges lists the requests answered so far, in the order they came.
+func (a *API) Exchanges() []Exchange {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]Exchange(nil), a.log...)
+}
+
+// ServeHTTP answers from the best endpoint for the request: the route
+// fixing the most characters, then the one whose static query parameters
+// the request carries, of the request's method if one is. No route: 404.
+func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	a.mu.Lock()
+	plan := a.plan
+	a.mu.Unlock()
+	req := newRequest(r, body)
+	e := plan.endpointFor(req)
+	ex := Exchange{Method: r.Method, Path: r.URL.Path, RawQuery: r.URL.RawQuery, Header: r.Header.Clone(), Body: string(body)}
+	var s served
+	if e == nil {
+		b, _ := json.Marshal(map[string]string{"error": "no route for this path"})
+		s = served{status: http.StatusNotFound, body: b, ctype: "application/json"}
+	} else {
+		ex.Endpoint = e.name
+		s = e.answer.answer(req)
+	}
+	ex.Status, ex.Page, ex.Records = s.status, s.page, s.records
+	a.mu.Lock()
+	a.log = append(a.log, ex)
+	a.mu.Unlock()
+	for k, v := range s.header {
+		w.Header()[k] = v
+	}
+	w.Header().Set("Content-Type", s.ctype)
+	w.WriteHeader(s.status)
+	w.Write(s.body)
+}
+
+func (p *Plan) endpointFor(req *request) *endpoint {
+	var best *endpoint
+	bestScore := 0
+	for pass := 0; pass < 2 && best == nil; pass++ {
+		for _, e := range p.endpoints {
+			if !e.route.match(req.path) || pass == 0 && e.method != "" && e.method != req.method {
+				continue
+			}
+			score := e.route.literal*100 + paramScore(e.params, req)
+			if best == nil || score > bestScore {
+				best, bestScore = e, score
+			}
+		}
+	}
+	return best
+}
+
+// paramScore counts the static parameters the request carries with their
+// value, less those it carries with another.
+func paramScore(params map[string]string, req *request) int {
+	score := 0
+	for k, v := range params {
+		if got, ok := req.query[k]; ok {
+			if len(got) == 1 && got[0] == v {
+				score++
+			} else {
+				score--
+			}
+		}
+	}
+	return score
+}
+
+// fixedAnswer is a JSON body served to every request (tokens, logins).
+type fixedAnswer struct {
+	body map[string]any
+}
+
+func (f fixedAnswer) answer(*request) served {
+	b, _ := json.Marshal(f.body)
+	return served{status: http.StatusOK, body: b, ctype: "application/json"}
+}

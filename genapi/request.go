@@ -1,0 +1,157 @@
+package genapi
+
+import (
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+)
+
+// request is one request as the API reads it.
+type request struct {
+	method, path, host string
+	query              url.Values
+	header             http.Header
+	body               []byte
+}
+
+func newRequest(r *http.Request, body []byte) *request {
+	return &request{method: r.Method, path: r.URL.Path, host: r.Host, query: r.URL.Query(), header: r.Header, body: body}
+}
+
+// injected reads the value a request option put into the request: a query
+// parameter, a header, a form field or a value of the JSON body.
+func (r *request) injected(into string, field []string) (string, bool) {
+	if len(field) == 0 {
+		return "", false
+	}
+	switch into {
+	case "request_parameter":
+		v, ok := r.query[field[0]]
+		return strings.Join(v, ","), ok
+	case "header":
+		v := r.header.Get(field[0])
+		return v, v != ""
+	case "body_data":
+		q, err := url.ParseQuery(string(r.body))
+		v, ok := q[field[0]]
+		return strings.Join(v, ","), err == nil && ok
+	case "body_json":
+		var v any
+		if json.Unmarshal(r.body, &v) != nil {
+			return "", false
+		}
+		for _, k := range field {
+			v = asMap(v)[k]
+		}
+		if v == nil {
+			return "", false
+		}
+		if s, ok := v.(string); ok {
+			return s, true
+		}
+		return fmt.Sprint(v), true
+	}
+	return "", false
+}
+
+// values are the texts the request carries: path segments, query values,
+// header values, and the form fields or JSON leaves of its body.
+func (r *request) values() []string {
+	var out []string
+	for _, seg := range strings.Split(r.path, "/") {
+		if u, err := url.PathUnescape(seg); err == nil {
+			seg = u
+		}
+		out = append(out, seg)
+	}
+	for _, k := range sortedKeys(r.query) {
+		out = append(out, r.query[k]...)
+	}
+	return append(out, r.bodyValues()...)
+}
+
+func (r *request) bodyValues() []string {
+	var out []string
+	var v any
+	if json.Unmarshal(r.body, &v) == nil {
+		visit(v, "", func(_ string, e any) bool {
+			switch x := e.(type) {
+			case map[string]any, []any:
+				return true
+			case string:
+				out = append(out, x)
+			case nil:
+			default:
+				out = append(out, fmt.Sprint(x))
+			}
+			return true
+		})
+		return out
+	}
+	if q, err := url.ParseQuery(string(r.body)); err == nil {
+		for _, k := range sortedKeys(q) {
+			out = append(out, q[k]...)
+		}
+	}
+	return out
+}
+
+// contains tells whether the request carries s: in its path, a query value,
+// a header value or its body, decoded.
+func (r *request) contains(s string) bool {
+	if s == "" {
+		return false
+	}
+	if strings.Contains(r.path, s) || strings.Contains(string(r.body), s) {
+		return true
+	}
+	for _, v := range r.values() {
+		if strings.Contains(v, s) {
+			return true
+		}
+	}
+	for _, vs := range r.header {
+		for _, v := range vs {
+			if strings.Contains(v, s) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// seed numbers the records of a page from what the request asks for, less
+// its page token (skip tells it, with the query key it has) and its times: pages of one partition, and partitions, get
+// distinct records; the same page asked in another time window, or by
+// another run, the same ones.
+func (r *request) seed(stream string, page int, skip func(key, value string) bool) int {
+	keep := func(v string) string {
+		if _, isTime := parseTime(v); isTime || skip("", v) {
+			return "~"
+		}
+		return v
+	}
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%s %s", stream, r.method)
+	for _, seg := range strings.Split(r.path, "/") {
+		fmt.Fprintf(h, "/%s", keep(seg))
+	}
+	var pairs []string
+	for k, vs := range r.query {
+		for _, v := range vs {
+			if !skip(k, v) {
+				pairs = append(pairs, k+"="+keep(v))
+			}
+		}
+	}
+	sort.Strings(pairs)
+	fmt.Fprintf(h, "?%s", strings.Join(pairs, "&"))
+	for _, v := range r.bodyValues() {
+		fmt.Fprintf(h, "|%s", keep(v))
+	}
+	return int(h.Sum64()%9000)*10000 + page*1000
+}
