@@ -1,0 +1,100 @@
+package differential
+
+import (
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/airbyte-go/source-declarative/genapi"
+)
+
+var (
+	update = flag.Bool("update", false, "write the differential table into README.md")
+	only   = flag.String("only", "", "compare only the manifests whose name contains this")
+)
+
+// manifestsDir is where the catalog manifests live, beside the repository.
+const manifestsDir = "../../shared/manifests"
+
+// TestDifferential runs every catalog manifest and the example manifest
+// through our binary and through Airbyte's runtime side by side: any
+// difference the allow-list does not name fails the test with the
+// manifest, the stream and the first difference.
+func TestDifferential(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(manifestsDir, "*.yaml"))
+	missing := func(format string, args ...any) {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf(format, args...)
+		}
+		t.Skipf(format, args...)
+	}
+	if len(files) == 0 {
+		missing("no manifests: the differential test expects them in %s (beside the repository)", manifestsDir)
+	}
+	ref, err := Reference()
+	if err != nil {
+		missing("%v", err)
+	}
+	if err := genapi.CheckJinja(); err != nil {
+		missing("%v", err)
+	}
+	allowed, err := LoadAllowed("allowed.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = append(files, "../examples/manifest.yaml")
+	var chosen []string
+	for _, f := range files {
+		if *only == "" || strings.Contains(f, *only) {
+			chosen = append(chosen, f)
+		}
+	}
+	r := &Runner{Binary: build(t), Reference: ref, Allowed: allowed}
+	start := time.Now()
+	results := make([]Result, len(chosen))
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < 3; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				results[i] = r.Run(chosen[i])
+			}
+		}()
+	}
+	for i := range chosen {
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	table := Table(results, allowed)
+	t.Logf("%d manifests side by side in %.0f s\n%s", len(chosen), time.Since(start).Seconds(), table)
+	if *update && *only == "" {
+		if err := UpdateReadme("../README.md", table); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, res := range results {
+		for _, p := range res.Problems {
+			t.Logf("%s: the generic API: %s", res.Name, p)
+		}
+		for _, d := range res.Differences {
+			t.Errorf("%s: %s", res.Name, d)
+		}
+	}
+}
+
+func build(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "source-declarative")
+	if out, err := exec.Command("go", "build", "-o", bin, "..").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}

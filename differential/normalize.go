@@ -1,0 +1,168 @@
+package differential
+
+import (
+	"encoding/json"
+	"net/url"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// What differs between two runs without meaning anything is made equal
+// before comparing: each API's address (its port), the times a connector
+// takes from its clock (a slice ending now, an emitted_at), and the client's
+// own headers (User-Agent, Accept-Encoding...).
+
+// nowSlack is how far before the run a time may be to count as "now";
+// laterSlack how far after (a token's expiry, an hour or a day ahead).
+const (
+	nowSlack   = 10 * time.Minute
+	laterSlack = 25 * time.Hour
+)
+
+// normalizer rewrites the texts of one side's output.
+type normalizer struct {
+	api        string
+	from, till time.Time
+}
+
+func normalizeOutput(o *output, s *side, started time.Time) {
+	n := normalizer{api: s.api.URL, from: started.Add(-nowSlack), till: time.Now().Add(laterSlack)}
+	for i, m := range o.msgs {
+		o.msgs[i] = n.value(m).(map[string]any)
+	}
+	for i := range o.exchanges {
+		e := &o.exchanges[i]
+		e.Path = n.text(e.Path)
+		e.RawQuery = n.query(e.RawQuery)
+		e.Body = n.body(e.Body)
+		for k, vs := range e.Header {
+			for j := range vs {
+				vs[j] = n.text(vs[j])
+			}
+			e.Header[k] = vs
+		}
+	}
+}
+
+func (n normalizer) value(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			x[k] = n.value(e)
+		}
+		return x
+	case []any:
+		for i, e := range x {
+			x[i] = n.value(e)
+		}
+		return x
+	case string:
+		return n.text(x)
+	case float64:
+		if n.isNow(strconv.FormatFloat(x, 'f', -1, 64)) {
+			return "<now>"
+		}
+	}
+	return v
+}
+
+// text replaces the API's address by MOCK, a time of the run by <now>, and
+// in a URL the times of its query.
+func (n normalizer) text(s string) string {
+	s = strings.ReplaceAll(s, n.api, "MOCK")
+	if n.isNow(s) {
+		return "<now>"
+	}
+	s = isoTime.ReplaceAllStringFunc(s, func(t string) string {
+		if n.isNow(t) {
+			return "<now>"
+		}
+		return t
+	})
+	if base, query, ok := strings.Cut(s, "?"); ok && (strings.HasPrefix(s, "MOCK") || strings.HasPrefix(s, "/")) {
+		return base + "?" + n.query(query)
+	}
+	return s
+}
+
+// query normalizes a raw query's values and sorts its pairs.
+func (n normalizer) query(raw string) string {
+	if raw == "" {
+		return ""
+	}
+	q, err := url.ParseQuery(raw)
+	if err != nil {
+		return n.text(raw)
+	}
+	var pairs []string
+	for k, vs := range q {
+		for _, v := range vs {
+			pairs = append(pairs, url.QueryEscape(k)+"="+url.QueryEscape(n.text(v)))
+		}
+	}
+	sort.Strings(pairs)
+	return strings.Join(pairs, "&")
+}
+
+// body normalizes a JSON body (as sorted compact JSON) or a form body.
+func (n normalizer) body(b string) string {
+	if strings.TrimSpace(b) == "" {
+		return ""
+	}
+	var v any
+	if json.Unmarshal([]byte(b), &v) == nil {
+		out, _ := json.Marshal(n.value(v))
+		return string(out)
+	}
+	if q, err := url.ParseQuery(b); err == nil && strings.Contains(b, "=") {
+		return "form:" + n.query(q.Encode())
+	}
+	return n.text(b)
+}
+
+// isoTime finds ISO 8601 times inside a text (a query's filter expression).
+var isoTime = regexp.MustCompile(`\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})?`)
+
+// nowLayouts are the shapes of a time taken from the clock.
+var nowLayouts = []string{
+	time.RFC3339Nano,
+	"2006-01-02T15:04:05.999999999Z0700",
+	"2006-01-02T15:04:05.999999999",
+	"2006-01-02 15:04:05.999999999Z07:00",
+	"2006-01-02 15:04:05.999999999",
+	"20060102T150405Z",
+}
+
+// isNow tells whether s is a time (or unix seconds or milliseconds) within
+// the run, give or take nowSlack.
+func (n normalizer) isNow(s string) bool {
+	if len(s) < 10 || len(s) > 40 {
+		return false
+	}
+	var t time.Time
+	if v, err := strconv.ParseFloat(s, 64); err == nil {
+		switch {
+		case v >= 1e9 && v < 4e9:
+			t = time.Unix(int64(v), 0)
+		case v >= 1e12 && v < 4e12:
+			t = time.UnixMilli(int64(v))
+		default:
+			return false
+		}
+	} else {
+		ok := false
+		for _, l := range nowLayouts {
+			if p, err := time.Parse(l, s); err == nil {
+				t, ok = p, true
+				break
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	return !t.Before(n.from) && !t.After(n.till)
+}

@@ -1,0 +1,259 @@
+package differential
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/airbyte-go/source-declarative/genapi"
+)
+
+// clientHeaders are what each HTTP client adds of its own, not the
+// manifest: not compared.
+var clientHeaders = map[string]bool{"User-Agent": true, "Accept-Encoding": true, "Accept": true, "Connection": true, "Content-Length": true}
+
+// requestKey is a request as compared: method, path, sorted query, body and
+// the headers the connector chose.
+func requestKey(e genapi.Exchange) string {
+	var hs []string
+	for k, vs := range e.Header {
+		if !clientHeaders[http.CanonicalHeaderKey(k)] {
+			hs = append(hs, http.CanonicalHeaderKey(k)+": "+strings.Join(vs, ","))
+		}
+	}
+	sort.Strings(hs)
+	key := e.Method + " " + e.Path
+	if e.RawQuery != "" {
+		key += "?" + e.RawQuery
+	}
+	if e.Body != "" {
+		key += " body " + e.Body
+	}
+	if len(hs) > 0 {
+		key += " [" + strings.Join(hs, "; ") + "]"
+	}
+	return key
+}
+
+// streamParts are a read's messages and requests of one stream.
+type streamParts struct {
+	requests []string
+	records  []string
+	states   []string
+	statuses []string
+}
+
+// partsByStream groups a read's output by stream; requests the API could not
+// route are under "(no route)", token and login requests under their
+// endpoint's name.
+func partsByStream(o output) map[string]*streamParts {
+	out := map[string]*streamParts{}
+	get := func(name string) *streamParts {
+		if out[name] == nil {
+			out[name] = &streamParts{}
+		}
+		return out[name]
+	}
+	for _, e := range o.exchanges {
+		name := e.Endpoint
+		if name == "" {
+			name = "(no route)"
+		}
+		p := get(name)
+		p.requests = append(p.requests, requestKey(e))
+	}
+	for _, m := range o.msgs {
+		switch m["type"] {
+		case "RECORD":
+			r := asMap(m["record"])
+			p := get(fmt.Sprint(r["stream"]))
+			p.records = append(p.records, jsonText(r["data"]))
+		case "STATE":
+			st := asMap(m["state"])
+			s := asMap(st["stream"])
+			p := get(fmt.Sprint(asMap(s["stream_descriptor"])["name"]))
+			p.states = append(p.states, jsonText(s["stream_state"]))
+		case "TRACE":
+			ss := asMap(asMap(m["trace"])["stream_status"])
+			if ss == nil {
+				continue
+			}
+			p := get(fmt.Sprint(asMap(ss["stream_descriptor"])["name"]))
+			status := fmt.Sprint(ss["status"])
+			if n := len(p.statuses); n == 0 || p.statuses[n-1] != status {
+				p.statuses = append(p.statuses, status)
+			}
+		}
+	}
+	return out
+}
+
+// compareRead compares two reads stream by stream: the distinct requests
+// (the reference reads streams concurrently, so a parent it also reads as a
+// stream may be asked twice or once), none asked more often here, the
+// records as a multiset, the statuses, the last state exactly and the
+// shape of the others.
+func (m *run) compareRead(label string, outs [2]output) {
+	m.note("first-page-token", firstPageTokens(&outs[0], &outs[1]))
+	m.note("oauth-json-body", tokenBodies(&outs[0], &outs[1]))
+	m.note("record-nulls", dropTopNulls(&outs[0]))
+	m.differ(compareEnd(label, outs)...)
+	a, b := partsByStream(outs[0]), partsByStream(outs[1])
+	for _, name := range unionKeys(a, b) {
+		pa, pb := a[name], b[name]
+		if pa == nil {
+			pa = &streamParts{}
+		}
+		if pb == nil {
+			pb = &streamParts{}
+		}
+		d := func(what, format string, args ...any) {
+			m.differ(Difference{Stream: name, What: what, Detail: label + ": " + fmt.Sprintf(format, args...)})
+		}
+		if extra, missing := setDifference(pa.requests, pb.requests); len(extra)+len(missing) > 0 {
+			d("requests", "%d requests the reference does not make (first: %s); %d it makes that we do not (first: %s)", len(extra), first(extra), len(missing), first(missing))
+		} else if more := moreOften(pa.requests, pb.requests); more != "" {
+			d("requests", "asked more often than by the reference: %s", more)
+		}
+		if extra, missing := multisetDifference(pa.records, pb.records); len(extra)+len(missing) > 0 {
+			d("records", "%d records here (%d not in the reference's, first: %s); the reference %d (%d not here, first: %s)", len(pa.records), len(extra), first(extra), len(pb.records), len(missing), first(missing))
+		}
+		if !slices.Equal(pa.statuses, pb.statuses) {
+			d("status", "statuses %v, the reference %v", pa.statuses, pb.statuses)
+		}
+		la, lb := last(pa.states), last(pb.states)
+		if la != lb {
+			d("state", "last state %s, the reference %s", clip(la, 300), clip(lb, 300))
+		}
+		if sa, sb := shapes(pa.states), shapes(pb.states); !slices.Equal(sa, sb) {
+			d("states", "state shapes %v, the reference %v", sa, sb)
+		}
+	}
+}
+
+func first(l []string) string {
+	if len(l) == 0 {
+		return "none"
+	}
+	return clip(l[0], 300)
+}
+
+func last(l []string) string {
+	if len(l) == 0 {
+		return "none"
+	}
+	return l[len(l)-1]
+}
+
+// setDifference lists the distinct items only in a, and only in b.
+func setDifference(a, b []string) (onlyA, onlyB []string) {
+	inA, inB := map[string]bool{}, map[string]bool{}
+	for _, x := range a {
+		inA[x] = true
+	}
+	for _, x := range b {
+		inB[x] = true
+	}
+	for _, x := range sortedSet(inA) {
+		if !inB[x] {
+			onlyA = append(onlyA, x)
+		}
+	}
+	for _, x := range sortedSet(inB) {
+		if !inA[x] {
+			onlyB = append(onlyB, x)
+		}
+	}
+	return onlyA, onlyB
+}
+
+func sortedSet(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// multisetDifference lists the items of a not matched in b, and of b not
+// matched in a, counting repeats.
+func multisetDifference(a, b []string) (onlyA, onlyB []string) {
+	count := map[string]int{}
+	for _, x := range a {
+		count[x]++
+	}
+	for _, x := range b {
+		count[x]--
+	}
+	for _, k := range sortedKeysInt(count) {
+		for n := count[k]; n > 0; n-- {
+			onlyA = append(onlyA, k)
+		}
+		for n := count[k]; n < 0; n++ {
+			onlyB = append(onlyB, k)
+		}
+	}
+	return onlyA, onlyB
+}
+
+// moreOften names a request we make more often than the reference.
+func moreOften(a, b []string) string {
+	count := map[string]int{}
+	for _, x := range a {
+		count[x]++
+	}
+	for _, x := range b {
+		count[x]--
+	}
+	for _, k := range sortedKeysInt(count) {
+		if count[k] > 0 {
+			return fmt.Sprintf("%s (%d more times)", clip(k, 300), count[k])
+		}
+	}
+	return ""
+}
+
+func sortedKeysInt(m map[string]int) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// shapes are the distinct shapes of states: their keys, with every value
+// that is not an object or a list written as its JSON type.
+func shapes(states []string) []string {
+	seen := map[string]bool{}
+	for _, s := range states {
+		seen[jsonText(shape(parseJSON(s)))] = true
+	}
+	return sortedSet(seen)
+}
+
+func shape(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := map[string]any{}
+		for k, e := range x {
+			out[k] = shape(e)
+		}
+		return out
+	case []any:
+		if len(x) == 0 {
+			return []any{}
+		}
+		return []any{shape(x[0])}
+	case string:
+		return "string"
+	case float64:
+		return "number"
+	case bool:
+		return "boolean"
+	}
+	return "null"
+}

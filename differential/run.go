@@ -1,0 +1,281 @@
+// Package differential runs manifests side by side through our binary and
+// through Airbyte's current runtime (../shared/refcdk7), each against its
+// own instance of the generic API (genapi), and compares what they request
+// and print: SPEC, CONNECTION_STATUS, CATALOG, a read's requests, records,
+// states, statuses and errors per stream, and a Connector Builder test read
+// of each stream. A difference is either on the allow-list (allowed.yaml:
+// what differs on purpose, and why) or a failure.
+package differential
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/airbyte-go/source-declarative/corpus"
+	"github.com/airbyte-go/source-declarative/genapi"
+	"github.com/airbyte-go/source-declarative/manifest"
+)
+
+// Runner runs manifests side by side.
+type Runner struct {
+	Binary    string // our binary
+	Reference string // refcdk7
+	Allowed   []Entry
+}
+
+// Result is how one manifest compared.
+type Result struct {
+	Name string
+	// Refused names the custom components both connectors refuse.
+	Refused string
+	// Differences are those not on the allow-list; Deliberate those on it,
+	// by entry.
+	Differences []Difference
+	Deliberate  map[string]int
+	Problems    []string // what the generic API could not serve
+	Streams     int
+	Elapsed     time.Duration
+}
+
+// Outcome is "same", "deliberate", "refused" or "differ".
+func (r Result) Outcome() string {
+	switch {
+	case len(r.Differences) > 0:
+		return "differ"
+	case r.Refused != "":
+		return "refused"
+	case len(r.Deliberate) > 0:
+		return "deliberate"
+	}
+	return "same"
+}
+
+// run is one manifest's comparison in progress.
+type run struct {
+	*Runner
+	res     *Result
+	sides   [2]*side
+	raw     map[string]any
+	started time.Time
+}
+
+// Run compares one manifest.
+func (r *Runner) Run(path string) (res Result) {
+	res = Result{Name: strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)), Deliberate: map[string]int{}}
+	start := time.Now()
+	defer func() { res.Elapsed = time.Since(start) }()
+	raw, err := manifest.ReadFile(path)
+	if err != nil {
+		res.Differences = append(res.Differences, Difference{What: "load", Detail: err.Error()})
+		return res
+	}
+	dir, err := os.MkdirTemp("", "differential-"+res.Name)
+	if err != nil {
+		res.Differences = append(res.Differences, Difference{What: "setup", Detail: err.Error()})
+		return res
+	}
+	if os.Getenv("DIFFERENTIAL_KEEP") == "" {
+		defer os.RemoveAll(dir)
+	}
+	m := &run{Runner: r, res: &res, raw: raw, started: start}
+	oursRun, oursReads := ours(r.Binary)
+	refRun, refReads := reference(r.Reference)
+	m.sides[0] = &side{name: "ours", api: genapi.Start(), dir: filepath.Join(dir, "ours"), run: oursRun}
+	m.sides[0].testReads = oursReads(m.sides[0])
+	m.sides[1] = &side{name: "reference", api: genapi.Start(), dir: filepath.Join(dir, "reference"), run: refRun}
+	m.sides[1].testReads = refReads(m.sides[1])
+	for _, s := range m.sides {
+		defer s.api.Close()
+		os.MkdirAll(s.dir, 0o700)
+	}
+	m.compare()
+	return res
+}
+
+// differ records differences, each either allowed (deliberate) or not.
+func (m *run) differ(ds ...Difference) {
+	for _, d := range ds {
+		if id := allowedBy(m.Allowed, m.res.Name, d); id != "" {
+			m.res.Deliberate[id]++
+			continue
+		}
+		m.res.Differences = append(m.res.Differences, d)
+	}
+}
+
+// note counts a deliberate difference a normalization took away.
+func (m *run) note(id string, n int) {
+	if n > 0 {
+		m.res.Deliberate[id] += n
+	}
+}
+
+func (m *run) compare() {
+	// Each side reads a manifest pointing at its own API.
+	for _, s := range m.sides {
+		s.manifest = filepath.Join(s.dir, "manifest.json")
+		writeJSON(s.manifest, corpus.RewriteURLs(m.raw, s.api.URL))
+	}
+	specs := m.both(func(s *side) output { return s.command("spec", "--manifest", s.manifest) })
+	m.differ(compareSpec(specs)...)
+	spec := connectionSpec(specs[0])
+	if spec == nil {
+		return
+	}
+	// One config, sampled from the spec, pointed at each side's API.
+	sampler := &corpus.Sampler{Now: m.started.UTC(), Reads: corpus.ConfigReads(m.raw)}
+	sampled := sampler.Config(spec)
+	var resolved map[string]any
+	for i, s := range m.sides {
+		config := manifest.DeepCopy(sampled).(map[string]any)
+		rewritten := corpus.RewriteURLs(m.raw, s.api.URL)
+		corpus.PointConfig(rewritten, config, sampler.Pinned, s.api.URL)
+		writeJSON(s.manifest, rewritten)
+		s.config = filepath.Join(s.dir, "config.json")
+		writeJSON(s.config, config)
+		if i == 0 {
+			r, err := manifest.ResolveOnly(manifest.DeepCopy(rewritten).(map[string]any))
+			if err != nil {
+				m.differ(Difference{What: "load", Detail: err.Error()})
+				return
+			}
+			resolved = r
+		}
+	}
+	plan, err := genapi.NewPlan(resolved, readJSON(m.sides[0].config), m.started)
+	if err != nil {
+		m.res.Problems = append(m.res.Problems, err.Error())
+		m.differ(Difference{What: "setup", Detail: err.Error()})
+		return
+	}
+	m.res.Problems = plan.Problems
+	for _, s := range m.sides {
+		s.api.SetPlan(plan)
+	}
+	checks := m.both(func(s *side) output { return s.command("check", "--config", s.config, "--manifest", s.manifest) })
+	if refused, both := refusal(checks); refused != "" {
+		m.res.Refused = refused
+		if !both {
+			m.differ(Difference{What: "check", Detail: "we refuse custom code the reference runs: " + refused})
+		}
+		return
+	}
+	m.differ(compareCheck(checks)...)
+	discovers := m.both(func(s *side) output {
+		return s.command("discover", "--config", s.config, "--manifest", s.manifest)
+	})
+	m.differ(compareCatalogs(discovers)...)
+	streams := catalogStreams(discovers[0])
+	m.res.Streams = len(streams)
+	if len(streams) == 0 {
+		return
+	}
+	catalog := configuredCatalog(streams)
+	catalogPath := filepath.Join(filepath.Dir(m.sides[0].dir), "catalog.json")
+	writeJSON(catalogPath, catalog)
+	reads := m.both(func(s *side) output {
+		return s.command("read", "--config", s.config, "--catalog", catalogPath, "--manifest", s.manifest)
+	})
+	m.compareRead("read", reads)
+	if hasIncremental(catalog) {
+		again := m.both(func(s *side) output {
+			statePath := filepath.Join(s.dir, "state.json")
+			writeJSON(statePath, finalStates(reads[indexOf(m.sides, s)]))
+			return s.command("read", "--config", s.config, "--catalog", catalogPath, "--state", statePath, "--manifest", s.manifest)
+		})
+		m.compareRead("read from state", again)
+	}
+	m.testReads(streams, catalog)
+}
+
+// both runs f on each side at once.
+func (m *run) both(f func(*side) output) [2]output {
+	var outs [2]output
+	done := make(chan struct{})
+	go func() {
+		outs[1] = f(m.sides[1])
+		close(done)
+	}()
+	outs[0] = f(m.sides[0])
+	<-done
+	for i := range outs {
+		normalizeOutput(&outs[i], m.sides[i], m.started)
+	}
+	return outs
+}
+
+func indexOf(sides [2]*side, s *side) int {
+	if sides[0] == s {
+		return 0
+	}
+	return 1
+}
+
+// testReads compares a Connector Builder test read of every stream.
+func (m *run) testReads(streams []map[string]any, catalog map[string]any) {
+	var outs [2][]output
+	var errs [2]error
+	done := make(chan struct{})
+	for i, s := range m.sides {
+		var configs, catalogs []string
+		for _, st := range streams {
+			name := fmt.Sprint(st["name"])
+			config := readJSON(s.config)
+			config["__injected_declarative_manifest"] = readJSON(s.manifest)
+			config["__command"] = "test_read"
+			config["__test_read_config"] = map[string]any{"max_records": 100, "max_pages_per_slice": 5, "max_slices": 5}
+			cp := filepath.Join(s.dir, "test-read-"+safeName(name)+".json")
+			writeJSON(cp, config)
+			kp := filepath.Join(s.dir, "test-read-catalog-"+safeName(name)+".json")
+			writeJSON(kp, configuredCatalog([]map[string]any{st}))
+			configs, catalogs = append(configs, cp), append(catalogs, kp)
+		}
+		go func(i int, s *side) {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+			defer cancel()
+			outs[i], errs[i] = s.testReads(ctx, configs, catalogs)
+			done <- struct{}{}
+		}(i, s)
+	}
+	<-done
+	<-done
+	for i, err := range errs {
+		if err != nil {
+			m.differ(Difference{What: "test read", Detail: m.sides[i].name + ": " + err.Error()})
+			return
+		}
+	}
+	for j, st := range streams {
+		pair := [2]output{outs[0][j], outs[1][j]}
+		for i := range pair {
+			normalizeOutput(&pair[i], m.sides[i], m.started)
+		}
+		m.compareTestRead(fmt.Sprint(st["name"]), pair)
+	}
+}
+
+func safeName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' || r == ' ' {
+			return '_'
+		}
+		return r
+	}, s)
+}
+
+func writeJSON(path string, v any) {
+	b, _ := json.Marshal(v)
+	os.WriteFile(path, b, 0o600)
+}
+
+func readJSON(path string) map[string]any {
+	b, _ := os.ReadFile(path)
+	var m map[string]any
+	json.Unmarshal(b, &m)
+	return m
+}

@@ -1,0 +1,162 @@
+package differential
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+)
+
+// streamRead is the StreamRead a builder test read printed, nil when it
+// printed none.
+func streamRead(o output) map[string]any {
+	for _, m := range o.ofType("RECORD") {
+		return asMap(asMap(m["record"])["data"])
+	}
+	return nil
+}
+
+// compareTestRead compares two builder test reads of a stream as the
+// builder shows them: the limit reached, the slices with their descriptor
+// and state, each page's request, status and records, the auxiliary
+// requests, the inferred schema and the config update.
+func (m *run) compareTestRead(stream string, outs [2]output) {
+	d := func(format string, args ...any) {
+		m.differ(Difference{Stream: stream, What: "test read", Detail: fmt.Sprintf(format, args...)})
+	}
+	a, b := streamRead(outs[0]), streamRead(outs[1])
+	switch {
+	case a == nil && b == nil:
+		if ea, eb := errorTypes(outs[0])[""], errorTypes(outs[1])[""]; fmt.Sprint(ea) != fmt.Sprint(eb) {
+			d("no StreamRead; failure types %v, the reference %v%s", ea, eb, firstError(outs))
+		}
+		return
+	case a == nil:
+		d("no StreamRead here%s", firstError(outs))
+		return
+	case b == nil:
+		d("no StreamRead from the reference%s", firstError(outs))
+		return
+	}
+	for _, k := range []string{"test_read_limit_reached", "latest_config_update", "inferred_schema"} {
+		if diff := firstDifference(a[k], b[k], k); diff != "" {
+			d("%s", diff)
+		}
+	}
+	if diff := firstDifference(auxiliary(a["auxiliary_requests"]), auxiliary(b["auxiliary_requests"]), "auxiliary_requests"); diff != "" {
+		d("%s", diff)
+	}
+	sa, sb := list(a["slices"]), list(b["slices"])
+	if len(sa) != len(sb) {
+		d("%d slices, the reference %d (first slices: %s; %s)", len(sa), len(sb), clip(jsonText(sliceSummary(sa)), 300), clip(jsonText(sliceSummary(sb)), 300))
+		return
+	}
+	for i := range sa {
+		x, y := asMap(sa[i]), asMap(sb[i])
+		where := fmt.Sprintf("slices[%d]", i)
+		for _, k := range []string{"slice_descriptor", "state"} {
+			if diff := firstDifference(x[k], y[k], where+"."+k); diff != "" {
+				d("%s", diff)
+			}
+		}
+		if diff := firstDifference(auxiliary(x["auxiliary_requests"]), auxiliary(y["auxiliary_requests"]), where+".auxiliary_requests"); diff != "" {
+			d("%s", diff)
+		}
+		pa, pb := list(x["pages"]), list(y["pages"])
+		if len(pa) != len(pb) {
+			d("%s: %d pages, the reference %d", where, len(pa), len(pb))
+			continue
+		}
+		for j := range pa {
+			if diff := m.comparePage(asMap(pa[j]), asMap(pb[j]), fmt.Sprintf("%s.pages[%d]", where, j)); diff != "" {
+				d("%s", diff)
+			}
+		}
+	}
+}
+
+// comparePage compares a test read's page: its request, status and records.
+func (m *run) comparePage(a, b map[string]any, where string) string {
+	ra, rb := pageRequest(asMap(a["request"])), pageRequest(asMap(b["request"]))
+	if ra["url"] != rb["url"] && withoutFirstPageToken(fmt.Sprint(ra["url"]), fmt.Sprint(rb["url"])) {
+		ra["url"] = rb["url"]
+		m.note("first-page-token", 1)
+	}
+	if diff := firstDifference(ra, rb, where+".request"); diff != "" {
+		return diff
+	}
+	if diff := firstDifference(asMap(a["response"])["status"], asMap(b["response"])["status"], where+".response.status"); diff != "" {
+		return diff
+	}
+	return firstDifference(a["records"], b["records"], where+".records")
+}
+
+// pageRequest is what is compared of a test read's request.
+func pageRequest(r map[string]any) map[string]any {
+	headers := map[string]any{}
+	for k, v := range asMap(r["headers"]) {
+		if !clientHeaders[canonical(k)] {
+			headers[canonical(k)] = v
+		}
+	}
+	return map[string]any{"url": r["url"], "http_method": r["http_method"], "body": r["body"], "headers": headers}
+}
+
+func canonical(k string) string {
+	parts := strings.Split(strings.ToLower(k), "-")
+	for i, p := range parts {
+		if p != "" {
+			parts[i] = strings.ToUpper(p[:1]) + p[1:]
+		}
+	}
+	return strings.Join(parts, "-")
+}
+
+// withoutFirstPageToken tells whether ours is theirs with one more query
+// parameter holding 0 or 1: the seed's first page token.
+func withoutFirstPageToken(ours, theirs string) bool {
+	ob, oq, _ := strings.Cut(ours, "?")
+	tb, tq, _ := strings.Cut(theirs, "?")
+	if ob != tb {
+		return false
+	}
+	q, err1 := url.ParseQuery(oq)
+	t, err2 := url.ParseQuery(tq)
+	if err1 != nil || err2 != nil || len(q) != len(t)+1 {
+		return false
+	}
+	for k, vs := range q {
+		if len(vs) == 1 && (vs[0] == "0" || vs[0] == "1") {
+			without := url.Values{}
+			for k2, v2 := range q {
+				if k2 != k {
+					without[k2] = v2
+				}
+			}
+			if sortedQuery(without) == sortedQuery(t) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// auxiliary is what is compared of auxiliary requests: title, type and the
+// request's method and URL.
+func auxiliary(v any) []any {
+	var out []any
+	for _, e := range list(v) {
+		a := asMap(e)
+		r := asMap(a["request"])
+		out = append(out, map[string]any{"title": a["title"], "type": a["type"], "url": r["url"], "http_method": r["http_method"]})
+	}
+	return out
+}
+
+// sliceSummary lists each slice's descriptor and page count.
+func sliceSummary(slices []any) []any {
+	var out []any
+	for _, s := range slices {
+		out = append(out, map[string]any{"slice": asMap(s)["slice_descriptor"], "pages": len(list(asMap(s)["pages"]))})
+	}
+	return out
+}
