@@ -113,7 +113,7 @@ func TestSpecDerivedFromConditionalStreamsAuthenticator(t *testing.T) {
 		"path: \"{{ parameters.users_path }}\", authenticator: {type: BearerAuthenticator, api_token: \"{{ config['token'] }}\"}}", 1)
 	m = strings.Replace(m, "path: /teams}", "path: /teams, authenticator: {type: BearerAuthenticator, api_token: \"{{ config['other'] }}\"}}", 1)
 	got, _ := specOf(t, m)
-	want := `{"connectionSpecification":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":true,"properties":{"token":{"airbyte_secret":true,"order":0,"title":"API Key","type":"string"}},"required":["token"],"type":"object"}}`
+	want := `{"connectionSpecification":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":true,"properties":{"token":{"airbyte_secret":true,"order":0,"title":"API Key","type":"string"}},"required":["token"],"type":"object"},"supportsDBT":false,"supportsNormalization":false}`
 	if got != want {
 		t.Errorf("spec\n got: %s\nwant: %s", got, want)
 	}

@@ -161,7 +161,7 @@ func TestLogLevelDebugEnvironment(t *testing.T) {
 // that cannot be read is one TRACE system_error and exit 1.
 func TestSpecTakesConfig(t *testing.T) {
 	c := newConnector(t, threeStreams("http://127.0.0.1:1"), map[string]any{"api_key": "k-123"})
-	wantSpec := `{"type":"SPEC","spec":{"connectionSpecification":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":true,"properties":{"api_key":{"airbyte_secret":true,"type":"string"}},"required":["api_key"],"type":"object"},"documentationUrl":"https://example.com/docs"}}` + "\n"
+	wantSpec := `{"type":"SPEC","spec":{"connectionSpecification":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":true,"properties":{"api_key":{"airbyte_secret":true,"type":"string"}},"required":["api_key"],"type":"object"},"documentationUrl":"https://example.com/docs","supportsDBT":false,"supportsNormalization":false}}` + "\n"
 	m, err := yamlToMap(threeStreams("http://127.0.0.1:1"))
 	if err != nil {
 		t.Fatal(err)

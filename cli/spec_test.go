@@ -42,19 +42,19 @@ streams:
 func TestSpecDerivedFromEachAuthMethod(t *testing.T) {
 	const head = `{"connectionSpecification":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":true,"properties":`
 	cases := []struct{ name, auth, want string }{
-		{"no auth", "type: NoAuth", head + `{},"type":"object"}}`},
+		{"no auth", "type: NoAuth", head + `{},"type":"object"},"supportsDBT":false,"supportsNormalization":false}`},
 		{"api key", "type: ApiKeyAuthenticator\napi_token: '{{ config[\"api_key\"] }}'\ninject_into: {type: RequestOption, inject_into: header, field_name: X-Key}",
-			head + `{"api_key":{"airbyte_secret":true,"order":0,"title":"API Key","type":"string"}},"required":["api_key"],"type":"object"}}`},
+			head + `{"api_key":{"airbyte_secret":true,"order":0,"title":"API Key","type":"string"}},"required":["api_key"],"type":"object"},"supportsDBT":false,"supportsNormalization":false}`},
 		{"bearer", "type: BearerAuthenticator\napi_token: \"{{ config.token }}\"",
-			head + `{"token":{"airbyte_secret":true,"order":0,"title":"API Key","type":"string"}},"required":["token"],"type":"object"}}`},
+			head + `{"token":{"airbyte_secret":true,"order":0,"title":"API Key","type":"string"}},"required":["token"],"type":"object"},"supportsDBT":false,"supportsNormalization":false}`},
 		{"basic", "type: BasicHttpAuthenticator\nusername: \"{{ config['username'] }}\"\npassword: \"{{ config['password'] }}\"",
-			head + `{"password":{"airbyte_secret":true,"always_show":true,"order":1,"title":"Password","type":"string"},"username":{"order":0,"title":"Username","type":"string"}},"required":["username"],"type":"object"}}`},
+			head + `{"password":{"airbyte_secret":true,"always_show":true,"order":1,"title":"Password","type":"string"},"username":{"order":0,"title":"Username","type":"string"}},"required":["username"],"type":"object"},"supportsDBT":false,"supportsNormalization":false}`},
 		{"oauth client credentials", "type: OAuthAuthenticator\ntoken_refresh_endpoint: https://x/token\nclient_id: \"{{ config['client_id'] }}\"\nclient_secret: \"{{ config['client_secret'] }}\"\ngrant_type: client_credentials",
-			head + `{"client_id":{"airbyte_secret":true,"order":0,"title":"Client ID","type":"string"},"client_secret":{"airbyte_secret":true,"order":1,"title":"Client secret","type":"string"}},"required":["client_id","client_secret"],"type":"object"}}`},
+			head + `{"client_id":{"airbyte_secret":true,"order":0,"title":"Client ID","type":"string"},"client_secret":{"airbyte_secret":true,"order":1,"title":"Client secret","type":"string"}},"required":["client_id","client_secret"],"type":"object"},"supportsDBT":false,"supportsNormalization":false}`},
 		{"oauth rotation", "type: OAuthAuthenticator\ntoken_refresh_endpoint: https://x/token\nclient_id: \"{{ config['client_id'] }}\"\nclient_secret: \"{{ config['client_secret'] }}\"\nrefresh_token: \"{{ config['client_refresh_token'] }}\"\nrefresh_token_updater:\n  access_token_config_path: [oauth_access_token]\n  refresh_token_config_path: [client_refresh_token]\n  token_expiry_date_config_path: [oauth_token_expiry_date]",
-			head + `{"client_id":{"airbyte_secret":true,"order":0,"title":"Client ID","type":"string"},"client_refresh_token":{"airbyte_secret":true,"order":2,"title":"Refresh token","type":"string"},"client_secret":{"airbyte_secret":true,"order":1,"title":"Client secret","type":"string"},"oauth_access_token":{"airbyte_secret":true,"description":"The current access token. This field might be overridden by the connector based on the token refresh endpoint response.","order":3,"title":"Access token","type":"string"},"oauth_token_expiry_date":{"description":"The date the current access token expires in. This field might be overridden by the connector based on the token refresh endpoint response.","format":"date-time","order":4,"title":"Token expiry date","type":"string"}},"required":["client_id","client_secret","client_refresh_token"],"type":"object"}}`},
+			head + `{"client_id":{"airbyte_secret":true,"order":0,"title":"Client ID","type":"string"},"client_refresh_token":{"airbyte_secret":true,"order":2,"title":"Refresh token","type":"string"},"client_secret":{"airbyte_secret":true,"order":1,"title":"Client secret","type":"string"},"oauth_access_token":{"airbyte_secret":true,"description":"The current access token. This field might be overridden by the connector based on the token refresh endpoint response.","order":3,"title":"Access token","type":"string"},"oauth_token_expiry_date":{"description":"The date the current access token expires in. This field might be overridden by the connector based on the token refresh endpoint response.","format":"date-time","order":4,"title":"Token expiry date","type":"string"}},"required":["client_id","client_secret","client_refresh_token"],"type":"object"},"supportsDBT":false,"supportsNormalization":false}`},
 		{"session token with basic login", "type: SessionTokenAuthenticator\nlogin_requester:\n  type: HttpRequester\n  url_base: https://x/login\n  http_method: POST\n  authenticator: {type: BasicHttpAuthenticator, username: \"{{ config['username'] }}\", password: \"{{ config['password'] }}\"}\nsession_token_path: [token]\nrequest_authentication: {type: Bearer}",
-			head + `{"password":{"airbyte_secret":true,"always_show":true,"order":1,"title":"Password","type":"string"},"username":{"order":0,"title":"Username","type":"string"}},"required":["username"],"type":"object"}}`},
+			head + `{"password":{"airbyte_secret":true,"always_show":true,"order":1,"title":"Password","type":"string"},"username":{"order":0,"title":"Username","type":"string"}},"required":["username"],"type":"object"},"supportsDBT":false,"supportsNormalization":false}`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -79,7 +79,7 @@ spec:
       start: {type: string, order: 1}
 `
 	got, _ := specOf(t, m)
-	want := `{"connectionSpecification":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":true,"properties":{"api_key":{"airbyte_secret":true,"order":0,"title":"My key","type":"string"},"start":{"order":1,"type":"string"}},"required":["api_key","start"],"type":"object"},"documentationUrl":"https://docs.example.com"}`
+	want := `{"connectionSpecification":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":true,"properties":{"api_key":{"airbyte_secret":true,"order":0,"title":"My key","type":"string"},"start":{"order":1,"type":"string"}},"required":["api_key","start"],"type":"object"},"documentationUrl":"https://docs.example.com","supportsDBT":false,"supportsNormalization":false}`
 	if got != want {
 		t.Errorf("spec\n got: %s\nwant: %s", got, want)
 	}

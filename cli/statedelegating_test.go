@@ -300,7 +300,7 @@ streams:
 ` + indent("- "+strings.ReplaceAll(delegatingStream("https://api.example.com", ""), "\n", "\n  "), 2) + "\n"
 	m = strings.Replace(m, "path: /items}", "path: /items, authenticator: {type: BearerAuthenticator, api_token: \"{{ config['token'] }}\"}}", 1)
 	got, _ := specOf(t, m)
-	want := `{"connectionSpecification":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":true,"properties":{"token":{"airbyte_secret":true,"order":0,"title":"API Key","type":"string"}},"required":["token"],"type":"object"}}`
+	want := `{"connectionSpecification":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":true,"properties":{"token":{"airbyte_secret":true,"order":0,"title":"API Key","type":"string"}},"required":["token"],"type":"object"},"supportsDBT":false,"supportsNormalization":false}`
 	if got != want {
 		t.Errorf("spec\n got: %s\nwant: %s", got, want)
 	}

@@ -143,7 +143,9 @@ func Spec(resolved map[string]any) (spec map[string]any, warnings []string) {
 		}
 		cs["required"] = list
 	}
-	spec = map[string]any{"connectionSpecification": cs}
+	// supportsNormalization and supportsDBT are the protocol's defaults, which
+	// Airbyte's runtime writes out.
+	spec = map[string]any{"connectionSpecification": cs, "supportsNormalization": false, "supportsDBT": false}
 	if u, ok := block["documentation_url"].(string); ok && u != "" {
 		spec["documentationUrl"] = u
 	}
