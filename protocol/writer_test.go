@@ -141,3 +141,75 @@ func TestMarshalMessageAsEncodingJSON(t *testing.T) {
 		}
 	}
 }
+
+// lockedBuffer is an io.Writer whose content can be read while the writer's
+// deferred flush writes into it from its own goroutine.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// A STATE, a TRACE and a CONTROL leave the buffer at once, with the records
+// before them; records alone are batched.
+func TestCheckpointsAndTracesAreFlushedAtOnce(t *testing.T) {
+	for name, write := range map[string]func(*Writer){
+		"state":  func(w *Writer) { w.StreamState("s", map[string]any{"c": 1}, 1) },
+		"error":  func(w *Writer) { w.Error(ConfigError, "bad", "", "s") },
+		"status": func(w *Writer) { w.Status("s", StatusRunning) },
+		"control": func(w *Writer) {
+			w.ControlConfig(map[string]any{"k": "v"})
+		},
+	} {
+		var out lockedBuffer
+		w := NewWriter(&out)
+		w.WriteRecords("s", [][]byte{[]byte(`{"id":1}`), []byte(`{"id":2}`)}, 1)
+		if got := out.String(); got != "" {
+			t.Fatalf("%s: records were flushed one by one: %q", name, got)
+		}
+		write(w)
+		lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+		if len(lines) != 3 || !strings.Contains(lines[0], `{"id":1}`) || !strings.Contains(lines[1], `{"id":2}`) {
+			t.Errorf("%s: out at once: %q", name, lines)
+		}
+	}
+}
+
+// Records buffered when nothing else comes (the next page is slow) leave
+// within FlushEvery, without a call to Flush.
+func TestBufferedRecordsLeaveWithinASecond(t *testing.T) {
+	var out lockedBuffer
+	w := NewWriter(&out)
+	start := time.Now()
+	w.WriteRecord("s", []byte(`{"id":1}`), 1)
+	w.Log(LevelInfo, "then nothing")
+	for out.String() == "" {
+		if time.Since(start) > 5*FlushEvery {
+			t.Fatal("the records are still buffered")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	want := `{"type":"RECORD","record":{"stream":"s","data":{"id":1},"emitted_at":1}}` + "\n" + `{"type":"LOG","log":{"level":"INFO","message":"then nothing"}}` + "\n"
+	if got := out.String(); got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	// The timer is armed again by the next record after a flush.
+	w.WriteRecord("s", []byte(`{"id":2}`), 1)
+	for !strings.Contains(out.String(), `{"id":2}`) {
+		if time.Since(start) > 10*FlushEvery {
+			t.Fatal("the second record is still buffered")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
