@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -51,6 +52,8 @@ type Client struct {
 	Budget         *Budget // the manifest's api_budget; nil: no rate limit
 	// Debug, when set and true, logs a DEBUG summary of every request and response.
 	Debug func() bool
+
+	withheldFrom sync.Map // hosts whose requests went without credentials, said in a WARN (Authenticate)
 }
 
 // NewClient returns a client with production defaults.
@@ -65,7 +68,7 @@ func NewClient(log func(level, msg string)) *Client {
 		ResponseHeaderTimeout: 120 * time.Second,
 	}
 	return &Client{
-		HTTP:           &http.Client{Transport: transport, Timeout: 300 * time.Second},
+		HTTP:           &http.Client{Transport: transport, Timeout: 300 * time.Second, CheckRedirect: checkRedirect},
 		MaxBody:        256 << 20,
 		BaseDelay:      time.Second,
 		MaxElapsed:     10 * time.Minute,
