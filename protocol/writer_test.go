@@ -142,44 +142,45 @@ func TestMarshalMessageAsEncodingJSON(t *testing.T) {
 	}
 }
 
-// lockedBuffer is an io.Writer whose content can be read while the writer's
-// deferred flush writes into it from its own goroutine.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+// writes is an io.Writer that hands each write over on a channel, from
+// whichever goroutine writes (the writer's deferred flush has its own).
+type writes chan string
+
+func (c writes) Write(p []byte) (int, error) {
+	c <- string(p)
+	return len(p), nil
 }
 
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
+// taken is everything written so far, without waiting.
+func (c writes) taken() string {
+	var s string
+	for {
+		select {
+		case w := <-c:
+			s += w
+		default:
+			return s
+		}
+	}
 }
 
 // A STATE, a TRACE and a CONTROL leave the buffer at once, with the records
 // before them; records alone are batched.
 func TestCheckpointsAndTracesAreFlushedAtOnce(t *testing.T) {
 	for name, write := range map[string]func(*Writer){
-		"state":  func(w *Writer) { w.StreamState("s", map[string]any{"c": 1}, 1) },
-		"error":  func(w *Writer) { w.Error(ConfigError, "bad", "", "s") },
-		"status": func(w *Writer) { w.Status("s", StatusRunning) },
-		"control": func(w *Writer) {
-			w.ControlConfig(map[string]any{"k": "v"})
-		},
+		"state":   func(w *Writer) { w.StreamState("s", map[string]any{"c": 1}, 1) },
+		"error":   func(w *Writer) { w.Error(ConfigError, "bad", "", "s") },
+		"status":  func(w *Writer) { w.Status("s", StatusRunning) },
+		"control": func(w *Writer) { w.ControlConfig(map[string]any{"k": "v"}) },
 	} {
-		var out lockedBuffer
-		w := NewWriter(&out)
+		out := make(writes, 16)
+		w := NewWriter(out)
 		w.WriteRecords("s", [][]byte{[]byte(`{"id":1}`), []byte(`{"id":2}`)}, 1)
-		if got := out.String(); got != "" {
-			t.Fatalf("%s: records were flushed one by one: %q", name, got)
+		if got := out.taken(); got != "" {
+			t.Fatalf("%s: records were not batched: %q", name, got)
 		}
 		write(w)
-		lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+		lines := strings.Split(strings.TrimSpace(out.taken()), "\n")
 		if len(lines) != 3 || !strings.Contains(lines[0], `{"id":1}`) || !strings.Contains(lines[1], `{"id":2}`) {
 			t.Errorf("%s: out at once: %q", name, lines)
 		}
@@ -187,29 +188,29 @@ func TestCheckpointsAndTracesAreFlushedAtOnce(t *testing.T) {
 }
 
 // Records buffered when nothing else comes (the next page is slow) leave
-// within FlushEvery, without a call to Flush.
+// within FlushEvery, without a call to Flush; the next record after that
+// arms the deferred flush again.
 func TestBufferedRecordsLeaveWithinASecond(t *testing.T) {
-	var out lockedBuffer
-	w := NewWriter(&out)
-	start := time.Now()
+	out := make(writes, 16)
+	w := NewWriter(out)
 	w.WriteRecord("s", []byte(`{"id":1}`), 1)
 	w.Log(LevelInfo, "then nothing")
-	for out.String() == "" {
-		if time.Since(start) > 5*FlushEvery {
-			t.Fatal("the records are still buffered")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 	want := `{"type":"RECORD","record":{"stream":"s","data":{"id":1},"emitted_at":1}}` + "\n" + `{"type":"LOG","log":{"level":"INFO","message":"then nothing"}}` + "\n"
-	if got := out.String(); got != want {
-		t.Errorf("got %q, want %q", got, want)
-	}
-	// The timer is armed again by the next record after a flush.
-	w.WriteRecord("s", []byte(`{"id":2}`), 1)
-	for !strings.Contains(out.String(), `{"id":2}`) {
-		if time.Since(start) > 10*FlushEvery {
-			t.Fatal("the second record is still buffered")
+	select {
+	case got := <-out:
+		if got != want {
+			t.Errorf("got %q, want %q", got, want)
 		}
-		time.Sleep(10 * time.Millisecond)
+	case <-time.After(5 * FlushEvery):
+		t.Fatal("the records are still buffered")
+	}
+	w.WriteRecord("s", []byte(`{"id":2}`), 1)
+	select {
+	case got := <-out:
+		if !strings.Contains(got, `{"id":2}`) {
+			t.Errorf("got %q", got)
+		}
+	case <-time.After(5 * FlushEvery):
+		t.Fatal("the second record is still buffered")
 	}
 }
