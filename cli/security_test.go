@@ -7,51 +7,6 @@ import (
 	"testing"
 )
 
-// Seed 4.1, cursor pagination 5: with inject_into path the whole URL of the
-// next request is the cursor, on whatever host it names; the request carries
-// the stream's credentials, as in the reference, and a WARN says where they
-// went, once per host.
-func TestNextPageURLOnAnotherHostIsFollowedWithCredentials(t *testing.T) {
-	other := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
-		if r.URL.Query().Get("p") == "2" {
-			fmt.Fprintf(w, `{"data":[{"id":2}],"next":"%s/more?p=3"}`, "http://"+r.Host)
-			return
-		}
-		fmt.Fprint(w, `{"data":[{"id":3}]}`)
-	})
-	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
-		fmt.Fprintf(w, `{"data":[{"id":1}],"next":"%s/more?p=2"}`, other.URL)
-	})
-	m := stream("s", "url_base: "+a.URL+"\npath: /s\nauthenticator: {type: BearerAuthenticator, api_token: \"{{ config['k'] }}\"}", "[data]", `paginator:
-  type: DefaultPaginator
-  page_token_option: {type: RequestPath}
-  pagination_strategy: {type: CursorPagination, cursor_value: "{{ response.next }}"}`)
-	res := newConnector(t, m, map[string]any{"k": "the-secret"}, "s").read(t)
-	if res.code != 0 {
-		t.Fatalf("exit %d: %s", res.code, res.stdout)
-	}
-	equalLists(t, "records", res.records("s"), []string{`{"id":1}`, `{"id":2}`, `{"id":3}`})
-	equalLists(t, "first host", a.lines(), []string{"GET /s"})
-	equalLists(t, "other host", other.lines(), []string{"GET /more?p=2", "GET /more?p=3"})
-	for _, r := range append(a.requests(), other.requests()...) {
-		if got := r.Header.Get("Authorization"); got != "Bearer the-secret" {
-			t.Errorf("%s %s: Authorization %q", r.Method, r.Path, got)
-		}
-	}
-	var warns []string
-	for _, l := range res.ofType("LOG") {
-		if lg := l["log"].(map[string]any); lg["level"] == "WARN" {
-			warns = append(warns, lg["message"].(string))
-		}
-	}
-	host := strings.TrimPrefix(other.URL, "http://")
-	equalLists(t, "warnings", warns, []string{fmt.Sprintf(`streams[0].retriever.requester: the next page URL points at host %q, not url_base's %q; the request is sent there with the authenticator's credentials (said once per host)`,
-		host, strings.TrimPrefix(a.URL, "http://"))})
-	if strings.Contains(res.stdout, "the-secret") {
-		t.Errorf("the token is in the output: %s", res.stdout)
-	}
-}
-
 func TestSecretsMaskedInURLsAndEchoedBodies(t *testing.T) {
 	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
 		w.WriteHeader(400)

@@ -18,6 +18,12 @@ type Masker interface {
 
 // Writer prints protocol messages as JSON lines. It is buffered and safe for
 // use from several goroutines; LOG and TRACE texts pass through the masker.
+//
+// Records are batched, but nothing waits long in the buffer: a STATE, a
+// TRACE (errors, stream statuses) and a CONTROL leave at once with every
+// record before them, since the platform acts on them (a checkpoint it
+// never saw is lost when a sync is killed); anything else leaves at most
+// FlushEvery after it was buffered, even when the next page is slow to come.
 type Writer struct {
 	mu     sync.Mutex
 	out    *bufio.Writer
@@ -25,11 +31,26 @@ type Writer struct {
 	now    func() time.Time
 	err    error
 	debug  bool
+	// flushLater flushes FlushEvery after the first message buffered since
+	// the last flush; armed tells it is set.
+	flushLater *time.Timer
+	armed      bool
 }
+
+// FlushEvery is the longest time a message waits in the writer's buffer.
+const FlushEvery = time.Second
 
 // NewWriter returns a writer on out.
 func NewWriter(out io.Writer) *Writer {
-	return &Writer{out: bufio.NewWriterSize(out, 256<<10), now: time.Now}
+	w := &Writer{out: bufio.NewWriterSize(out, 256<<10), now: time.Now}
+	w.flushLater = time.AfterFunc(FlushEvery, func() {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		w.armed = false
+		w.flushLocked()
+	})
+	w.flushLater.Stop()
+	return w
 }
 
 // SetMasker sets the masker applied to every LOG and TRACE text.
@@ -75,7 +96,29 @@ func (w *Writer) writeLocked(m *Message) error {
 	if err := w.out.WriteByte('\n'); err != nil && w.err == nil {
 		w.err = err
 	}
+	switch m.Type {
+	case TypeState, TypeTrace, TypeControl:
+		w.flushLocked()
+	default:
+		w.buffered()
+	}
 	return w.err
+}
+
+// buffered arms the deferred flush when the buffer holds what the last
+// flush left out: a batch of records then waits at most FlushEvery, with
+// one timer per writer rather than a flush per record.
+func (w *Writer) buffered() {
+	if !w.armed && w.out.Buffered() > 0 {
+		w.armed = true
+		w.flushLater.Reset(FlushEvery)
+	}
+}
+
+func (w *Writer) flushLocked() {
+	if err := w.out.Flush(); err != nil && w.err == nil {
+		w.err = err
+	}
 }
 
 // WriteRecord prints a RECORD whose data are compact JSON bytes, without
@@ -105,6 +148,7 @@ func (w *Writer) WriteRecords(stream string, records [][]byte, emittedAt int64) 
 			w.err = err
 		}
 	}
+	w.buffered()
 	return w.err
 }
 
@@ -112,9 +156,7 @@ func (w *Writer) WriteRecords(stream string, records [][]byte, emittedAt int64) 
 func (w *Writer) Flush() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if err := w.out.Flush(); err != nil && w.err == nil {
-		w.err = err
-	}
+	w.flushLocked()
 	return w.err
 }
 
@@ -166,17 +208,12 @@ func (w *Writer) ConnectionStatus(ok bool, message string) error {
 	return w.Write(&Message{Type: TypeConnectionStatus, ConnectionStatus: &ConnectionStatus{Status: status, Message: message}})
 }
 
-// ControlConfig prints a CONTROL CONNECTOR_CONFIG with the whole config and
-// flushes it at once, so that it is out before anything depends on it.
+// ControlConfig prints a CONTROL CONNECTOR_CONFIG with the whole config,
+// flushed at once (as every CONTROL), so that it is out before anything
+// depends on it.
 func (w *Writer) ControlConfig(config map[string]any) error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.writeLocked(&Message{Type: TypeControl, Control: &Control{Type: "CONNECTOR_CONFIG", EmittedAt: float64(w.now().UnixMilli()),
+	return w.Write(&Message{Type: TypeControl, Control: &Control{Type: "CONNECTOR_CONFIG", EmittedAt: float64(w.now().UnixMilli()),
 		ConnectorConfig: &ConnectorConfig{Config: config}}})
-	if err := w.out.Flush(); err != nil && w.err == nil {
-		w.err = err
-	}
-	return w.err
 }
 
 // marshalMessage encodes m as json.Marshal does, but with its payload's type

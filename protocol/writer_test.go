@@ -141,3 +141,76 @@ func TestMarshalMessageAsEncodingJSON(t *testing.T) {
 		}
 	}
 }
+
+// writes is an io.Writer that hands each write over on a channel, from
+// whichever goroutine writes (the writer's deferred flush has its own).
+type writes chan string
+
+func (c writes) Write(p []byte) (int, error) {
+	c <- string(p)
+	return len(p), nil
+}
+
+// taken is everything written so far, without waiting.
+func (c writes) taken() string {
+	var s string
+	for {
+		select {
+		case w := <-c:
+			s += w
+		default:
+			return s
+		}
+	}
+}
+
+// A STATE, a TRACE and a CONTROL leave the buffer at once, with the records
+// before them; records alone are batched.
+func TestCheckpointsAndTracesAreFlushedAtOnce(t *testing.T) {
+	for name, write := range map[string]func(*Writer){
+		"state":   func(w *Writer) { w.StreamState("s", map[string]any{"c": 1}, 1) },
+		"error":   func(w *Writer) { w.Error(ConfigError, "bad", "", "s") },
+		"status":  func(w *Writer) { w.Status("s", StatusRunning) },
+		"control": func(w *Writer) { w.ControlConfig(map[string]any{"k": "v"}) },
+	} {
+		out := make(writes, 16)
+		w := NewWriter(out)
+		w.WriteRecords("s", [][]byte{[]byte(`{"id":1}`), []byte(`{"id":2}`)}, 1)
+		if got := out.taken(); got != "" {
+			t.Fatalf("%s: records were not batched: %q", name, got)
+		}
+		write(w)
+		lines := strings.Split(strings.TrimSpace(out.taken()), "\n")
+		if len(lines) != 3 || !strings.Contains(lines[0], `{"id":1}`) || !strings.Contains(lines[1], `{"id":2}`) {
+			t.Errorf("%s: out at once: %q", name, lines)
+		}
+	}
+}
+
+// Records buffered when nothing else comes (the next page is slow) leave
+// within FlushEvery, without a call to Flush; the next record after that
+// arms the deferred flush again.
+func TestBufferedRecordsLeaveWithinASecond(t *testing.T) {
+	out := make(writes, 16)
+	w := NewWriter(out)
+	w.WriteRecord("s", []byte(`{"id":1}`), 1)
+	w.Log(LevelInfo, "then nothing")
+	want := `{"type":"RECORD","record":{"stream":"s","data":{"id":1},"emitted_at":1}}` + "\n" + `{"type":"LOG","log":{"level":"INFO","message":"then nothing"}}` + "\n"
+	select {
+	case got := <-out:
+		if got != want {
+			t.Errorf("got %q, want %q", got, want)
+		}
+	case <-time.After(5 * FlushEvery):
+		t.Fatal("the records are still buffered")
+	}
+	w.WriteRecord("s", []byte(`{"id":2}`), 1)
+	select {
+	case got := <-out:
+		if !strings.Contains(got, `{"id":2}`) {
+			t.Errorf("got %q", got)
+		}
+	case <-time.After(5 * FlushEvery):
+		t.Fatal("the second record is still buffered")
+	}
+}

@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"strings"
-	"sync"
 
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/runtime/auth"
@@ -23,8 +21,6 @@ type builder struct {
 	auth   auth.Authenticator
 	pag    *paginate.Paginator
 	policy *request.Policy // the requester's error handler, evaluated
-
-	otherHosts sync.Map // hosts of next-page URLs said in a WARN (noteHost)
 }
 
 // newBuilder prepares the requests of a requester: its authenticator and its
@@ -104,7 +100,6 @@ func (b *builder) build(ctx context.Context, pr pageRequest) (*request.Parts, er
 		return nil, err
 	}
 	if replaced {
-		b.noteHost(base, next)
 		full = next
 	}
 	p := request.New(b.req.Method, full)
@@ -180,7 +175,8 @@ func (b *builder) build(ctx context.Context, pr pageRequest) (*request.Parts, er
 		}
 	}
 	if b.auth != nil {
-		if err := b.auth.Apply(ctx, p); err != nil {
+		apply := func(p *request.Parts) error { return b.auth.Apply(ctx, p) }
+		if err := b.r.Client.Authenticate(p, base, b.req.Path, apply); err != nil {
 			return nil, err
 		}
 	}
@@ -208,22 +204,6 @@ func (b *builder) plainText(p *request.Parts, vars interp.Vars) error {
 		}
 	}
 	return nil
-}
-
-// noteHost says once per host, as a WARN, that a next-page URL leads to
-// another host than url_base's: the request goes there, with the
-// authenticator's credentials, as the manifest and the reference say (the
-// whole URL is replaced), and the log shows where they went.
-func (b *builder) noteHost(base, next string) {
-	bu, err1 := url.Parse(base)
-	nu, err2 := url.Parse(next)
-	if b.auth == nil || err1 != nil || err2 != nil || strings.EqualFold(bu.Host, nu.Host) {
-		return
-	}
-	if _, said := b.otherHosts.LoadOrStore(strings.ToLower(nu.Host), true); !said {
-		b.r.log("WARN", fmt.Sprintf("%s: the next page URL points at host %q, not url_base's %q; the request is sent there with the authenticator's credentials (said once per host)",
-			b.req.Path, nu.Host, bu.Host))
-	}
 }
 
 // mapping renders a mapping of templates; an empty or null value is dropped.

@@ -289,7 +289,7 @@ func (s *streamReader) fetch(ctx context.Context, pr pageRequest, check func(*re
 		}, s.b.policy, check)
 	}
 	resp, err := send()
-	if refresher, ok := s.b.auth.(auth.Refresher); ok && res.parts != nil && request.IsStatus(err, http.StatusUnauthorized) {
+	if refresher, ok := s.b.auth.(auth.Refresher); ok && res.parts != nil && res.parts.Credentials.Withheld == "" && request.IsStatus(err, http.StatusUnauthorized) {
 		s.r.log("WARN", fmt.Sprintf("Stream %s: HTTP 401, obtaining a new token and trying once more", s.st.Name))
 		refresher.Invalidate(res.parts.Headers)
 		resp, err = send()

@@ -27,6 +27,8 @@ type Parts struct {
 	BodyData url.Values
 	BodyRaw  *string // a body given as one string
 	BodyJSON map[string]any
+	// Credentials is what the authenticator put in (see Client.Authenticate).
+	Credentials Credentials
 }
 
 // New returns empty parts for method and URL.
@@ -203,7 +205,7 @@ func (p *Parts) HTTP(ctx context.Context) (*http.Request, error) {
 	if body != nil {
 		r = bytes.NewReader(body)
 	}
-	req, err := http.NewRequestWithContext(ctx, p.Method, full, r)
+	req, err := http.NewRequestWithContext(withCredentials(ctx, p.Credentials), p.Method, full, r)
 	if err != nil {
 		return nil, err
 	}

@@ -90,6 +90,7 @@ func (c *Client) SendChecked(ctx context.Context, build func() (*http.Request, e
 			} else if act.message != detail {
 				internal = detail
 			}
+			act.message += withheldNote(req, resp.Status)
 		}
 		status := 0
 		if resp != nil {
@@ -128,7 +129,7 @@ func (c *Client) SendChecked(ctx context.Context, build func() (*http.Request, e
 		if err := c.wait(ctx, wait); err != nil {
 			return nil, failure.Transient("%s", err.Error())
 		}
-		if act.kind == manifest.ActionRefreshThenRetry && p.Refresh != nil {
+		if act.kind == manifest.ActionRefreshThenRetry && p.Refresh != nil && !withheld(req) {
 			p.Refresh(req.Header)
 		}
 	}

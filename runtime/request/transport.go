@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -51,21 +52,29 @@ type Client struct {
 	Budget         *Budget // the manifest's api_budget; nil: no rate limit
 	// Debug, when set and true, logs a DEBUG summary of every request and response.
 	Debug func() bool
+
+	withheldFrom sync.Map // hosts whose requests went without credentials, said in a WARN (Authenticate)
 }
 
-// NewClient returns a client with production defaults.
+// NewClient returns a client with production defaults; with
+// DEPLOYMENT_MODE=cloud, it requests public https URLs only (see forCloud).
 func NewClient(log func(level, msg string)) *Client {
+	dialer := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
 	transport := &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		DialContext:           dialer.DialContext,
 		MaxIdleConns:          64,
 		MaxIdleConnsPerHost:   16,
 		IdleConnTimeout:       90 * time.Second,
 		TLSHandshakeTimeout:   30 * time.Second,
 		ResponseHeaderTimeout: 120 * time.Second,
 	}
+	var rt http.RoundTripper = transport
+	if CloudMode() {
+		rt = forCloud(transport, dialer)
+	}
 	return &Client{
-		HTTP:           &http.Client{Transport: transport, Timeout: 300 * time.Second},
+		HTTP:           &http.Client{Transport: rt, Timeout: 300 * time.Second, CheckRedirect: checkRedirect},
 		MaxBody:        256 << 20,
 		BaseDelay:      time.Second,
 		MaxElapsed:     10 * time.Minute,
