@@ -2,6 +2,7 @@ package cli
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 )
 
@@ -36,4 +37,24 @@ func TestPathJoinedAsURLJoin(t *testing.T) {
 		t.Fatalf("exit %d: %s", res.code, res.stdout)
 	}
 	equalLists(t, "requests", a.lines(), []string{"GET /v2/jobs"})
+}
+
+// A path that is a whole URL on another host replaces url_base, as urljoin
+// does; the authenticator's credentials do not go with it.
+func TestPathOnAnotherHostGoesWithoutCredentials(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		w.Write([]byte(`{"data":[{"id":1}]}`))
+	})
+	m := stream("jobs", "url_base: "+a.URL+"/v1\npath: "+onLocalhost(a)+"/v2/jobs\nauthenticator: {type: BearerAuthenticator, api_token: \"{{ config['token'] }}\"}", "[data]", "")
+	res := newConnector(t, m, map[string]any{"token": "s3cret"}, "jobs").read(t)
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stdout)
+	}
+	reqs := a.requests()
+	if len(reqs) != 1 || reqs[0].Path != "/v2/jobs" || reqs[0].Header.Get("Authorization") != "" {
+		t.Fatalf("requests: %+v", reqs)
+	}
+	if w := res.warnings(); len(w) != 1 || !strings.Contains(w[0], `host "localhost`) {
+		t.Errorf("warnings: %q", w)
+	}
 }
