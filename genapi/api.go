@@ -13,9 +13,11 @@ package genapi
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 )
 
@@ -74,8 +76,7 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ex := Exchange{Method: r.Method, Path: r.URL.Path, RawQuery: r.URL.RawQuery, Header: r.Header.Clone(), Body: string(body)}
 	var s served
 	if e == nil {
-		b, _ := json.Marshal(map[string]string{"error": "no route for this path"})
-		s = served{status: http.StatusNotFound, body: b, ctype: "application/json"}
+		s = plan.unrouted(req)
 	} else {
 		ex.Endpoint = e.name
 		s = e.answer.answer(req)
@@ -90,6 +91,44 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", s.ctype)
 	w.WriteHeader(s.status)
 	w.Write(s.body)
+}
+
+// unrouted answers a request no endpoint serves: 403 Forbidden for an
+// API's root (a url_base itself, asked with no endpoint's path), as APIs
+// commonly answer it; 404 for anything else.
+func (p *Plan) unrouted(req *request) served {
+	status, text := http.StatusNotFound, "no route for this path"
+	for _, root := range p.roots {
+		if root.match(req.path) {
+			status, text = http.StatusForbidden, "this is the API's root, not an endpoint"
+			break
+		}
+	}
+	b, _ := json.Marshal(map[string]string{"error": text})
+	return served{status: status, body: b, ctype: "application/json"}
+}
+
+// Twins lists the endpoints answering the same requests as stream's (the
+// same method, route and static parameters: two streams a manifest reads the
+// same way), stream included. The API cannot tell which of them asked.
+func (p *Plan) Twins(stream string) []string {
+	var of []*endpoint
+	for _, e := range p.endpoints {
+		if e.name == stream {
+			of = append(of, e)
+		}
+	}
+	out := []string{stream}
+	for _, e := range p.endpoints {
+		for _, o := range of {
+			if e.name != stream && e.method == o.method && e.route.pattern != nil && o.route.pattern != nil &&
+				e.route.pattern.String() == o.route.pattern.String() && fmt.Sprint(e.params) == fmt.Sprint(o.params) {
+				out = append(out, e.name)
+				break
+			}
+		}
+	}
+	return out
 }
 
 func (p *Plan) endpointFor(req *request) *endpoint {
@@ -109,17 +148,23 @@ func (p *Plan) endpointFor(req *request) *endpoint {
 	return best
 }
 
-// paramScore counts the static parameters the request carries with their
-// value, less those it carries with another.
+// paramScore rates how well a request carries an endpoint's static
+// parameters: each with its value counts, each with another value or
+// missing (unless it renders empty, and is then left out) counts against.
 func paramScore(params map[string]string, req *request) int {
 	score := 0
 	for k, v := range params {
-		if got, ok := req.query[k]; ok {
-			if len(got) == 1 && got[0] == v {
-				score++
-			} else {
-				score--
-			}
+		v = strings.TrimSpace(v)
+		got, ok := req.query[k]
+		switch {
+		case ok && len(got) == 1 && strings.TrimSpace(got[0]) == v:
+			score += 2
+		case ok:
+			score -= 2
+		case v == "":
+			score++
+		default:
+			score--
 		}
 	}
 	return score

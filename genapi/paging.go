@@ -22,14 +22,25 @@ type paging interface {
 }
 
 // recordsPerPage is how many records a page holds when the paginator says
-// nothing of a page size.
-const recordsPerPage = 3
+// nothing of a page size; parentRecords of a parent stream's page, whose
+// every record is a partition of its children (of theirs in turn).
+const (
+	recordsPerPage = 3
+	parentRecords  = 2
+)
 
 // single is an endpoint without pagination: one page.
-type single struct{}
+type single struct{ parent bool }
 
-func (single) page(*request) int                               { return 0 }
-func (single) count(int) int                                   { return recordsPerPage }
+func (single) page(*request) int { return 0 }
+
+func (p single) count(int) int {
+	if p.parent {
+		return parentRecords
+	}
+	return recordsPerPage
+}
+
 func (single) decorate(int, any, http.Header, []any, *request) {}
 func (single) isToken(string, string) bool                     { return false }
 
@@ -37,6 +48,7 @@ func (single) isToken(string, string) bool                     { return false }
 // (an offset or a page number) where page_token_option says; pages stop
 // short of the page size, or empty without one.
 type increment struct {
+	parent   bool // a parent stream's: fewer records (parentRecords a page, one short page of a page size)
 	offset   bool
 	into     string
 	field    []string
@@ -48,6 +60,8 @@ type increment struct {
 // two up to 200 records a page, one beyond (a short page).
 func (p increment) pages() int {
 	switch {
+	case p.parent && p.pageSize > parentRecords:
+		return 1
 	case p.pageSize == 0 || p.pageSize <= 25:
 		return 3
 	case p.pageSize <= 200:
@@ -69,22 +83,32 @@ func (p increment) page(req *request) int {
 	if p.offset {
 		per := p.pageSize
 		if per == 0 {
-			per = recordsPerPage
+			per = p.perPage()
 		}
 		k = n / per
 	}
 	return max(k, 0)
 }
 
+// perPage is how many records a page holds without a page size.
+func (p increment) perPage() int {
+	if p.parent {
+		return parentRecords
+	}
+	return recordsPerPage
+}
+
 func (p increment) count(k int) int {
 	last := p.pages() - 1
 	switch {
 	case p.pageSize == 0 && k < last:
-		return recordsPerPage
+		return p.perPage()
 	case p.pageSize == 0:
 		return 0
 	case k < last:
 		return p.pageSize
+	case k == last && p.parent:
+		return min(parentRecords, p.pageSize-1)
 	case k == last:
 		return 1
 	}

@@ -12,6 +12,7 @@ import (
 // manifest asks that the API cannot serve.
 type Plan struct {
 	endpoints []*endpoint
+	roots     []route // the url_base of each endpoint
 	Problems  []string
 }
 
@@ -51,8 +52,9 @@ func NewPlan(resolved, config map[string]any, now time.Time) (*Plan, error) {
 	streams := AllStreams(resolved)
 	for _, s := range streams {
 		for _, pc := range parentConfigs(s) {
+			name := fmt.Sprint(asMap(pc["stream"])["name"])
+			b.parentKeys[name] = append(b.parentKeys[name], nil)[:len(b.parentKeys[name])]
 			if k, ok := pc["parent_key"].(string); ok {
-				name := fmt.Sprint(asMap(pc["stream"])["name"])
 				b.parentKeys[name] = append(b.parentKeys[name], strings.Split(k, "/"))
 			}
 		}
@@ -69,6 +71,9 @@ func NewPlan(resolved, config map[string]any, now time.Time) (*Plan, error) {
 	if err := b.jinja.run(config, now); err != nil {
 		return nil, err
 	}
+	for _, r := range b.roots {
+		b.plan.roots = append(b.plan.roots, r.route)
+	}
 	return &b.plan, nil
 }
 
@@ -78,6 +83,7 @@ type builder struct {
 	config     map[string]any
 	parentKeys map[string][][]string // stream -> fields its children read from its records
 	jinja      jinjaBatch
+	roots      []*endpoint // routed to the API's roots
 	plan       Plan
 }
 

@@ -133,7 +133,7 @@ func (r *request) seed(stream string, page int, skip func(key, value string) boo
 		if _, isTime := parseTime(v); isTime || skip("", v) {
 			return "~"
 		}
-		return v
+		return isoTime.ReplaceAllString(v, "~")
 	}
 	h := fnv.New64a()
 	fmt.Fprintf(h, "%s %s", stream, r.method)

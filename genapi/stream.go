@@ -16,6 +16,8 @@ type dataAnswer struct {
 	fieldPath []string
 	records   RecordSpec
 	paging    paging
+	// parent says the stream is read by its children's partition routers.
+	parent bool
 	// whole says the body is the one record itself (an empty field_path,
 	// and pagination templates reading the body's keys), or {} for none.
 	whole bool
@@ -63,11 +65,15 @@ func (b *builder) stream(s map[string]any) {
 		return
 	}
 	req := asMap(retriever["requester"])
-	d := &dataAnswer{stream: name, paging: single{}}
+	_, parent := b.parentKeys[name]
+	d := &dataAnswer{stream: name, paging: single{parent: parent}, parent: parent}
 	e := &endpoint{name: name, method: strings.ToUpper(str(req, "http_method", "GET")), answer: d}
 	b.routeOf(e, joinTemplate(req), req)
 	b.staticParams(e, req)
 	b.plan.endpoints = append(b.plan.endpoints, e)
+	root := &endpoint{name: name + " (url_base)"}
+	b.routeOf(root, str(req, "url_base", ""), req)
+	b.roots = append(b.roots, root)
 
 	dec, ok := DecoderOf(asMap(retriever["decoder"]))
 	if !ok {
@@ -139,7 +145,7 @@ func (b *builder) paging(e *endpoint, req map[string]any, d *dataAnswer, paginat
 	switch strategy["type"] {
 	case nil, "NoPagination":
 	case "OffsetIncrement", "PageIncrement":
-		p := increment{offset: strategy["type"] == "OffsetIncrement", into: str(option, "inject_into", "")}
+		p := increment{parent: d.parent, offset: strategy["type"] == "OffsetIncrement", into: str(option, "inject_into", "")}
 		if !p.offset {
 			p.start = int(num(strategy["start_from_page"], 0))
 		}
@@ -192,6 +198,9 @@ func (b *builder) cursorPaging(d *dataAnswer, strategy, option map[string]any, p
 	c := cursorCase{CursorValue: str(strategy, "cursor_value", ""), StopCondition: str(strategy, "stop_condition", ""),
 		Parameters: params(strategy), RecordsPath: d.fieldPath, ContinueCount: recordsPerPage, LastCounts: []int{1, 0},
 		Pages: cursorPageCount, InjectPath: option["type"] == "RequestPath", Bodies: map[string]any{}}
+	if d.parent {
+		c.ContinueCount, c.Pages = parentRecords, 2
+	}
 	if strings.Contains(c.CursorValue+c.StopCondition, "last_page_size") && pageSize > 0 && pageSize <= 200 {
 		c.ContinueCount = pageSize
 	}

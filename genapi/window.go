@@ -2,6 +2,7 @@ package genapi
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -21,11 +22,19 @@ type window struct {
 // windowOf reads the window of a request's values.
 func windowOf(values []string) window {
 	var w window
+	var times []time.Time
 	for _, v := range values {
-		t, ok := parseTime(v)
-		if !ok {
+		if t, ok := parseTime(v); ok {
+			times = append(times, t)
 			continue
 		}
+		for _, s := range isoTime.FindAllString(v, -1) {
+			if t, ok := parseTime(s); ok {
+				times = append(times, t)
+			}
+		}
+	}
+	for _, t := range times {
 		if !w.ok || t.Before(w.start) {
 			w.start = t
 		}
@@ -56,6 +65,10 @@ func (w window) cursorTimes(n int, today time.Time) (time.Time, time.Duration) {
 	}
 	return w.start.Add(step), step
 }
+
+// isoTime finds ISO 8601 times inside a text (a query's filter expression,
+// `updated_at:[2024-01-01T00:00:00Z TO 2024-01-02T00:00:00Z]`).
+var isoTime = regexp.MustCompile(`\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})?`)
 
 // timeLayouts are the shapes of dates and times requests carry.
 var timeLayouts = []string{
