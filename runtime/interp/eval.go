@@ -419,7 +419,11 @@ func (f *filterExpr) eval(s *state) (any, error) {
 	if err := s.charge(sizeOf(in)); err != nil {
 		return nil, err
 	}
-	return f.f(s, in, args)
+	out, err := f.f(s, in, args)
+	if err != nil && kindOf(err) == kindType && !strings.HasPrefix(err.Error(), "filter ") {
+		err = typeErr("filter %s: %s", f.name, err)
+	}
+	return out, err
 }
 
 func (t *testExpr) eval(s *state) (any, error) {

@@ -145,16 +145,22 @@ type result struct {
 	jsonText bool
 }
 
+// fail names the template in an evaluation failure. A TypeError (an
+// operation on the wrong types, such as regex_search of None) is a failure
+// like any other: Airbyte's runtime would take the template's own text as
+// its value and send it on (`except TypeError: return s`), which we never do.
 func (t *Template) fail(err error) error {
-	if kindOf(err) == kindUndefined {
+	switch kindOf(err) {
+	case kindUndefined:
 		return &UndefinedError{Path: t.Path, Source: t.Source, Msg: err.Error()}
+	case kindType:
+		return fmt.Errorf("%s: template %q: TypeError: %s", t.Path, t.Source, firstLine(err))
 	}
 	return fmt.Errorf("%s: template %q: %s", t.Path, t.Source, firstLine(err))
 }
 
-// run evaluates a dynamic template. typeErr tells that the reference would
-// take the template's own text as the value (a TypeError).
-func (t *Template) run(vars Vars) (r result, typeErr bool, err error) {
+// run evaluates a dynamic template.
+func (t *Template) run(vars Vars) (r result, err error) {
 	var missing []string
 	for _, name := range t.undeclared {
 		if _, ok := vars[name]; !ok {
@@ -162,22 +168,22 @@ func (t *Template) run(vars Vars) (r result, typeErr bool, err error) {
 		}
 	}
 	if missing != nil {
-		return r, false, fmt.Errorf("uses undeclared variables: %s", strings.Join(missing, ", "))
+		return r, fmt.Errorf("uses undeclared variables: %s", strings.Join(missing, ", "))
 	}
 	s := &state{vars: vars}
 	if t.whole != nil && t.pre == "" && t.post == "" {
 		v, err := t.whole.eval(s)
 		if err != nil {
-			return r, kindOf(err) == kindType, err
+			return r, err
 		}
-		return result{value: v, isValue: true, jsonText: t.topString && s.jsonText}, false, nil
+		return result{value: v, isValue: true, jsonText: t.topString && s.jsonText}, nil
 	}
 	var b strings.Builder
 	s.out = &b
 	if err := s.run(t.body); err != nil {
-		return r, kindOf(err) == kindType, err
+		return r, err
 	}
-	return result{text: b.String()}, false, nil
+	return result{text: b.String()}, nil
 }
 
 // Eval gives the template's typed value as the reference types results
@@ -187,7 +193,8 @@ func (t *Template) run(vars Vars) (r result, typeErr bool, err error) {
 // "[1, 2]" a list, "True" true), and stays text otherwise. A template that
 // renders nothing gives "". The result is nil, bool, int64, float64,
 // string, json.Number, []any or map[string]any. An undefined value used
-// further than rendering gives an UndefinedError.
+// further than rendering gives an UndefinedError; a TypeError, an error
+// naming the template (never the template's own text, as the reference's).
 func (t *Template) Eval(vars Vars) (any, error) {
 	v, empty, err := t.eval(vars)
 	if empty {
@@ -218,10 +225,7 @@ func (t *Template) eval(vars Vars) (v any, empty bool, err error) {
 	case t.static:
 		return typedText(t.text), t.text == "", nil
 	}
-	r, typeErr, err := t.run(vars)
-	if typeErr {
-		return typedText(t.Source), false, nil
-	}
+	r, err := t.run(vars)
 	if err != nil {
 		return nil, false, t.fail(err)
 	}
@@ -352,10 +356,7 @@ func (t *Template) Render(vars Vars) (string, error) {
 	case t.static:
 		return t.text, nil
 	}
-	r, typeErr, err := t.run(vars)
-	if typeErr {
-		return t.Source, nil
-	}
+	r, err := t.run(vars)
 	if err != nil {
 		return "", t.fail(err)
 	}
@@ -378,10 +379,7 @@ func (t *Template) Param(vars Vars) (any, error) {
 	case t.static:
 		return paramText(t.text), nil
 	}
-	r, typeErr, err := t.run(vars)
-	if typeErr {
-		return t.Source, nil
-	}
+	r, err := t.run(vars)
 	if err != nil {
 		if kindOf(err) == kindUndefined {
 			return nil, nil
@@ -441,10 +439,7 @@ func (t *Template) Bool(vars Vars) (bool, error) {
 	case t.static:
 		return t.text != "" && !cdkFalse(typedText(t.text)), nil
 	}
-	r, typeErr, err := t.run(vars)
-	if typeErr {
-		return true, nil
-	}
+	r, err := t.run(vars)
 	if err != nil {
 		if kindOf(err) == kindUndefined {
 			return false, nil

@@ -136,7 +136,6 @@ func TestRender(t *testing.T) {
 		`{%- if config.flag -%}  yes  {%- endif %}`:   "yes",
 		"{{ config.n }}\n":                            "5",
 		`{% set ns = namespace(n=0) %}{% for x in config.list %}{% set ns.n = ns.n + x %}{% endfor %}{{ ns.n }}`: "3",
-		`{{ config.n > 'x' }}`: "{{ config.n > 'x' }}", // a TypeError: the reference takes the template's text
 	}
 	vars := testVars()
 	for src, want := range cases {
@@ -193,7 +192,6 @@ func TestTemplateBool(t *testing.T) {
 		`{{ config.nothing }}`:              true,
 		`{{ not response.get("num", {}) }}`: true,
 		`{{ record['status'] == 'active' and record['n'] > 3 }}`: true,
-		`{{ config.n > 'x' }}`: true, // a TypeError: the template's text, which is true
 	} {
 		got, err := MustCompile(src).Bool(vars)
 		if err != nil || got != want {
@@ -323,6 +321,40 @@ func TestFromJSON(t *testing.T) {
 	for _, bad := range []string{``, `{`, `[1,]`, `{"a" 1}`, `01`, `"x`, `1 2`, `nul`} {
 		if _, err := FromJSON([]byte(bad)); err == nil {
 			t.Errorf("%q: want an error", bad)
+		}
+	}
+}
+
+// TestTypeErrorFails: a template whose evaluation raises a TypeError fails in
+// every mode with an error naming its path and the TypeError, where the
+// reference would take the template's own text (and send it, keep every
+// record, stop a pagination).
+func TestTypeErrorFails(t *testing.T) {
+	vars := Vars{"config": map[string]any{"n": int64(5)}, "response": map[string]any{"value": []any{}}}
+	for src, want := range map[string]string{
+		`{{ config.n > 'x' }}`: `streams[0].x: template "{{ config.n > 'x' }}": TypeError: '>' not supported between instances of 'int' and 'str'`,
+		`{{ response.get('@odata.nextLink') | regex_search('skiptoken=(.*)') }}`: `streams[0].x: template "{{ response.get('@odata.nextLink') | regex_search('skiptoken=(.*)') }}": TypeError: filter regex_search: expected string or bytes-like object, got 'NoneType'`,
+		`a{{ config.n + 'x' }}b`: `streams[0].x: template "a{{ config.n + 'x' }}b": TypeError: unsupported operand type(s) for +: 'int' and 'str'`,
+	} {
+		tpl, err := Compile(src, "streams[0].x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		modes := map[string]func() (any, error){
+			"Eval":      func() (any, error) { return tpl.Eval(vars) },
+			"EvalOrNil": func() (any, error) { return tpl.EvalOrNil(vars) },
+			"Render":    func() (any, error) { return tpl.Render(vars) },
+			"Param":     func() (any, error) { return tpl.Param(vars) },
+			"Bool":      func() (any, error) { return tpl.Bool(vars) },
+		}
+		for name, f := range modes {
+			v, err := f()
+			if err == nil || err.Error() != want {
+				t.Errorf("%s %s: got %v, %v; want the error %s", name, src, v, err, want)
+			}
+			if IsUndefined(err) {
+				t.Errorf("%s %s: a TypeError is not an UndefinedError", name, src)
+			}
 		}
 	}
 }

@@ -5,7 +5,9 @@ reference's behaviour, with the clock frozen.
 
 Reads {"now": ISO datetime, "context": {...}, "cases": [template, ...]} on
 stdin and writes one result per case on stdout: for each of the modes eval,
-body, render, param and bool either {"t": type, "v": value} or {"err": class, "msg": text}.
+body, render, param and bool either {"t": type, "v": value} or {"err": class, "msg": text},
+or {"fallback": "TypeError", "msg": text, "v": result} when a rendering fell back to
+the template's own text on a TypeError.
 """
 
 import ast
@@ -224,13 +226,19 @@ def compiled(env, s):
     return env.from_string(s)
 
 
+# Set when a rendering fell back to the template's own text on a TypeError,
+# as the CDK does; the Go engine fails there instead (allowed.yaml).
+FELL_BACK = []
+
+
 def render(env, s, context):
     try:
         missing = {v for v in undeclared_variables(env, s) if v not in context}
         if missing:
             raise ValueError(f"Jinja macro has undeclared variables: {missing}")
         return compiled(env, s).render(context)
-    except TypeError:
+    except TypeError as e:
+        FELL_BACK.append(str(e))
         return s
 
 
@@ -324,11 +332,14 @@ def main():
         for name, mode in (("eval", mode_eval), ("body", mode_body), ("render", mode_render), ("param", mode_param),
                            ("bool", mode_bool)):
             ctx = json.loads(json.dumps(context))  # templates may change what they are given
+            FELL_BACK.clear()
             try:
                 res[name] = encode(mode(s, ctx))
             except Exception as e:  # every failure is compared as a failure
                 name_ = "undefined" if isinstance(e, UndefinedError) else type(e).__name__
                 res[name] = {"err": name_, "msg": str(e)[:200]}
+            if FELL_BACK:
+                res[name] = {"fallback": "TypeError", "msg": FELL_BACK[0][:200], "v": res[name]}
         out.append(res)
     json.dump(out, sys.stdout)
 
