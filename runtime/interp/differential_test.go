@@ -231,8 +231,7 @@ func evalModes(t *testing.T, src string, ctxJSON []byte) map[string]string {
 		if jerr != nil {
 			t.Fatal(jerr)
 		}
-		vars := Vars(ctx.(map[string]any))
-		vars["stream_interval"], vars["stream_partition"] = vars["stream_slice"], vars["stream_slice"]
+		vars := withObjects(Vars(ctx.(map[string]any)))
 		var v any
 		var e error
 		switch mode {
@@ -258,6 +257,17 @@ func evalModes(t *testing.T, src string, ctxJSON []byte) map[string]string {
 		out[mode] = string(b)
 	}
 	return out
+}
+
+// withObjects makes the slice and the last record of the context the
+// objects the runtime passes (context.json writes the slice as its parts).
+func withObjects(vars Vars) Vars {
+	parts := vars["stream_slice"].(map[string]any)
+	part := func(k string) map[string]any { return parts[k].(map[string]any) }
+	sl := StreamSlice(part("partition"), part("cursor_slice"), part("extra_fields"))
+	vars["stream_slice"], vars["stream_interval"], vars["stream_partition"] = sl, sl, sl
+	vars["last_record"] = Record(vars["last_record"].(map[string]any))
+	return vars
 }
 
 // encodeResult writes a value with its Python type, as the harness does.

@@ -316,21 +316,27 @@ func (c *constExpr) eval(*state) (any, error) { return c.v, nil }
 func (n *nameExpr) eval(s *state) (any, error) { return s.lookup(n.name), nil }
 
 func (a *attrExpr) eval(s *state) (any, error) {
-	v, err := a.x.eval(s)
+	v, err := s.operand(a.x)
 	if err != nil {
 		return nil, err
+	}
+	if o, ok := v.(*Object); ok {
+		return o.attr(a.name)
 	}
 	return getattr(v, a.name)
 }
 
 func (it *itemExpr) eval(s *state) (any, error) {
-	v, err := it.x.eval(s)
+	v, err := s.operand(it.x)
 	if err != nil {
 		return nil, err
 	}
 	k, err := it.key.eval(s)
 	if err != nil {
 		return nil, err
+	}
+	if o, ok := v.(*Object); ok {
+		return o.item(k)
 	}
 	return getitem(v, k)
 }

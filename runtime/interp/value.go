@@ -288,6 +288,8 @@ func canon(v any) any {
 		return v
 	case List:
 		return []any(x)
+	case *Object:
+		return x.Map
 	case int:
 		return int64(x)
 	case json.Number:

@@ -21,6 +21,7 @@ import json
 import re
 import sys
 import uuid
+from collections.abc import Mapping
 from urllib.parse import quote_plus
 
 import isodate
@@ -191,8 +192,106 @@ FILTERS = {f.__name__: f for f in [hash, base64encode, base64decode, base64binas
                                    regex_replace, hmac]}
 
 
+# The template variables' objects (airbyte_cdk/sources/types.py): the slice
+# is a StreamSlice, the paginator's last_record a Record.
+class Record(Mapping):
+    def __init__(self, data, stream_name):
+        self._data = data
+        self.stream_name = stream_name
+
+    @property
+    def data(self):
+        return self._data
+
+    def __repr__(self):
+        return repr(self._data)
+
+    def __getitem__(self, key):
+        return self._data[key]
+
+    def __len__(self):
+        return len(self._data)
+
+    def __iter__(self):
+        return iter(self._data)
+
+    def __contains__(self, item):
+        return item in self._data
+
+
+class StreamSlice(Mapping):
+    def __init__(self, *, partition, cursor_slice, extra_fields=None):
+        self._partition = partition
+        self._cursor_slice = cursor_slice
+        self._extra_fields = extra_fields or {}
+        self._stream_slice = dict(partition) | dict(cursor_slice)
+
+    @property
+    def partition(self):
+        return self._partition
+
+    @property
+    def cursor_slice(self):
+        return self._cursor_slice
+
+    @property
+    def extra_fields(self):
+        return self._extra_fields
+
+    def __repr__(self):
+        return repr(self._stream_slice)
+
+    def __getitem__(self, key):
+        return self._stream_slice[key]
+
+    def __len__(self):
+        return len(self._stream_slice)
+
+    def __iter__(self):
+        return iter(self._stream_slice)
+
+    def __contains__(self, item):
+        return item in self._stream_slice
+
+    def keys(self):
+        return self._stream_slice.keys()
+
+    def items(self):
+        return self._stream_slice.items()
+
+    def values(self):
+        return self._stream_slice.values()
+
+    def get(self, key, default=None):
+        return self._stream_slice.get(key, default)
+
+    def __bool__(self):
+        return bool(self._stream_slice) or bool(self._extra_fields)
+
+
+class StreamPartitionAccessEnvironment(SandboxedEnvironment):
+    """jinja.py's environment: StreamSlice._partition may be read."""
+
+    def is_safe_attribute(self, obj, attr, value):
+        if attr in ["_partition"]:
+            return True
+        return super().is_safe_attribute(obj, attr, value)
+
+
+def with_objects(context):
+    """The context with the slice and the last record as the CDK passes them
+    (context.json writes the slice as its partition, cursor_slice and
+    extra_fields)."""
+    parts = context["stream_slice"]
+    context["stream_slice"] = StreamSlice(partition=parts["partition"], cursor_slice=parts["cursor_slice"],
+                                          extra_fields=parts["extra_fields"])
+    context["stream_interval"] = context["stream_partition"] = context["stream_slice"]
+    context["last_record"] = Record(context["last_record"], "stream")
+    return context
+
+
 def environment(finalize=None):
-    env = SandboxedEnvironment(finalize=finalize)
+    env = StreamPartitionAccessEnvironment(finalize=finalize)
     env.filters.update(**FILTERS)
     env.globals.update(**MACROS)
     env.globals.pop("range", None)
@@ -323,15 +422,12 @@ def main():
     data = json.load(sys.stdin)
     NOW = datetime.datetime.fromisoformat(data["now"])
     context = data["context"]
-    if "stream_slice" in context:
-        context["stream_interval"] = context["stream_slice"]
-        context["stream_partition"] = context["stream_slice"]
     out = []
     for s in data["cases"]:
         res = {}
         for name, mode in (("eval", mode_eval), ("body", mode_body), ("render", mode_render), ("param", mode_param),
                            ("bool", mode_bool)):
-            ctx = json.loads(json.dumps(context))  # templates may change what they are given
+            ctx = with_objects(json.loads(json.dumps(context)))  # templates may change what they are given
             FELL_BACK.clear()
             try:
                 res[name] = encode(mode(s, ctx))
