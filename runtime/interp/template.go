@@ -83,7 +83,8 @@ func Compile(src, path string) (*Template, error) {
 	return t, nil
 }
 
-// findWhole notes when the template is one expression between white space.
+// findWhole notes when the template is one expression between white space
+// and {% set %} statements.
 func (t *Template) findWhole() {
 	var out *outputStmt
 	var pre, post strings.Builder
@@ -103,6 +104,7 @@ func (t *Template) findWhole() {
 				return
 			}
 			out = x
+		case *setStmt, *setBlockStmt:
 		default:
 			return
 		}
@@ -143,6 +145,10 @@ type result struct {
 	text     string
 	isValue  bool
 	jsonText bool
+	// literal is the text the reference reads as a Python literal: text,
+	// except that the value of an expression between white space is written
+	// as Python writes it ("\nNone" is None, as literal_eval reads it).
+	literal string
 }
 
 // fail names the template in an evaluation failure. A TypeError (an
@@ -170,20 +176,46 @@ func (t *Template) run(vars Vars) (r result, err error) {
 	if missing != nil {
 		return r, fmt.Errorf("uses undeclared variables: %s", strings.Join(missing, ", "))
 	}
-	s := &state{vars: vars}
-	if t.whole != nil && t.pre == "" && t.post == "" {
-		v, err := t.whole.eval(s)
+	var b strings.Builder
+	s := &state{vars: vars, out: &b}
+	if t.whole != nil {
+		v, err := t.runWhole(s)
 		if err != nil {
 			return r, err
 		}
-		return result{value: v, isValue: true, jsonText: t.topString && s.jsonText}, nil
+		r = result{value: v, isValue: true, jsonText: t.topString && s.jsonText}
+		if t.pre == "" && t.post == "" {
+			return r, nil
+		}
+		pyText := pyStr(v)
+		if r.jsonText {
+			pyText = `"""` + pyText + `"""` // the CDK's string filter's quotes
+		}
+		r.isValue, r.text, r.literal = false, t.pre+String(v)+t.post, t.pre+pyText+t.post
+		return r, nil
 	}
-	var b strings.Builder
-	s.out = &b
 	if err := s.run(t.body); err != nil {
 		return r, err
 	}
-	return result{text: b.String()}, nil
+	return result{text: b.String(), literal: b.String()}, nil
+}
+
+// runWhole runs the {% set %} statements of a whole-expression template and
+// gives its expression's value.
+func (t *Template) runWhole(s *state) (v any, err error) {
+	for _, st := range t.body {
+		switch x := st.(type) {
+		case *dataStmt:
+		case *outputStmt:
+			v, err = x.x.eval(s)
+		default:
+			err = st.exec(s)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return v, nil
 }
 
 // Eval gives the template's typed value as the reference types results
@@ -230,7 +262,7 @@ func (t *Template) eval(vars Vars) (v any, empty bool, err error) {
 		return nil, false, t.fail(err)
 	}
 	if !r.isValue {
-		return typedText(r.text), r.text == "", nil
+		return typedText(r.literal), r.literal == "", nil
 	}
 	if r.jsonText {
 		return r.value, false, nil
@@ -462,10 +494,10 @@ func (t *Template) Bool(vars Vars) (bool, error) {
 		}
 		return !cdkFalse(typedValue(r.value)), nil
 	}
-	if r.text == "" {
+	if r.literal == "" {
 		return false, nil
 	}
-	return !cdkFalse(typedText(r.text)), nil
+	return !cdkFalse(typedText(r.literal)), nil
 }
 
 // cdkFalse tells whether v is one of the reference's false values.
