@@ -243,6 +243,9 @@ func evalModes(t *testing.T, src string, ctxJSON []byte) map[string]string {
 			v, e = tpl.Render(vars)
 		case "param":
 			v, e = tpl.Param(vars)
+			if l, ok := v.([]any); ok {
+				v = sentTexts(l)
+			}
 		case "bool":
 			v, e = tpl.Bool(vars)
 		}
@@ -255,6 +258,15 @@ func evalModes(t *testing.T, src string, ctxJSON []byte) map[string]string {
 		}
 		b, _ := json.Marshal(encodeResult(v))
 		out[mode] = string(b)
+	}
+	return out
+}
+
+// sentTexts are the texts a list parameter is sent as (runtime/request).
+func sentTexts(l []any) []any {
+	out := make([]any, len(l))
+	for i, e := range l {
+		out[i] = String(e)
 	}
 	return out
 }

@@ -401,7 +401,8 @@ func (t *Template) Render(vars Vars) (string, error) {
 // Param evaluates the template as a request parameter, header or form field,
 // as the reference's request mappings do (their valid types are str and
 // list): nil when it renders nothing, null or an undefined value; a list
-// when its value is one or its text spells one; otherwise its text.
+// when its value is one or its text spells one, as the values requests
+// sends for it (sentItems); otherwise its text.
 func (t *Template) Param(vars Vars) (any, error) {
 	switch {
 	case t == nil:
@@ -430,8 +431,8 @@ func (t *Template) Param(vars Vars) (any, error) {
 		}
 		return paramText(x), nil
 	case []any:
-		if lit, ok := literalCopy(x); ok {
-			return plain(lit), nil
+		if _, ok := literalCopy(x); ok {
+			return sentItems(x), nil
 		}
 	}
 	return String(r.value), nil
@@ -449,9 +450,44 @@ func paramText(text string) any {
 	case string:
 		return x
 	case []any:
-		return plain(x)
+		return sentItems(x)
 	}
 	return text
+}
+
+// sentItems are the values a list parameter sends, one each, as the
+// reference's requests encodes a list: its items, the items of a nested list
+// (or tuple, or a dict's keys) each on its own, anything nested deeper as its
+// Python text ([[1, 2], [[3]]] sends 1, 2 and [3]). A None is left out where
+// requests would send "None" for a nested one.
+func sentItems(list []any) []any {
+	out := make([]any, 0, len(list))
+	for _, e := range list {
+		switch x := canon(e).(type) {
+		case []any, tuple:
+			for _, n := range items(x) {
+				out = appendSent(out, n)
+			}
+		case map[string]any:
+			for _, k := range SortedKeys(x) {
+				out = append(out, k)
+			}
+		default:
+			out = appendSent(out, e)
+		}
+	}
+	return out
+}
+
+func appendSent(out []any, v any) []any {
+	switch x := canon(v).(type) {
+	case nil:
+		return out
+	case []any, tuple, map[string]any:
+		return append(out, pyStr(x))
+	default:
+		return append(out, x)
+	}
 }
 
 // Bool evaluates the template as a condition, with the reference's rule

@@ -378,8 +378,29 @@ def mode_render(s, context):
     return render(ENV_TEXT, s, context)
 
 
+def sent_values(values):
+    """The texts requests sends for a list parameter (RequestEncodingMixin._encode_params:
+    None items left out; then urlencode(doseq=True): an item with a length, other than a
+    string, sends each of its elements' str()). Checked against the reference's requests."""
+    out = []
+    for v in values:
+        if v is None:
+            continue
+        if isinstance(v, str):
+            out.append(v)
+            continue
+        try:
+            len(v)
+        except TypeError:
+            out.append(str(v))
+            continue
+        out.extend(str(e) for e in v)
+    return out
+
+
 def mode_param(s, context):
-    """A request parameter: InterpolatedMapping with valid types (str, list), on our text."""
+    """A request parameter: InterpolatedMapping with valid types (str, list), on our text;
+    a list as the values requests sends for it."""
     check_stream_state(s)
     try:
         text = render(ENV_TEXT, s, context)
@@ -387,7 +408,10 @@ def mode_param(s, context):
         return None
     if text == "":
         return None
-    return literal_eval(text, (str, list))
+    v = literal_eval(text, (str, list))
+    if isinstance(v, list):
+        return sent_values(v)
+    return v
 
 
 FALSE_VALUES = ["False", "false", "{}", "[]", "()", "", "0", "0.0", {}, False, [], (), set()]
