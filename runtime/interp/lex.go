@@ -460,7 +460,16 @@ func unescapePy(s string) (string, error) {
 			b.WriteRune(rune(n))
 			i += width
 		case 'N':
-			return "", fmt.Errorf(`\N{...} escapes are not supported`)
+			end := strings.IndexByte(s[i:], '}')
+			if i+1 >= len(s) || s[i+1] != '{' || end < 0 {
+				return "", fmt.Errorf(`malformed \N character escape`)
+			}
+			r, ok := runeNamed(s[i+2 : i+end])
+			if !ok {
+				return "", fmt.Errorf(`unknown Unicode character name`)
+			}
+			b.WriteRune(r)
+			i += end
 		default:
 			b.WriteByte('\\')
 			b.WriteByte(e)
