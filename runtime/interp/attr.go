@@ -49,6 +49,9 @@ func noAttr(v any, name string) *undefined {
 }
 
 func getattr(v any, name string) (any, error) {
+	if g, ok := v.(groupTuple); ok && (name == "grouper" || name == "list") {
+		return g[map[string]int{"grouper": 0, "list": 1}[name]], nil
+	}
 	v = canon(v)
 	if u, ok := v.(*undefined); ok {
 		return nil, u.err()
@@ -87,6 +90,9 @@ func getattr(v any, name string) (any, error) {
 }
 
 func getitem(v, key any) (any, error) {
+	if g, ok := v.(groupTuple); ok && (key == "grouper" || key == "list") {
+		return getattr(g, key.(string))
+	}
 	v = canon(v)
 	if u, ok := v.(*undefined); ok {
 		return nil, u.err()
@@ -438,7 +444,7 @@ func tupleMethods() map[string]methodFunc {
 }
 
 func items(v any) []any {
-	switch x := v.(type) {
+	switch x := canon(v).(type) {
 	case []any:
 		return x
 	case tuple:

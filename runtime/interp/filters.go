@@ -32,6 +32,7 @@ func buildFilterFuncs() {
 	filterFuncsTable = map[string]filterFunc{
 		"abs":         fAbs,
 		"attr":        fAttr,
+		"batch":       fBatch,
 		"capitalize":  strFilter(capitalize),
 		"center":      fCenter,
 		"count":       fLength,
@@ -44,6 +45,7 @@ func buildFilterFuncs() {
 		"float":       fFloat,
 		"forceescape": fEscape,
 		"format":      fFormat,
+		"groupby":     fGroupby,
 		"indent":      fIndent,
 		"int":         fInt,
 		"items":       fItems,
@@ -996,3 +998,105 @@ func fWordcount(_ *state, in any, a *args) (any, error) {
 }
 
 func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsNumber(r) }
+
+// fBatch is batch(linecount, fill_with=None): the items in lists of
+// linecount, the last one filled up with fill_with when it is given.
+func fBatch(s *state, in any, a *args) (any, error) {
+	if err := a.check("batch", 2, "linecount", "fill_with"); err != nil {
+		return nil, err
+	}
+	if _, ok := a.get(0, "linecount"); !ok {
+		return nil, typeErr("do_batch() missing 1 required positional argument: 'linecount'")
+	}
+	n, err := argInt(a, 0, "linecount", "batch", 0)
+	if err != nil {
+		return nil, err
+	}
+	items, err := iterate(in)
+	if err != nil {
+		return nil, err
+	}
+	var out []any
+	tmp := []any{}
+	for _, it := range items {
+		if int64(len(tmp)) == n {
+			out = append(out, tmp)
+			tmp = []any{}
+		}
+		tmp = append(tmp, it)
+	}
+	if len(tmp) > 0 {
+		if fill, ok := a.get(1, "fill_with"); ok && fill != nil && int64(len(tmp)) < n {
+			if err := checkItems(int(min(n, MaxItems+1))); err != nil {
+				return nil, err
+			}
+			for int64(len(tmp)) < n {
+				tmp = append(tmp, fill)
+			}
+		}
+		out = append(out, tmp)
+	}
+	if out == nil {
+		out = []any{}
+	}
+	return out, s.charge(len(items) + len(tmp))
+}
+
+// groupTuple is one group of groupby: a (grouper, list) tuple whose items
+// are also its attributes grouper and list.
+type groupTuple tuple
+
+// fGroupby is groupby(attribute, default=None, case_sensitive=False): the
+// items sorted by the attribute and grouped by it, each group a (grouper,
+// list) tuple; without case_sensitive, texts compare lower-cased and a group
+// is named by its first item's value.
+func fGroupby(s *state, in any, a *args) (any, error) {
+	if err := a.check("groupby", 3, "attribute", "default", "case_sensitive"); err != nil {
+		return nil, err
+	}
+	attr, ok := a.get(0, "attribute")
+	if !ok {
+		return nil, typeErr("sync_do_groupby() missing 1 required positional argument: 'attribute'")
+	}
+	def, _ := a.get(1, "default")
+	cs, _ := a.get(2, "case_sensitive")
+	items, err := iterate(in)
+	if err != nil {
+		return nil, err
+	}
+	get := attrGetter(attr)
+	value := func(v any) (any, error) {
+		k, err := get(v)
+		if _, undef := k.(*undefined); undef && def != nil {
+			k = def
+		}
+		return k, err
+	}
+	key := func(v any) (any, error) {
+		k, err := value(v)
+		return sortKey(k, Truthy(cs)), err
+	}
+	sorted, err := sortItems(s, items, key, false)
+	if err != nil {
+		return nil, err
+	}
+	out := []any{}
+	var last any
+	for i, it := range sorted {
+		k, err := key(it)
+		if err != nil {
+			return nil, err
+		}
+		if i == 0 || !equal(k, last) {
+			grouper, err := value(it)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, groupTuple{grouper, []any{}})
+			last = k
+		}
+		g := out[len(out)-1].(groupTuple)
+		g[1] = append(g[1].([]any), it)
+	}
+	return out, s.charge(len(items))
+}

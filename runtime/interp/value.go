@@ -290,6 +290,8 @@ func canon(v any) any {
 		return []any(x)
 	case *Object:
 		return x.Map
+	case groupTuple:
+		return tuple(x)
 	case int:
 		return int64(x)
 	case json.Number:
