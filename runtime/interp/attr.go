@@ -132,6 +132,10 @@ func getitem(v, key any) (any, error) {
 			}
 			return &undefined{hint: "'str object' has no element " + pyStr(key)}, nil
 		}
+	case pyBytes:
+		if e, ok := index(byteItems(x), key); ok {
+			return e, nil
+		}
 	case *view:
 		// views are not subscriptable
 	}
@@ -278,6 +282,11 @@ func findMethod(v any, name string) methodFunc {
 		table = methods().date
 	case time.Duration:
 		table = methods().timedelta
+	case pyBytes:
+		if name == "decode" {
+			return bytesDecode
+		}
+		return nil
 	default:
 		return nil
 	}

@@ -52,6 +52,8 @@ func sizeOf(v any) int {
 		return len(x)
 	case *view:
 		return len(x.items)
+	case pyBytes:
+		return len(x)
 	case List:
 		return len(x)
 	}

@@ -167,6 +167,8 @@ func fLength(_ *state, in any, a *args) (any, error) {
 		return int64(len(x)), nil
 	case *view:
 		return int64(len(x.items)), nil
+	case pyBytes:
+		return int64(len(x)), nil
 	case *undefined:
 		return int64(0), nil
 	}

@@ -789,6 +789,8 @@ func iterate(v any) ([]any, error) {
 		return nil, nil
 	case *view:
 		return x.items, nil
+	case pyBytes:
+		return byteItems(x), nil
 	}
 	return nil, typeErr("'%s' object is not iterable", typeName(v))
 }

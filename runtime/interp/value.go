@@ -133,6 +133,8 @@ func writeRepr(b *strings.Builder, v any) {
 			writeRepr(b, x[k])
 		}
 		b.WriteByte('}')
+	case pyBytes:
+		b.WriteString(bytesRepr(x))
 	case *view:
 		b.WriteString("dict_" + x.kind + "([")
 		writeItems(b, x.items)
@@ -271,6 +273,8 @@ func Truthy(v any) bool {
 		return x != 0
 	case *view:
 		return len(x.items) > 0
+	case pyBytes:
+		return len(x) > 0
 	case monthDuration:
 		return x.d.Years != 0 || x.d.Months != 0 || x.d.Fixed != 0
 	case time.Time, date, *namespace, *callable, *boundMethod, *loopInfo:
@@ -284,7 +288,7 @@ func Truthy(v any) bool {
 func canon(v any) any {
 	switch x := v.(type) {
 	case nil, bool, int64, float64, string, []any, map[string]any, time.Time, time.Duration,
-		tuple, date, monthDuration, *undefined, *view, *namespace, *callable, *boundMethod, *loopInfo:
+		tuple, date, monthDuration, pyBytes, *undefined, *view, *namespace, *callable, *boundMethod, *loopInfo:
 		return v
 	case List:
 		return []any(x)
@@ -428,6 +432,8 @@ func typeName(v any) string {
 		return "Duration"
 	case *undefined:
 		return "Undefined"
+	case pyBytes:
+		return "bytes"
 	case *view:
 		return "dict_view"
 	case *namespace:
