@@ -23,6 +23,8 @@ type state struct {
 	out    *strings.Builder
 	steps  int
 	blocks []string // text of the enclosing {% filter %} and {% set %} blocks
+	// macroDepth counts the macro calls under way.
+	macroDepth int
 	// jsonText tells that the last string filter wrote JSON of a non-string,
 	// which the typing of a whole-expression result keeps as text.
 	jsonText bool

@@ -229,7 +229,7 @@ func TestErrors(t *testing.T) {
 
 func TestRefusedAtLoad(t *testing.T) {
 	for _, src := range []string{`{% include '/etc/passwd' %}`, `{% import 'x.html' as x %}`, `{% extends 'base.html' %}`,
-		`{% from 'x' import y %}`, `{% macro m() %}{% endmacro %}`, `{{ x | nofilter }}`, `{{ x is notatest }}`,
+		`{% from 'x' import y %}`, `{% macro m(a=1, b) %}{% endmacro %}`, `{{ x | nofilter }}`, `{{ x is notatest }}`,
 		`{{ 'a' | regex_search('(') }}`, `{{ stream_state.get('x') }}`, `{{ 1 +`, `{% if x %}`, `{% for x in y %}{% break %}{% endfor %}`,
 		"{{ " + strings.Repeat("(", 100) + "1" + strings.Repeat(")", 100) + " }}"} {
 		_, err := Compile(src, "streams[0].path")
@@ -255,10 +255,13 @@ func TestLimits(t *testing.T) {
 		`{{ '%99999999s' % 'x' }}`:                "longer than",
 		`{{ 'x'.center(99999999) }}`:              "longer than",
 		`{{ 2 ** 100 }}`:                          "overflow",
-		`{{ 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!' | regex_search('^(a+)+$') }}`: "took longer",
-		`{% for i in x %}{{ 'aaaaaaaaaaaaaaaaaa!' | regex_search('^(a+)+$') }}{% endfor %}`:                       "steps",
-		`{% for a in y %}{% if a in y %}{% endif %}{% endfor %}`:                                                  "steps",
-		`{% for a in y %}{{ y | unique | length }}{% endfor %}`:                                                   "steps",
+		`{{ 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!' | regex_search('^(a+)+$') }}`:           "took longer",
+		`{% for i in x %}{{ 'aaaaaaaaaaaaaaaaaa!' | regex_search('^(a+)+$') }}{% endfor %}`:                                 "steps",
+		`{% for a in y %}{% if a in y %}{% endif %}{% endfor %}`:                                                            "steps",
+		`{% for a in y %}{{ y | unique | length }}{% endfor %}`:                                                             "steps",
+		`{% macro m(n) %}{{ m(n) }}{% endmacro %}{{ m(1) }}`:                                                                "nest deeper",
+		`{% macro m(n) %}{% if n %}{{ m(n-1) }}{{ m(n-1) }}{% endif %}{% endmacro %}{{ m(30) }}`:                            "steps",
+		`{% macro m(n) %}{% if n %}{{ m(n-1) }}{{ m(n-1) }}{% else %}{{ 'x' * 100000 }}{% endif %}{% endmacro %}{{ m(5) }}`: "larger than",
 	} {
 		start := time.Now()
 		_, err := MustCompile(src).Render(vars)
