@@ -136,6 +136,10 @@ func getitem(v, key any) (any, error) {
 		if e, ok := index(byteItems(x), key); ok {
 			return e, nil
 		}
+	case *pyDict:
+		if e, ok := x.get(key); ok {
+			return e, nil
+		}
 	case *view:
 		// views are not subscriptable
 	}
@@ -248,7 +252,7 @@ func timedeltaAttr(d time.Duration, name string) (any, bool) {
 // and timedeltas, built on first use rather than at package init, as the
 // filter, test and string method tables are.
 type methodTables struct {
-	dict, list, tuple, datetime, date, timedelta map[string]methodFunc
+	dict, list, tuple, datetime, date, timedelta, pyDict map[string]methodFunc
 }
 
 var (
@@ -259,7 +263,7 @@ var (
 func methods() *methodTables {
 	methodTablesOnce.Do(func() {
 		methodTablesValue = methodTables{dict: dictMethods(), list: listMethods(), tuple: tupleMethods(),
-			datetime: datetimeMethods(), date: dateMethods(), timedelta: timedeltaMethods()}
+			datetime: datetimeMethods(), date: dateMethods(), timedelta: timedeltaMethods(), pyDict: pyDictMethods()}
 	})
 	return &methodTablesValue
 }
@@ -287,6 +291,8 @@ func findMethod(v any, name string) methodFunc {
 			return bytesDecode
 		}
 		return nil
+	case *pyDict:
+		table = methods().pyDict
 	default:
 		return nil
 	}

@@ -56,6 +56,8 @@ func sizeOf(v any) int {
 		return len(x.items)
 	case pyBytes:
 		return len(x)
+	case *pyDict:
+		return len(x.keys)
 	case List:
 		return len(x)
 	}
@@ -573,21 +575,32 @@ func (t *tupleExpr) eval(s *state) (any, error) {
 }
 
 func (d *dictExpr) eval(s *state) (any, error) {
-	out := make(map[string]any, len(d.keys))
+	keys, vals := make([]any, len(d.keys)), make([]any, len(d.keys))
+	allStrings := true
 	for i, kx := range d.keys {
 		k, err := kx.eval(s)
 		if err != nil {
 			return nil, err
 		}
-		v, err := d.vals[i].eval(s)
-		if err != nil {
+		if vals[i], err = d.vals[i].eval(s); err != nil {
 			return nil, err
 		}
-		key, err := dictKey(k)
-		if err != nil {
+		if _, err := dictKey(k); err != nil {
 			return nil, err
 		}
-		out[key] = v
+		_, isStr := k.(string)
+		keys[i], allStrings = k, allStrings && isStr
+	}
+	if !allStrings {
+		out := &pyDict{}
+		for i, k := range keys {
+			out.set(k, vals[i])
+		}
+		return out, nil
+	}
+	out := make(map[string]any, len(keys))
+	for i, k := range keys {
+		out[k.(string)] = vals[i]
 	}
 	return out, nil
 }
@@ -598,7 +611,7 @@ func dictKey(k any) (string, error) {
 	switch x := k.(type) {
 	case string:
 		return x, nil
-	case []any, map[string]any, *view:
+	case []any, map[string]any, *view, *pyDict:
 		return "", typeErr("unhashable type: '%s'", typeName(k))
 	case *undefined:
 		return "", x.err()

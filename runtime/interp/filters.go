@@ -2,6 +2,7 @@ package interp
 
 import (
 	"math"
+	"math/big"
 	"sort"
 	"strconv"
 	"strings"
@@ -116,9 +117,11 @@ func fAbs(_ *state, in any, a *args) (any, error) {
 	switch x := in.(type) {
 	case int64:
 		if x == math.MinInt64 {
-			return nil, errOverflow
+			return normInt(new(big.Int).Abs(big.NewInt(x)))
 		}
 		return abs64(x), nil
+	case *big.Int:
+		return normInt(new(big.Int).Abs(x))
 	case float64:
 		return math.Abs(x), nil
 	case bool:
@@ -169,6 +172,8 @@ func fLength(_ *state, in any, a *args) (any, error) {
 		return int64(len(x.items)), nil
 	case pyBytes:
 		return int64(len(x)), nil
+	case *pyDict:
+		return int64(len(x.keys)), nil
 	case *undefined:
 		return int64(0), nil
 	}
@@ -191,6 +196,13 @@ func fDefault(_ *state, in any, a *args) (any, error) {
 }
 
 func fDictsort(s *state, in any, a *args) (any, error) {
+	if d, isD := in.(*pyDict); isD {
+		pairs, err := d.sortedPairs()
+		if err != nil {
+			return nil, err
+		}
+		return dictsortPairs(s, pairs, a)
+	}
 	m, ok := canon(in).(map[string]any)
 	if !ok {
 		if err := failUndefined(in); err != nil {
@@ -198,13 +210,17 @@ func fDictsort(s *state, in any, a *args) (any, error) {
 		}
 		return nil, typeErr("dictsort needs a dict, not %s", typeName(in))
 	}
+	return dictsortPairs(s, dictView(m, "items").items, a)
+}
+
+// dictsortPairs sorts a dict's (key, value) tuples as dictsort's arguments say.
+func dictsortPairs(s *state, pairs []any, a *args) (any, error) {
 	by, _, err := argStr(a, 2, "by", "dictsort")
 	if err != nil {
 		return nil, err
 	}
 	caseSensitive, _ := a.get(1, "case_sensitive")
 	reverse, _ := a.get(3, "reverse")
-	pairs := dictView(m, "items").items
 	pos := 0
 	if by == "value" {
 		pos = 1
@@ -327,7 +343,7 @@ func fInt(_ *state, in any, a *args) (any, error) {
 // false when v is none of them.
 func intOfNumber(v any) (n any, ok bool, err error) {
 	switch x := v.(type) {
-	case int64:
+	case int64, *big.Int:
 		return x, true, nil
 	case bool:
 		i, _ := intLike(x)
@@ -345,7 +361,8 @@ func intOfNumber(v any) (n any, ok bool, err error) {
 func truncInt(f float64) (any, error) {
 	t := math.Trunc(f)
 	if t >= 9.223372036854775807e18 || t < -9.223372036854775808e18 {
-		return nil, errOverflow
+		b, _ := big.NewFloat(t).Int(nil)
+		return normInt(b)
 	}
 	return int64(t), nil
 }

@@ -2,6 +2,7 @@ package interp
 
 import (
 	"fmt"
+	"math/big"
 	"strconv"
 	"strings"
 	"unicode"
@@ -263,9 +264,17 @@ func (l *lexer) exprToken(p int) (token, int, error) {
 			return token{kind: tFloat, num: f, pos: p, val: s[p:end]}, end, nil
 		}
 		end := scanInt(s, p)
-		n, err := strconv.ParseInt(strings.ReplaceAll(s[p:end], "_", ""), 0, 64)
+		digits := strings.ReplaceAll(s[p:end], "_", "")
+		if n, err := strconv.ParseInt(digits, 0, 64); err == nil {
+			return token{kind: tInt, num: n, pos: p, val: s[p:end]}, end, nil
+		}
+		b, ok := new(big.Int).SetString(digits, 0)
+		if !ok {
+			return token{}, 0, l.syntax(p, "invalid number %s", s[p:end])
+		}
+		n, err := normInt(b)
 		if err != nil {
-			return token{}, 0, l.syntax(p, "integer %s is too large", s[p:end])
+			return token{}, 0, l.syntax(p, "%s", err.Error())
 		}
 		return token{kind: tInt, num: n, pos: p, val: s[p:end]}, end, nil
 	case c == '\'' || c == '"':

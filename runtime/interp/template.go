@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"math/big"
 	"strings"
 )
 
@@ -297,6 +298,8 @@ func typedValue(v any) any {
 		return nil
 	case bool, int64:
 		return x
+	case *big.Int:
+		return json.Number(x.String())
 	case float64:
 		if math.IsNaN(x) || math.IsInf(x, 0) {
 			return FormatFloat(x)
@@ -316,6 +319,8 @@ func literalCopy(v any) (any, bool) {
 	switch x := canon(v).(type) {
 	case nil, bool, int64, string:
 		return x, true
+	case *big.Int:
+		return json.Number(x.String()), true
 	case float64:
 		return x, !math.IsNaN(x) && !math.IsInf(x, 0)
 	case []any, tuple:
@@ -337,6 +342,16 @@ func literalCopy(v any) (any, bool) {
 				return nil, false
 			}
 			out[k] = c
+		}
+		return out, true
+	case *pyDict:
+		out := make(map[string]any, len(x.keys))
+		for i, k := range x.keys {
+			c, ok := literalCopy(x.vals[i])
+			if _, isTuple := k.(tuple); !ok || isTuple {
+				return nil, false
+			}
+			out[jsonKey(k)] = c // as json.dumps writes the key
 		}
 		return out, true
 	}

@@ -3,6 +3,7 @@ package interp
 import (
 	"encoding/json"
 	"math"
+	"math/big"
 	"reflect"
 	"sort"
 	"strconv"
@@ -82,6 +83,8 @@ func pyStr(v any) string {
 		return "False"
 	case int64:
 		return strconv.FormatInt(x, 10)
+	case *big.Int:
+		return x.String()
 	case float64:
 		return FormatFloat(x)
 	case *undefined:
@@ -135,6 +138,8 @@ func writeRepr(b *strings.Builder, v any) {
 		b.WriteByte('}')
 	case pyBytes:
 		b.WriteString(bytesRepr(x))
+	case *pyDict:
+		x.repr(b)
 	case *view:
 		b.WriteString("dict_" + x.kind + "([")
 		writeItems(b, x.items)
@@ -275,6 +280,10 @@ func Truthy(v any) bool {
 		return len(x.items) > 0
 	case pyBytes:
 		return len(x) > 0
+	case *big.Int:
+		return x.Sign() != 0
+	case *pyDict:
+		return len(x.keys) > 0
 	case monthDuration:
 		return x.d.Years != 0 || x.d.Months != 0 || x.d.Fixed != 0
 	case time.Time, date, *namespace, *callable, *boundMethod, *loopInfo:
@@ -288,7 +297,7 @@ func Truthy(v any) bool {
 func canon(v any) any {
 	switch x := v.(type) {
 	case nil, bool, int64, float64, string, []any, map[string]any, time.Time, time.Duration,
-		tuple, date, monthDuration, pyBytes, *undefined, *view, *namespace, *callable, *boundMethod, *loopInfo:
+		tuple, date, monthDuration, pyBytes, *big.Int, *pyDict, *undefined, *view, *namespace, *callable, *boundMethod, *loopInfo:
 		return v
 	case List:
 		return []any(x)
@@ -301,6 +310,11 @@ func canon(v any) any {
 	case json.Number:
 		if i, err := strconv.ParseInt(string(x), 10, 64); err == nil {
 			return i
+		}
+		if b, ok := new(big.Int).SetString(string(x), 10); ok {
+			if n, err := normInt(b); err == nil {
+				return n
+			}
 		}
 		f, err := x.Float64()
 		if err != nil {
@@ -410,7 +424,7 @@ func typeName(v any) string {
 		return "NoneType"
 	case bool:
 		return "bool"
-	case int64:
+	case int64, *big.Int:
 		return "int"
 	case float64:
 		return "float"
@@ -420,7 +434,7 @@ func typeName(v any) string {
 		return "list"
 	case tuple:
 		return "tuple"
-	case map[string]any:
+	case map[string]any, *pyDict:
 		return "dict"
 	case time.Time:
 		return "datetime"

@@ -423,6 +423,13 @@ def mode_bool(s, context):
     return evaluated not in FALSE_VALUES
 
 
+def json_key(k):
+    try:
+        return next(iter(json.loads(json.dumps({k: 0}))))
+    except TypeError:
+        return str(k)
+
+
 def encode(v):
     if v is None:
         return {"t": "NoneType"}
@@ -436,8 +443,8 @@ def encode(v):
         return {"t": "str", "v": v}
     if isinstance(v, (list, tuple)):
         return {"t": "list", "v": [encode(e) for e in v]}
-    if isinstance(v, dict):
-        return {"t": "dict", "v": {str(k): encode(e) for k, e in v.items()}}
+    if isinstance(v, dict):  # keys as json.dumps writes them, as a JSON body carries them
+        return {"t": "dict", "v": {json_key(k): encode(e) for k, e in v.items()}}
     return {"t": type(v).__name__, "v": repr(v)}
 
 
