@@ -23,11 +23,11 @@ type state struct {
 	out    *strings.Builder
 	steps  int
 	blocks []string // text of the enclosing {% filter %} and {% set %} blocks
-	// macroDepth counts the macro calls under way.
-	macroDepth int
 	// jsonText tells that the last string filter wrote JSON of a non-string,
 	// which the typing of a whole-expression result keeps as text.
 	jsonText bool
+	// macroDepth counts the macro calls under way.
+	macroDepth int32
 }
 
 func (s *state) step(n int) error {
@@ -87,12 +87,24 @@ func (s *state) write(text string) error {
 }
 
 func (s *state) lookup(name string) any {
+	v := s.lookupRaw(name)
+	if o, ok := v.(*Object); ok {
+		return o.Map
+	}
+	return v
+}
+
+// lookupRaw is lookup keeping an Object that a variable holds.
+func (s *state) lookupRaw(name string) any {
 	for i := len(s.frames) - 1; i >= 0; i-- {
 		if v, ok := s.frames[i][name]; ok {
 			return v
 		}
 	}
 	if v, ok := s.vars[name]; ok {
+		if o, ok := v.(*Object); ok {
+			return o
+		}
 		return canon(v)
 	}
 	if g, ok := globals()[name]; ok {

@@ -42,7 +42,7 @@ func (c *callBlockStmt) exec(s *state) error {
 }
 
 func (m *macroStmt) call(s *state, a *args) (any, error) {
-	if s.macroDepth >= maxNesting {
+	if s.macroDepth >= int32(maxNesting) {
 		return nil, valueErr("macro %s: calls nest deeper than %d levels", m.name, maxNesting)
 	}
 	frame := map[string]any{}

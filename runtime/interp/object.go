@@ -67,19 +67,7 @@ func (o *Object) item(key any) (any, error) {
 // Object that a variable holds.
 func (s *state) operand(x expr) (any, error) {
 	if n, ok := x.(*nameExpr); ok {
-		if o, ok := s.vars[n.name].(*Object); ok && !s.shadowed(n.name) {
-			return o, nil
-		}
+		return s.lookupRaw(n.name), nil
 	}
 	return x.eval(s)
-}
-
-// shadowed tells whether a local name hides the variable name.
-func (s *state) shadowed(name string) bool {
-	for _, f := range s.frames {
-		if _, ok := f[name]; ok {
-			return true
-		}
-	}
-	return false
 }

@@ -29,6 +29,7 @@ type Template struct {
 	body       []stmt
 	whole      expr   // the template is this one {{ expression }} ...
 	pre, post  string // ... between these white spaces
+	withSets   bool   // ... and {% set %} statements
 	topString  bool   // ... whose last filter is string
 	undeclared []string
 }
@@ -106,6 +107,7 @@ func (t *Template) findWhole() {
 			}
 			out = x
 		case *setStmt, *setBlockStmt:
+			t.withSets = true
 		default:
 			return
 		}
@@ -177,8 +179,7 @@ func (t *Template) run(vars Vars) (r result, err error) {
 	if missing != nil {
 		return r, fmt.Errorf("uses undeclared variables: %s", strings.Join(missing, ", "))
 	}
-	var b strings.Builder
-	s := &state{vars: vars, out: &b}
+	s := &state{vars: vars}
 	if t.whole != nil {
 		v, err := t.runWhole(s)
 		if err != nil {
@@ -195,6 +196,8 @@ func (t *Template) run(vars Vars) (r result, err error) {
 		r.isValue, r.text, r.literal = false, t.pre+String(v)+t.post, t.pre+pyText+t.post
 		return r, nil
 	}
+	var b strings.Builder
+	s.out = &b
 	if err := s.run(t.body); err != nil {
 		return r, err
 	}
@@ -204,12 +207,18 @@ func (t *Template) run(vars Vars) (r result, err error) {
 // runWhole runs the {% set %} statements of a whole-expression template and
 // gives its expression's value.
 func (t *Template) runWhole(s *state) (v any, err error) {
+	if !t.withSets {
+		return t.whole.eval(s)
+	}
 	for _, st := range t.body {
 		switch x := st.(type) {
 		case *dataStmt:
 		case *outputStmt:
 			v, err = x.x.eval(s)
 		default:
+			if s.out == nil {
+				s.out = &strings.Builder{} // a block {% set %} renders its body
+			}
 			err = st.exec(s)
 		}
 		if err != nil {
