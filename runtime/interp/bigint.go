@@ -60,23 +60,26 @@ func bigBinary(op string, l, r any) (any, bool, error) {
 		v, err := bigOp(op, a, b)
 		return v, true, err
 	}
-	if f, ok := r.(float64); ok && aok {
-		x, err := bigFloat(a)
+	x, xok := l.(float64)
+	y, yok := r.(float64)
+	switch {
+	case aok && yok:
+		n, err := bigFloat(a)
+		x = n
 		if err != nil {
 			return nil, true, err
 		}
-		v, err := floatOp(op, x, f)
-		return v, true, err
-	}
-	if f, ok := l.(float64); ok && bok {
-		y, err := bigFloat(b)
+	case bok && xok:
+		n, err := bigFloat(b)
+		y = n
 		if err != nil {
 			return nil, true, err
 		}
-		v, err := floatOp(op, f, y)
-		return v, true, err
+	default:
+		return nil, false, nil
 	}
-	return nil, false, nil
+	v, err := floatOp(op, x, y)
+	return v, true, err
 }
 
 func bigOp(op string, a, b *big.Int) (any, error) {

@@ -12,18 +12,7 @@ type pyBytes string
 // strEncode is str.encode(encoding='utf-8', errors='strict') for the
 // encodings UTF-8, ASCII and Latin-1.
 func strEncode(_ *state, recv any, a *args) (any, error) {
-	if err := a.check("encode", 2, "encoding", "errors"); err != nil {
-		return nil, err
-	}
-	enc, _, err := argStr(a, 0, "encoding", "encode")
-	if err != nil {
-		return nil, err
-	}
-	mode, _, err := argStr(a, 1, "errors", "encode")
-	if err != nil {
-		return nil, err
-	}
-	limit, err := encodingLimit(enc)
+	enc, mode, limit, err := codecArgs(a, "encode")
 	if err != nil {
 		return nil, err
 	}
@@ -48,6 +37,21 @@ func strEncode(_ *state, recv any, a *args) (any, error) {
 	return pyBytes(b.String()), nil
 }
 
+// codecArgs reads the (encoding, errors) arguments of encode or decode.
+func codecArgs(a *args, fn string) (enc, mode string, limit rune, err error) {
+	if err = a.check(fn, 2, "encoding", "errors"); err != nil {
+		return
+	}
+	if enc, _, err = argStr(a, 0, "encoding", fn); err != nil {
+		return
+	}
+	if mode, _, err = argStr(a, 1, "errors", fn); err != nil {
+		return
+	}
+	limit, err = encodingLimit(enc)
+	return
+}
+
 // encodingLimit is the highest character an encoding writes as one byte
 // (utf8.MaxRune for UTF-8, which writes every character).
 func encodingLimit(name string) (rune, error) {
@@ -64,14 +68,7 @@ func encodingLimit(name string) (rune, error) {
 
 // bytesDecode is bytes.decode(encoding='utf-8', errors='strict').
 func bytesDecode(_ *state, recv any, a *args) (any, error) {
-	if err := a.check("decode", 2, "encoding", "errors"); err != nil {
-		return nil, err
-	}
-	enc, _, err := argStr(a, 0, "encoding", "decode")
-	if err != nil {
-		return nil, err
-	}
-	limit, err := encodingLimit(enc)
+	enc, _, limit, err := codecArgs(a, "decode")
 	if err != nil {
 		return nil, err
 	}
@@ -93,35 +90,7 @@ func bytesDecode(_ *state, recv any, a *args) (any, error) {
 }
 
 // bytesRepr is Python's repr of bytes: b'...', printable ASCII as it is.
-func bytesRepr(b pyBytes) string {
-	q := byte('\'')
-	if strings.IndexByte(string(b), '\'') >= 0 && strings.IndexByte(string(b), '"') < 0 {
-		q = '"'
-	}
-	var out strings.Builder
-	out.WriteString("b")
-	out.WriteByte(q)
-	for i := 0; i < len(b); i++ {
-		c := b[i]
-		switch {
-		case c == q || c == '\\':
-			out.WriteByte('\\')
-			out.WriteByte(c)
-		case c == '\n':
-			out.WriteString(`\n`)
-		case c == '\r':
-			out.WriteString(`\r`)
-		case c == '\t':
-			out.WriteString(`\t`)
-		case c < 0x20 || c >= 0x7f:
-			out.WriteString(`\x` + hex2(int(c)))
-		default:
-			out.WriteByte(c)
-		}
-	}
-	out.WriteByte(q)
-	return out.String()
-}
+func bytesRepr(b pyBytes) string { return "b" + quoteRepr(string(b), true) }
 
 // byteItems are the bytes as integers, as iterating bytes gives them.
 func byteItems(b pyBytes) []any {

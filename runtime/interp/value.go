@@ -175,7 +175,11 @@ func writeItems(b *strings.Builder, items []any) {
 }
 
 // quotePy quotes a string as Python's repr does.
-func quotePy(s string) string {
+func quotePy(s string) string { return quoteRepr(s, false) }
+
+// quoteRepr quotes a string, or bytes (isBytes: each byte a character,
+// only printable ASCII as it is), as Python's repr does.
+func quoteRepr(s string, isBytes bool) string {
 	q := byte('\'')
 	if strings.IndexByte(s, '\'') >= 0 && strings.IndexByte(s, '"') < 0 {
 		q = '"'
@@ -183,7 +187,7 @@ func quotePy(s string) string {
 	var b strings.Builder
 	b.Grow(len(s) + 2)
 	b.WriteByte(q)
-	for _, r := range s {
+	write := func(r rune) {
 		switch {
 		case r == rune(q) || r == '\\':
 			b.WriteByte('\\')
@@ -194,7 +198,7 @@ func quotePy(s string) string {
 			b.WriteString(`\r`)
 		case r == '\t':
 			b.WriteString(`\t`)
-		case r < 0x20 || r == 0x7f:
+		case r < 0x20 || r == 0x7f || isBytes && r > 0x7f:
 			b.WriteString(`\x`)
 			b.WriteString(hex2(int(r)))
 		case r < 0x7f || unicode.IsPrint(r):
@@ -208,6 +212,15 @@ func quotePy(s string) string {
 		default:
 			b.WriteString(`\U`)
 			b.WriteString(hexN(int(r), 8))
+		}
+	}
+	if isBytes {
+		for i := 0; i < len(s); i++ {
+			write(rune(s[i]))
+		}
+	} else {
+		for _, r := range s {
+			write(r)
 		}
 	}
 	b.WriteByte(q)
