@@ -44,7 +44,7 @@ func (r *Runner) resolveDynamic(ctx context.Context) error {
 // componentsValue is one value a resolver found, with the slice it came from.
 type componentsValue struct {
 	values any
-	slice  map[string]any
+	slice  *interp.Object
 }
 
 func (r *Runner) makeDynamic(ctx context.Context) error {
@@ -105,9 +105,9 @@ func (r *Runner) componentsValues(ctx context.Context, ds *manifest.DynamicStrea
 			return nil, err
 		}
 		var out []componentsValue
-		var slice map[string]any
+		var slice *interp.Object
 		err = run.sequential(ctx, sliceHooks{
-			before: func(sl *incremental.Slice) error { slice = sl.Mapping(); return nil },
+			before: func(sl *incremental.Slice) error { slice = sl.Template(); return nil },
 			emit: func(records [][]byte) error {
 				for _, b := range records {
 					v, err := transform.DecodeValue(b)

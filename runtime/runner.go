@@ -159,7 +159,7 @@ func (r *Runner) vars(params map[string]any, sl *incremental.Slice) interp.Vars 
 	if params == nil {
 		params = map[string]any{}
 	}
-	m := sl.Mapping()
+	m := sl.Template()
 	return interp.Vars{"config": r.Config, "parameters": params, "stream_slice": m, "stream_partition": m, "stream_interval": m}
 }
 

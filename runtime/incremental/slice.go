@@ -10,6 +10,7 @@ import (
 	"iter"
 
 	"github.com/airbyte-go/source-declarative/manifest"
+	"github.com/airbyte-go/source-declarative/runtime/interp"
 	"github.com/airbyte-go/source-declarative/runtime/request"
 )
 
@@ -58,6 +59,7 @@ type Slice struct {
 	descending   bool   // whether a value came after a higher one
 	pending      []byte // the highest text of a sortable format, not read yet
 	mapping      map[string]any
+	template     *interp.Object
 }
 
 // Option is a value injected into requests where a RequestOption says.
@@ -66,9 +68,9 @@ type Option struct {
 	Value any
 }
 
-// Mapping is the slice as templates see it under stream_slice,
-// stream_partition and stream_interval: the partition and cursor keys, and
-// the extra fields under extra_fields.
+// Mapping is the slice as one mapping, for messages and descriptors: the
+// partition and cursor keys, and the extra fields under extra_fields
+// (templates see Template).
 func (s *Slice) Mapping() map[string]any {
 	if s == nil {
 		return map[string]any{}
@@ -87,6 +89,20 @@ func (s *Slice) Mapping() map[string]any {
 		s.mapping = m
 	}
 	return s.mapping
+}
+
+// Template is the slice as templates see it under stream_slice,
+// stream_partition and stream_interval, the reference's StreamSlice: the
+// partition and cursor keys, with the attributes partition, _partition,
+// cursor_slice and extra_fields.
+func (s *Slice) Template() *interp.Object {
+	if s == nil {
+		return interp.StreamSlice(nil, nil, nil)
+	}
+	if s.template == nil {
+		s.template = interp.StreamSlice(s.Partition, s.Cursor, s.Extra)
+	}
+	return s.template
 }
 
 // WithExtra is a copy of the slice for building requests, with one more

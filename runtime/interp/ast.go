@@ -115,6 +115,19 @@ type (
 	}
 	// blockText is the text of the enclosing {% filter %} or {% set %} block.
 	blockText struct{}
+	// macroStmt defines a macro: a callable that renders its body.
+	macroStmt struct {
+		name                    string
+		params                  []string
+		defaults                []expr // one per param, nil when it has none
+		body                    []stmt
+		varargs, kwargs, caller bool // the body reads varargs, kwargs or caller
+	}
+	// callBlockStmt calls a macro with caller, a macro of the block's body.
+	callBlockStmt struct {
+		call   *callExpr
+		caller *macroStmt
+	}
 )
 
 // target is what {% for %} and {% set %} assign to: a name, a tuple of

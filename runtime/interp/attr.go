@@ -49,6 +49,9 @@ func noAttr(v any, name string) *undefined {
 }
 
 func getattr(v any, name string) (any, error) {
+	if g, ok := v.(groupTuple); ok && (name == "grouper" || name == "list") {
+		return g[map[string]int{"grouper": 0, "list": 1}[name]], nil
+	}
 	v = canon(v)
 	if u, ok := v.(*undefined); ok {
 		return nil, u.err()
@@ -87,6 +90,9 @@ func getattr(v any, name string) (any, error) {
 }
 
 func getitem(v, key any) (any, error) {
+	if g, ok := v.(groupTuple); ok && (key == "grouper" || key == "list") {
+		return getattr(g, key.(string))
+	}
 	v = canon(v)
 	if u, ok := v.(*undefined); ok {
 		return nil, u.err()
@@ -125,6 +131,14 @@ func getitem(v, key any) (any, error) {
 				return e, nil
 			}
 			return &undefined{hint: "'str object' has no element " + pyStr(key)}, nil
+		}
+	case pyBytes:
+		if e, ok := index(byteItems(x), key); ok {
+			return e, nil
+		}
+	case *pyDict:
+		if e, ok := x.get(key); ok {
+			return e, nil
 		}
 	case *view:
 		// views are not subscriptable
@@ -238,7 +252,7 @@ func timedeltaAttr(d time.Duration, name string) (any, bool) {
 // and timedeltas, built on first use rather than at package init, as the
 // filter, test and string method tables are.
 type methodTables struct {
-	dict, list, tuple, datetime, date, timedelta map[string]methodFunc
+	dict, list, tuple, datetime, date, timedelta, pyDict map[string]methodFunc
 }
 
 var (
@@ -249,7 +263,7 @@ var (
 func methods() *methodTables {
 	methodTablesOnce.Do(func() {
 		methodTablesValue = methodTables{dict: dictMethods(), list: listMethods(), tuple: tupleMethods(),
-			datetime: datetimeMethods(), date: dateMethods(), timedelta: timedeltaMethods()}
+			datetime: datetimeMethods(), date: dateMethods(), timedelta: timedeltaMethods(), pyDict: pyDictMethods()}
 	})
 	return &methodTablesValue
 }
@@ -272,6 +286,13 @@ func findMethod(v any, name string) methodFunc {
 		table = methods().date
 	case time.Duration:
 		table = methods().timedelta
+	case pyBytes:
+		if name == "decode" {
+			return bytesDecode
+		}
+		return nil
+	case *pyDict:
+		table = methods().pyDict
 	default:
 		return nil
 	}
@@ -438,7 +459,7 @@ func tupleMethods() map[string]methodFunc {
 }
 
 func items(v any) []any {
-	switch x := v.(type) {
+	switch x := canon(v).(type) {
 	case []any:
 		return x
 	case tuple:

@@ -12,8 +12,9 @@ const (
 	// kindUndefined is Jinja's UndefinedError: an undefined value used
 	// further than rendering or testing it.
 	kindUndefined errKind = iota
-	// kindType is Python's TypeError (an operation on the wrong types): the
-	// reference then takes the template's own text as its value.
+	// kindType is Python's TypeError (an operation on the wrong types). The
+	// reference then takes the template's own text as its value; here it
+	// fails the evaluation, named as a TypeError.
 	kindType
 	// kindValue covers every other failure (a bad argument, a zero division,
 	// an undeclared variable, a limit): the evaluation fails.

@@ -26,6 +26,8 @@ type state struct {
 	// jsonText tells that the last string filter wrote JSON of a non-string,
 	// which the typing of a whole-expression result keeps as text.
 	jsonText bool
+	// macroDepth counts the macro calls under way.
+	macroDepth int32
 }
 
 func (s *state) step(n int) error {
@@ -52,6 +54,10 @@ func sizeOf(v any) int {
 		return len(x)
 	case *view:
 		return len(x.items)
+	case pyBytes:
+		return len(x)
+	case *pyDict:
+		return len(x.keys)
 	case List:
 		return len(x)
 	}
@@ -81,12 +87,24 @@ func (s *state) write(text string) error {
 }
 
 func (s *state) lookup(name string) any {
+	v := s.lookupRaw(name)
+	if o, ok := v.(*Object); ok {
+		return o.Map
+	}
+	return v
+}
+
+// lookupRaw is lookup keeping an Object that a variable holds.
+func (s *state) lookupRaw(name string) any {
 	for i := len(s.frames) - 1; i >= 0; i-- {
 		if v, ok := s.frames[i][name]; ok {
 			return v
 		}
 	}
 	if v, ok := s.vars[name]; ok {
+		if o, ok := v.(*Object); ok {
+			return o
+		}
 		return canon(v)
 	}
 	if g, ok := globals()[name]; ok {
@@ -316,21 +334,27 @@ func (c *constExpr) eval(*state) (any, error) { return c.v, nil }
 func (n *nameExpr) eval(s *state) (any, error) { return s.lookup(n.name), nil }
 
 func (a *attrExpr) eval(s *state) (any, error) {
-	v, err := a.x.eval(s)
+	v, err := s.operand(a.x)
 	if err != nil {
 		return nil, err
+	}
+	if o, ok := v.(*Object); ok {
+		return o.attr(a.name)
 	}
 	return getattr(v, a.name)
 }
 
 func (it *itemExpr) eval(s *state) (any, error) {
-	v, err := it.x.eval(s)
+	v, err := s.operand(it.x)
 	if err != nil {
 		return nil, err
 	}
 	k, err := it.key.eval(s)
 	if err != nil {
 		return nil, err
+	}
+	if o, ok := v.(*Object); ok {
+		return o.item(k)
 	}
 	return getitem(v, k)
 }
@@ -419,7 +443,11 @@ func (f *filterExpr) eval(s *state) (any, error) {
 	if err := s.charge(sizeOf(in)); err != nil {
 		return nil, err
 	}
-	return f.f(s, in, args)
+	out, err := f.f(s, in, args)
+	if err != nil && kindOf(err) == kindType && !strings.HasPrefix(err.Error(), "filter ") {
+		err = typeErr("filter %s: %s", f.name, err)
+	}
+	return out, err
 }
 
 func (t *testExpr) eval(s *state) (any, error) {
@@ -559,21 +587,32 @@ func (t *tupleExpr) eval(s *state) (any, error) {
 }
 
 func (d *dictExpr) eval(s *state) (any, error) {
-	out := make(map[string]any, len(d.keys))
+	keys, vals := make([]any, len(d.keys)), make([]any, len(d.keys))
+	allStrings := true
 	for i, kx := range d.keys {
 		k, err := kx.eval(s)
 		if err != nil {
 			return nil, err
 		}
-		v, err := d.vals[i].eval(s)
-		if err != nil {
+		if vals[i], err = d.vals[i].eval(s); err != nil {
 			return nil, err
 		}
-		key, err := dictKey(k)
-		if err != nil {
+		if _, err := dictKey(k); err != nil {
 			return nil, err
 		}
-		out[key] = v
+		_, isStr := k.(string)
+		keys[i], allStrings = k, allStrings && isStr
+	}
+	if !allStrings {
+		out := &pyDict{}
+		for i, k := range keys {
+			out.set(k, vals[i])
+		}
+		return out, nil
+	}
+	out := make(map[string]any, len(keys))
+	for i, k := range keys {
+		out[k.(string)] = vals[i]
 	}
 	return out, nil
 }
@@ -584,7 +623,7 @@ func dictKey(k any) (string, error) {
 	switch x := k.(type) {
 	case string:
 		return x, nil
-	case []any, map[string]any, *view:
+	case []any, map[string]any, *view, *pyDict:
 		return "", typeErr("unhashable type: '%s'", typeName(k))
 	case *undefined:
 		return "", x.err()

@@ -2,6 +2,7 @@ package interp
 
 import (
 	"math"
+	"math/big"
 	"sort"
 	"strconv"
 	"strings"
@@ -32,6 +33,7 @@ func buildFilterFuncs() {
 	filterFuncsTable = map[string]filterFunc{
 		"abs":         fAbs,
 		"attr":        fAttr,
+		"batch":       fBatch,
 		"capitalize":  strFilter(capitalize),
 		"center":      fCenter,
 		"count":       fLength,
@@ -44,6 +46,7 @@ func buildFilterFuncs() {
 		"float":       fFloat,
 		"forceescape": fEscape,
 		"format":      fFormat,
+		"groupby":     fGroupby,
 		"indent":      fIndent,
 		"int":         fInt,
 		"items":       fItems,
@@ -114,9 +117,11 @@ func fAbs(_ *state, in any, a *args) (any, error) {
 	switch x := in.(type) {
 	case int64:
 		if x == math.MinInt64 {
-			return nil, errOverflow
+			return normInt(new(big.Int).Abs(big.NewInt(x)))
 		}
 		return abs64(x), nil
+	case *big.Int:
+		return normInt(new(big.Int).Abs(x))
 	case float64:
 		return math.Abs(x), nil
 	case bool:
@@ -165,6 +170,10 @@ func fLength(_ *state, in any, a *args) (any, error) {
 		return int64(len(x)), nil
 	case *view:
 		return int64(len(x.items)), nil
+	case pyBytes:
+		return int64(len(x)), nil
+	case *pyDict:
+		return int64(len(x.keys)), nil
 	case *undefined:
 		return int64(0), nil
 	}
@@ -187,6 +196,13 @@ func fDefault(_ *state, in any, a *args) (any, error) {
 }
 
 func fDictsort(s *state, in any, a *args) (any, error) {
+	if d, isD := in.(*pyDict); isD {
+		pairs, err := d.sortedPairs()
+		if err != nil {
+			return nil, err
+		}
+		return dictsortPairs(s, pairs, a)
+	}
 	m, ok := canon(in).(map[string]any)
 	if !ok {
 		if err := failUndefined(in); err != nil {
@@ -194,13 +210,17 @@ func fDictsort(s *state, in any, a *args) (any, error) {
 		}
 		return nil, typeErr("dictsort needs a dict, not %s", typeName(in))
 	}
+	return dictsortPairs(s, dictView(m, "items").items, a)
+}
+
+// dictsortPairs sorts a dict's (key, value) tuples as dictsort's arguments say.
+func dictsortPairs(s *state, pairs []any, a *args) (any, error) {
 	by, _, err := argStr(a, 2, "by", "dictsort")
 	if err != nil {
 		return nil, err
 	}
 	caseSensitive, _ := a.get(1, "case_sensitive")
 	reverse, _ := a.get(3, "reverse")
-	pairs := dictView(m, "items").items
 	pos := 0
 	if by == "value" {
 		pos = 1
@@ -323,7 +343,7 @@ func fInt(_ *state, in any, a *args) (any, error) {
 // false when v is none of them.
 func intOfNumber(v any) (n any, ok bool, err error) {
 	switch x := v.(type) {
-	case int64:
+	case int64, *big.Int:
 		return x, true, nil
 	case bool:
 		i, _ := intLike(x)
@@ -341,7 +361,8 @@ func intOfNumber(v any) (n any, ok bool, err error) {
 func truncInt(f float64) (any, error) {
 	t := math.Trunc(f)
 	if t >= 9.223372036854775807e18 || t < -9.223372036854775808e18 {
-		return nil, errOverflow
+		b, _ := big.NewFloat(t).Int(nil)
+		return normInt(b)
 	}
 	return int64(t), nil
 }
@@ -996,3 +1017,105 @@ func fWordcount(_ *state, in any, a *args) (any, error) {
 }
 
 func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsNumber(r) }
+
+// fBatch is batch(linecount, fill_with=None): the items in lists of
+// linecount, the last one filled up with fill_with when it is given.
+func fBatch(s *state, in any, a *args) (any, error) {
+	if err := a.check("batch", 2, "linecount", "fill_with"); err != nil {
+		return nil, err
+	}
+	if _, ok := a.get(0, "linecount"); !ok {
+		return nil, typeErr("do_batch() missing 1 required positional argument: 'linecount'")
+	}
+	n, err := argInt(a, 0, "linecount", "batch", 0)
+	if err != nil {
+		return nil, err
+	}
+	items, err := iterate(in)
+	if err != nil {
+		return nil, err
+	}
+	var out []any
+	tmp := []any{}
+	for _, it := range items {
+		if int64(len(tmp)) == n {
+			out = append(out, tmp)
+			tmp = []any{}
+		}
+		tmp = append(tmp, it)
+	}
+	if len(tmp) > 0 {
+		if fill, ok := a.get(1, "fill_with"); ok && fill != nil && int64(len(tmp)) < n {
+			if err := checkItems(int(min(n, MaxItems+1))); err != nil {
+				return nil, err
+			}
+			for int64(len(tmp)) < n {
+				tmp = append(tmp, fill)
+			}
+		}
+		out = append(out, tmp)
+	}
+	if out == nil {
+		out = []any{}
+	}
+	return out, s.charge(len(items) + len(tmp))
+}
+
+// groupTuple is one group of groupby: a (grouper, list) tuple whose items
+// are also its attributes grouper and list.
+type groupTuple tuple
+
+// fGroupby is groupby(attribute, default=None, case_sensitive=False): the
+// items sorted by the attribute and grouped by it, each group a (grouper,
+// list) tuple; without case_sensitive, texts compare lower-cased and a group
+// is named by its first item's value.
+func fGroupby(s *state, in any, a *args) (any, error) {
+	if err := a.check("groupby", 3, "attribute", "default", "case_sensitive"); err != nil {
+		return nil, err
+	}
+	attr, ok := a.get(0, "attribute")
+	if !ok {
+		return nil, typeErr("sync_do_groupby() missing 1 required positional argument: 'attribute'")
+	}
+	def, _ := a.get(1, "default")
+	cs, _ := a.get(2, "case_sensitive")
+	items, err := iterate(in)
+	if err != nil {
+		return nil, err
+	}
+	get := attrGetter(attr)
+	value := func(v any) (any, error) {
+		k, err := get(v)
+		if _, undef := k.(*undefined); undef && def != nil {
+			k = def
+		}
+		return k, err
+	}
+	key := func(v any) (any, error) {
+		k, err := value(v)
+		return sortKey(k, Truthy(cs)), err
+	}
+	sorted, err := sortItems(s, items, key, false)
+	if err != nil {
+		return nil, err
+	}
+	out := []any{}
+	var last any
+	for i, it := range sorted {
+		k, err := key(it)
+		if err != nil {
+			return nil, err
+		}
+		if i == 0 || !equal(k, last) {
+			grouper, err := value(it)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, groupTuple{grouper, []any{}})
+			last = k
+		}
+		g := out[len(out)-1].(groupTuple)
+		g[1] = append(g[1].([]any), it)
+	}
+	return out, s.charge(len(items))
+}

@@ -2,6 +2,7 @@ package interp
 
 import (
 	"fmt"
+	"math/big"
 	"strconv"
 	"strings"
 	"unicode"
@@ -263,9 +264,17 @@ func (l *lexer) exprToken(p int) (token, int, error) {
 			return token{kind: tFloat, num: f, pos: p, val: s[p:end]}, end, nil
 		}
 		end := scanInt(s, p)
-		n, err := strconv.ParseInt(strings.ReplaceAll(s[p:end], "_", ""), 0, 64)
+		digits := strings.ReplaceAll(s[p:end], "_", "")
+		if n, err := strconv.ParseInt(digits, 0, 64); err == nil {
+			return token{kind: tInt, num: n, pos: p, val: s[p:end]}, end, nil
+		}
+		b, ok := new(big.Int).SetString(digits, 0)
+		if !ok {
+			return token{}, 0, l.syntax(p, "invalid number %s", s[p:end])
+		}
+		n, err := normInt(b)
 		if err != nil {
-			return token{}, 0, l.syntax(p, "integer %s is too large", s[p:end])
+			return token{}, 0, l.syntax(p, "%s", err.Error())
 		}
 		return token{kind: tInt, num: n, pos: p, val: s[p:end]}, end, nil
 	case c == '\'' || c == '"':
@@ -460,7 +469,16 @@ func unescapePy(s string) (string, error) {
 			b.WriteRune(rune(n))
 			i += width
 		case 'N':
-			return "", fmt.Errorf(`\N{...} escapes are not supported`)
+			end := strings.IndexByte(s[i:], '}')
+			if i+1 >= len(s) || s[i+1] != '{' || end < 0 {
+				return "", fmt.Errorf(`malformed \N character escape`)
+			}
+			r, ok := runeNamed(s[i+2 : i+end])
+			if !ok {
+				return "", fmt.Errorf(`unknown Unicode character name`)
+			}
+			b.WriteRune(r)
+			i += end
 		default:
 			b.WriteByte('\\')
 			b.WriteByte(e)

@@ -86,15 +86,32 @@ func (p *litParser) skipLines() {
 
 func (p *litParser) top() (any, error) {
 	p.skipLines()
+	if column(p.s[:p.i]) > 0 {
+		return nil, errNotLiteral // Python: unexpected indent ("\n  5")
+	}
 	v, err := p.tuple(0)
 	if err != nil {
 		return nil, err
 	}
+	end := p.i
 	p.skipLines()
 	if p.i != len(p.s) {
 		return nil, errNotLiteral
 	}
+	if rest := p.s[end:]; strings.ContainsAny(rest, "\n\r") && column(rest) > 0 {
+		return nil, errNotLiteral // Python: a last line of blanks is an indent ("5\n  ")
+	}
 	return v, nil
+}
+
+// column is the column the end of s is at, as Python's tokenizer counts
+// indentation: blanks since the last line break, a form feed starting over.
+func column(s string) int {
+	n := 0
+	for i := len(s) - 1; i >= 0 && (s[i] == ' ' || s[i] == '\t'); i-- {
+		n++
+	}
+	return n
 }
 
 // tuple reads one item, or several separated by commas (a tuple) until end.

@@ -2,6 +2,7 @@ package interp
 
 import (
 	"math"
+	"math/big"
 	"math/bits"
 	"strings"
 	"time"
@@ -46,11 +47,20 @@ func binary(s *state, op string, l, r any) (any, error) {
 	if u, ok := r.(*undefined); ok {
 		return nil, u.err()
 	}
+	if isBig(l) || isBig(r) {
+		if v, ok, err := bigBinary(op, l, r); ok {
+			return v, err
+		}
+	}
 	li, lf, lfl, lok := num(l)
 	ri, rf, rfl, rok := num(r)
 	if lok && rok {
 		if !lfl && !rfl {
-			return intOp(op, li, ri)
+			v, err := intOp(op, li, ri)
+			if err == errOverflow {
+				return bigOp(op, big.NewInt(li), big.NewInt(ri))
+			}
+			return v, err
 		}
 		return floatOp(op, toFloat(li, lf, lfl), toFloat(ri, rf, rfl))
 	}
@@ -503,9 +513,11 @@ func neg(v any) (any, error) {
 	switch x := v.(type) {
 	case int64:
 		if x == math.MinInt64 {
-			return nil, errOverflow
+			return normInt(new(big.Int).Neg(big.NewInt(x)))
 		}
 		return -x, nil
+	case *big.Int:
+		return normInt(new(big.Int).Neg(x))
 	case float64:
 		return -x, nil
 	case bool:
@@ -527,7 +539,7 @@ func neg(v any) (any, error) {
 
 func pos(v any) (any, error) {
 	switch x := v.(type) {
-	case int64, float64, time.Duration, monthDuration:
+	case int64, float64, *big.Int, time.Duration, monthDuration:
 		return x, nil
 	case bool:
 		if x {
@@ -543,6 +555,10 @@ func pos(v any) (any, error) {
 // equal is Python's ==.
 func equal(a, b any) bool {
 	a, b = canon(a), canon(b)
+	if isBig(a) || isBig(b) {
+		c, ok := bigCompare(a, b)
+		return ok && c == 0
+	}
 	ai, af, afl, aok := num(a)
 	bi, bf, bfl, bok := num(b)
 	if aok && bok {
@@ -601,6 +617,17 @@ func equal(a, b any) bool {
 	case *view:
 		y, ok := b.(*view)
 		return ok && x.kind == y.kind && equalItems(x.items, y.items)
+	case *pyDict:
+		y, ok := b.(*pyDict)
+		if !ok || len(x.keys) != len(y.keys) {
+			return false
+		}
+		for i, k := range x.keys {
+			if w, found := y.get(k); !found || !equal(x.vals[i], w) {
+				return false
+			}
+		}
+		return true
 	}
 	return a == b
 }
@@ -625,6 +652,11 @@ func less(a, b any) (bool, error) {
 
 func cmp(a, b any, op string) (int, error) {
 	a, b = canon(a), canon(b)
+	if isBig(a) || isBig(b) {
+		if c, ok := bigCompare(a, b); ok {
+			return c, nil
+		}
+	}
 	ai, af, afl, aok := num(a)
 	bi, bf, bfl, bok := num(b)
 	if aok && bok {
@@ -739,6 +771,12 @@ func contains(container, item any) (bool, error) {
 		return containsItem(c, item), nil
 	case *view:
 		return containsItem(c.items, item), nil
+	case *pyDict:
+		if _, err := dictKey(item); err != nil {
+			return false, err
+		}
+		_, ok := c.get(item)
+		return ok, nil
 	case map[string]any:
 		switch k := item.(type) {
 		case string:
@@ -789,6 +827,10 @@ func iterate(v any) ([]any, error) {
 		return nil, nil
 	case *view:
 		return x.items, nil
+	case pyBytes:
+		return byteItems(x), nil
+	case *pyDict:
+		return x.keys, nil
 	}
 	return nil, typeErr("'%s' object is not iterable", typeName(v))
 }

@@ -189,11 +189,11 @@ func (p *parser) body() ([]stmt, string, error) {
 	}
 }
 
-// refusedTag tells whether a Jinja tag is refused at load: file access,
-// macros and blocks.
+// refusedTag tells whether a Jinja tag is refused at load: file access and
+// blocks.
 func refusedTag(name string) bool {
 	switch name {
-	case "include", "import", "from", "extends", "macro", "call", "block", "autoescape":
+	case "include", "import", "from", "extends", "block", "autoescape":
 		return true
 	}
 	return false
@@ -218,11 +218,17 @@ func (p *parser) statement(name string) (stmt, error) {
 	case "filter":
 		p.next()
 		return p.filterStmt()
-	case "elif", "else", "endif", "endfor", "endset", "endwith", "endfilter":
+	case "macro":
+		p.next()
+		return p.macroStmt()
+	case "call":
+		p.next()
+		return p.callStmt()
+	case "elif", "else", "endif", "endfor", "endset", "endwith", "endfilter", "endmacro", "endcall":
 		return nil, nil
 	}
 	if refusedTag(name) {
-		return nil, p.fail("{%% %s %%} is not allowed: templates may not load files or define macros", name)
+		return nil, p.fail("{%% %s %%} is not allowed: templates may not load files", name)
 	}
 	return nil, p.fail("encountered unknown tag %q", name)
 }
@@ -380,6 +386,117 @@ func (p *parser) setStmt() (stmt, error) {
 	}
 	p.declare(s.name)
 	return s, p.endTag()
+}
+
+// macroStmt parses {% macro name(a, b=default) %}...{% endmacro %}. Names
+// the body reads that are neither its parameters nor set before are the
+// template's, except varargs and kwargs, which make the macro take extra
+// arguments.
+func (p *parser) macroStmt() (stmt, error) {
+	if p.cur().kind != tName {
+		return nil, p.fail("expected a macro name, got %s", describe(p.cur()))
+	}
+	name := p.next().val
+	if err := p.expectOp("("); err != nil {
+		return nil, err
+	}
+	m, err := p.macroParams(name)
+	if err != nil {
+		return nil, err
+	}
+	p.declare(m.name)
+	if err := p.macroBody(m, "endmacro"); err != nil {
+		return nil, err
+	}
+	return m, p.endTag()
+}
+
+// callStmt parses {% call(params) macro(args) %}...{% endcall %}: the macro
+// is called with caller, a macro whose body is the block's.
+func (p *parser) callStmt() (stmt, error) {
+	c := &macroStmt{name: "caller"}
+	if p.isOp("(") {
+		p.next()
+		var err error
+		if c, err = p.macroParams("caller"); err != nil {
+			return nil, err
+		}
+	}
+	x, err := p.expression(true)
+	if err != nil {
+		return nil, err
+	}
+	call, ok := x.(*callExpr)
+	if !ok {
+		return nil, p.fail("expected a call in {%% call %%}")
+	}
+	if err := p.macroBody(c, "endcall"); err != nil {
+		return nil, err
+	}
+	return &callBlockStmt{call: call, caller: c}, p.endTag()
+}
+
+// macroParams parses a macro's parameters after its "(".
+func (p *parser) macroParams(name string) (*macroStmt, error) {
+	m := &macroStmt{name: name}
+	for !p.isOp(")") {
+		if len(m.params) > 0 {
+			if err := p.expectOp(","); err != nil {
+				return nil, err
+			}
+			if p.isOp(")") {
+				break
+			}
+		}
+		if p.cur().kind != tName {
+			return nil, p.fail("expected a parameter name, got %s", describe(p.cur()))
+		}
+		m.params = append(m.params, p.next().val)
+		var def expr
+		if p.isOp("=") {
+			p.next()
+			var err error
+			if def, err = p.expression(true); err != nil {
+				return nil, err
+			}
+		} else if len(m.defaults) > 0 && m.defaults[len(m.defaults)-1] != nil {
+			return nil, p.fail("non-default argument follows default argument")
+		}
+		m.defaults = append(m.defaults, def)
+	}
+	p.next()
+	return m, nil
+}
+
+// macroBody parses the end of a macro's tag and its body, up to end.
+func (p *parser) macroBody(m *macroStmt, end string) error {
+	if err := p.endTag(); err != nil {
+		return err
+	}
+	p.push()
+	p.declare(m.params...)
+	seen := len(p.undeclared)
+	body, _, err := p.block(end)
+	p.pop()
+	if err != nil {
+		return err
+	}
+	kept := append([]string(nil), p.undeclared[:seen]...)
+	for _, name := range p.undeclared[seen:] {
+		switch name {
+		case "varargs":
+			m.varargs = true
+		case "kwargs":
+			m.kwargs = true
+		case "caller":
+			m.caller = true
+		default:
+			kept = append(kept, name)
+		}
+	}
+	p.undeclared = kept
+	m.body = body
+	return nil
 }
 
 func (p *parser) withStmt() (stmt, error) {

@@ -2,6 +2,7 @@ package interp
 
 import (
 	"math"
+	"math/big"
 	"strconv"
 	"strings"
 	"time"
@@ -170,6 +171,10 @@ func percentOne(verb byte, v any, sp fmtSpec) (string, error) {
 		}
 	case 'd', 'i', 'u':
 		i, f, isF, ok := num(v)
+		if b, isB := v.(*big.Int); isB {
+			body = b.String()
+			break
+		}
 		if !ok {
 			return "", typeErr("%%%c format: a real number is required, not %s", verb, typeName(v))
 		}

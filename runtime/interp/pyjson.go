@@ -2,6 +2,7 @@ package interp
 
 import (
 	"math"
+	"math/big"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -46,6 +47,8 @@ func writeJSON(b *strings.Builder, v any, indent, depth int) error {
 		}
 	case int64:
 		b.WriteString(strconv.FormatInt(x, 10))
+	case *big.Int:
+		b.WriteString(x.String())
 	case float64:
 		switch {
 		case math.IsNaN(x):
@@ -77,6 +80,16 @@ func writeJSON(b *strings.Builder, v any, indent, depth int) error {
 		}
 		newline(depth)
 		b.WriteByte(']')
+	case *pyDict:
+		pairs, err := x.sortedPairs()
+		if err != nil {
+			return err
+		}
+		m := make(map[string]any, len(pairs))
+		for _, p := range pairs {
+			m[jsonKey(p.(tuple)[0])] = p.(tuple)[1]
+		}
+		return writeJSON(b, m, indent, depth)
 	case map[string]any:
 		if len(x) == 0 {
 			b.WriteString("{}")

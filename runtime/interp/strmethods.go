@@ -45,8 +45,9 @@ func strMethods() map[string]methodFunc {
 
 func buildStrMethods() {
 	strMethodsTable = map[string]methodFunc{
-		"lower": func(_ *state, recv any, a *args) (any, error) { return strings.ToLower(recvStr(recv)), nil },
-		"upper": func(_ *state, recv any, a *args) (any, error) { return strings.ToUpper(recvStr(recv)), nil },
+		"encode": strEncode,
+		"lower":  func(_ *state, recv any, a *args) (any, error) { return strings.ToLower(recvStr(recv)), nil },
+		"upper":  func(_ *state, recv any, a *args) (any, error) { return strings.ToUpper(recvStr(recv)), nil },
 		"casefold": func(_ *state, recv any, a *args) (any, error) {
 			return strings.ToLower(recvStr(recv)), nil
 		},

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"math/big"
 	"strings"
 )
 
@@ -28,6 +29,7 @@ type Template struct {
 	body       []stmt
 	whole      expr   // the template is this one {{ expression }} ...
 	pre, post  string // ... between these white spaces
+	withSets   bool   // ... and {% set %} statements
 	topString  bool   // ... whose last filter is string
 	undeclared []string
 }
@@ -83,7 +85,8 @@ func Compile(src, path string) (*Template, error) {
 	return t, nil
 }
 
-// findWhole notes when the template is one expression between white space.
+// findWhole notes when the template is one expression between white space
+// and {% set %} statements.
 func (t *Template) findWhole() {
 	var out *outputStmt
 	var pre, post strings.Builder
@@ -103,6 +106,8 @@ func (t *Template) findWhole() {
 				return
 			}
 			out = x
+		case *setStmt, *setBlockStmt:
+			t.withSets = true
 		default:
 			return
 		}
@@ -143,18 +148,28 @@ type result struct {
 	text     string
 	isValue  bool
 	jsonText bool
+	// literal is the text the reference reads as a Python literal: text,
+	// except that the value of an expression between white space is written
+	// as Python writes it ("\nNone" is None, as literal_eval reads it).
+	literal string
 }
 
+// fail names the template in an evaluation failure. A TypeError (an
+// operation on the wrong types, such as regex_search of None) is a failure
+// like any other: Airbyte's runtime would take the template's own text as
+// its value and send it on (`except TypeError: return s`), which we never do.
 func (t *Template) fail(err error) error {
-	if kindOf(err) == kindUndefined {
+	switch kindOf(err) {
+	case kindUndefined:
 		return &UndefinedError{Path: t.Path, Source: t.Source, Msg: err.Error()}
+	case kindType:
+		return fmt.Errorf("%s: template %q: TypeError: %s", t.Path, t.Source, firstLine(err))
 	}
 	return fmt.Errorf("%s: template %q: %s", t.Path, t.Source, firstLine(err))
 }
 
-// run evaluates a dynamic template. typeErr tells that the reference would
-// take the template's own text as the value (a TypeError).
-func (t *Template) run(vars Vars) (r result, typeErr bool, err error) {
+// run evaluates a dynamic template.
+func (t *Template) run(vars Vars) (r result, err error) {
 	var missing []string
 	for _, name := range t.undeclared {
 		if _, ok := vars[name]; !ok {
@@ -162,22 +177,55 @@ func (t *Template) run(vars Vars) (r result, typeErr bool, err error) {
 		}
 	}
 	if missing != nil {
-		return r, false, fmt.Errorf("uses undeclared variables: %s", strings.Join(missing, ", "))
+		return r, fmt.Errorf("uses undeclared variables: %s", strings.Join(missing, ", "))
 	}
 	s := &state{vars: vars}
-	if t.whole != nil && t.pre == "" && t.post == "" {
-		v, err := t.whole.eval(s)
+	if t.whole != nil {
+		v, err := t.runWhole(s)
 		if err != nil {
-			return r, kindOf(err) == kindType, err
+			return r, err
 		}
-		return result{value: v, isValue: true, jsonText: t.topString && s.jsonText}, false, nil
+		r = result{value: v, isValue: true, jsonText: t.topString && s.jsonText}
+		if t.pre == "" && t.post == "" {
+			return r, nil
+		}
+		pyText := pyStr(v)
+		if r.jsonText {
+			pyText = `"""` + pyText + `"""` // the CDK's string filter's quotes
+		}
+		r.isValue, r.text, r.literal = false, t.pre+String(v)+t.post, t.pre+pyText+t.post
+		return r, nil
 	}
 	var b strings.Builder
 	s.out = &b
 	if err := s.run(t.body); err != nil {
-		return r, kindOf(err) == kindType, err
+		return r, err
 	}
-	return result{text: b.String()}, false, nil
+	return result{text: b.String(), literal: b.String()}, nil
+}
+
+// runWhole runs the {% set %} statements of a whole-expression template and
+// gives its expression's value.
+func (t *Template) runWhole(s *state) (v any, err error) {
+	if !t.withSets {
+		return t.whole.eval(s)
+	}
+	for _, st := range t.body {
+		switch x := st.(type) {
+		case *dataStmt:
+		case *outputStmt:
+			v, err = x.x.eval(s)
+		default:
+			if s.out == nil {
+				s.out = &strings.Builder{} // a block {% set %} renders its body
+			}
+			err = st.exec(s)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return v, nil
 }
 
 // Eval gives the template's typed value as the reference types results
@@ -187,7 +235,8 @@ func (t *Template) run(vars Vars) (r result, typeErr bool, err error) {
 // "[1, 2]" a list, "True" true), and stays text otherwise. A template that
 // renders nothing gives "". The result is nil, bool, int64, float64,
 // string, json.Number, []any or map[string]any. An undefined value used
-// further than rendering gives an UndefinedError.
+// further than rendering gives an UndefinedError; a TypeError, an error
+// naming the template (never the template's own text, as the reference's).
 func (t *Template) Eval(vars Vars) (any, error) {
 	v, empty, err := t.eval(vars)
 	if empty {
@@ -218,15 +267,12 @@ func (t *Template) eval(vars Vars) (v any, empty bool, err error) {
 	case t.static:
 		return typedText(t.text), t.text == "", nil
 	}
-	r, typeErr, err := t.run(vars)
-	if typeErr {
-		return typedText(t.Source), false, nil
-	}
+	r, err := t.run(vars)
 	if err != nil {
 		return nil, false, t.fail(err)
 	}
 	if !r.isValue {
-		return typedText(r.text), r.text == "", nil
+		return typedText(r.literal), r.literal == "", nil
 	}
 	if r.jsonText {
 		return r.value, false, nil
@@ -261,6 +307,8 @@ func typedValue(v any) any {
 		return nil
 	case bool, int64:
 		return x
+	case *big.Int:
+		return json.Number(x.String())
 	case float64:
 		if math.IsNaN(x) || math.IsInf(x, 0) {
 			return FormatFloat(x)
@@ -280,6 +328,8 @@ func literalCopy(v any) (any, bool) {
 	switch x := canon(v).(type) {
 	case nil, bool, int64, string:
 		return x, true
+	case *big.Int:
+		return json.Number(x.String()), true
 	case float64:
 		return x, !math.IsNaN(x) && !math.IsInf(x, 0)
 	case []any, tuple:
@@ -301,6 +351,16 @@ func literalCopy(v any) (any, bool) {
 				return nil, false
 			}
 			out[k] = c
+		}
+		return out, true
+	case *pyDict:
+		out := make(map[string]any, len(x.keys))
+		for i, k := range x.keys {
+			c, ok := literalCopy(x.vals[i])
+			if _, isTuple := k.(tuple); !ok || isTuple {
+				return nil, false
+			}
+			out[jsonKey(k)] = c // as json.dumps writes the key
 		}
 		return out, true
 	}
@@ -352,10 +412,7 @@ func (t *Template) Render(vars Vars) (string, error) {
 	case t.static:
 		return t.text, nil
 	}
-	r, typeErr, err := t.run(vars)
-	if typeErr {
-		return t.Source, nil
-	}
+	r, err := t.run(vars)
 	if err != nil {
 		return "", t.fail(err)
 	}
@@ -368,7 +425,8 @@ func (t *Template) Render(vars Vars) (string, error) {
 // Param evaluates the template as a request parameter, header or form field,
 // as the reference's request mappings do (their valid types are str and
 // list): nil when it renders nothing, null or an undefined value; a list
-// when its value is one or its text spells one; otherwise its text.
+// when its value is one or its text spells one, as the values requests
+// sends for it (sentItems); otherwise its text.
 func (t *Template) Param(vars Vars) (any, error) {
 	switch {
 	case t == nil:
@@ -378,10 +436,7 @@ func (t *Template) Param(vars Vars) (any, error) {
 	case t.static:
 		return paramText(t.text), nil
 	}
-	r, typeErr, err := t.run(vars)
-	if typeErr {
-		return t.Source, nil
-	}
+	r, err := t.run(vars)
 	if err != nil {
 		if kindOf(err) == kindUndefined {
 			return nil, nil
@@ -400,8 +455,8 @@ func (t *Template) Param(vars Vars) (any, error) {
 		}
 		return paramText(x), nil
 	case []any:
-		if lit, ok := literalCopy(x); ok {
-			return plain(lit), nil
+		if _, ok := literalCopy(x); ok {
+			return sentItems(x), nil
 		}
 	}
 	return String(r.value), nil
@@ -419,9 +474,44 @@ func paramText(text string) any {
 	case string:
 		return x
 	case []any:
-		return plain(x)
+		return sentItems(x)
 	}
 	return text
+}
+
+// sentItems are the values a list parameter sends, one each, as the
+// reference's requests encodes a list: its items, the items of a nested list
+// (or tuple, or a dict's keys) each on its own, anything nested deeper as its
+// Python text ([[1, 2], [[3]]] sends 1, 2 and [3]). A None is left out where
+// requests would send "None" for a nested one.
+func sentItems(list []any) []any {
+	out := make([]any, 0, len(list))
+	for _, e := range list {
+		switch x := canon(e).(type) {
+		case []any, tuple:
+			for _, n := range items(x) {
+				out = appendSent(out, n)
+			}
+		case map[string]any:
+			for _, k := range SortedKeys(x) {
+				out = append(out, k)
+			}
+		default:
+			out = appendSent(out, e)
+		}
+	}
+	return out
+}
+
+func appendSent(out []any, v any) []any {
+	switch x := canon(v).(type) {
+	case nil:
+		return out
+	case []any, tuple, map[string]any:
+		return append(out, pyStr(x))
+	default:
+		return append(out, x)
+	}
 }
 
 // Bool evaluates the template as a condition, with the reference's rule
@@ -441,10 +531,7 @@ func (t *Template) Bool(vars Vars) (bool, error) {
 	case t.static:
 		return t.text != "" && !cdkFalse(typedText(t.text)), nil
 	}
-	r, typeErr, err := t.run(vars)
-	if typeErr {
-		return true, nil
-	}
+	r, err := t.run(vars)
 	if err != nil {
 		if kindOf(err) == kindUndefined {
 			return false, nil
@@ -467,10 +554,10 @@ func (t *Template) Bool(vars Vars) (bool, error) {
 		}
 		return !cdkFalse(typedValue(r.value)), nil
 	}
-	if r.text == "" {
+	if r.literal == "" {
 		return false, nil
 	}
-	return !cdkFalse(typedText(r.text)), nil
+	return !cdkFalse(typedText(r.literal)), nil
 }
 
 // cdkFalse tells whether v is one of the reference's false values.

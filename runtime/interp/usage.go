@@ -169,5 +169,11 @@ func children(n any, f func(any)) {
 	case *filterStmt:
 		f(x.chain)
 		body(x.body)
+	case *macroStmt:
+		each(x.defaults)
+		body(x.body)
+	case *callBlockStmt:
+		f(x.call)
+		f(x.caller)
 	}
 }

@@ -3,6 +3,7 @@ package interp
 import (
 	"encoding/json"
 	"math"
+	"math/big"
 	"reflect"
 	"sort"
 	"strconv"
@@ -82,6 +83,8 @@ func pyStr(v any) string {
 		return "False"
 	case int64:
 		return strconv.FormatInt(x, 10)
+	case *big.Int:
+		return x.String()
 	case float64:
 		return FormatFloat(x)
 	case *undefined:
@@ -133,6 +136,10 @@ func writeRepr(b *strings.Builder, v any) {
 			writeRepr(b, x[k])
 		}
 		b.WriteByte('}')
+	case pyBytes:
+		b.WriteString(bytesRepr(x))
+	case *pyDict:
+		x.repr(b)
 	case *view:
 		b.WriteString("dict_" + x.kind + "([")
 		writeItems(b, x.items)
@@ -168,7 +175,11 @@ func writeItems(b *strings.Builder, items []any) {
 }
 
 // quotePy quotes a string as Python's repr does.
-func quotePy(s string) string {
+func quotePy(s string) string { return quoteRepr(s, false) }
+
+// quoteRepr quotes a string, or bytes (isBytes: each byte a character,
+// only printable ASCII as it is), as Python's repr does.
+func quoteRepr(s string, isBytes bool) string {
 	q := byte('\'')
 	if strings.IndexByte(s, '\'') >= 0 && strings.IndexByte(s, '"') < 0 {
 		q = '"'
@@ -176,7 +187,7 @@ func quotePy(s string) string {
 	var b strings.Builder
 	b.Grow(len(s) + 2)
 	b.WriteByte(q)
-	for _, r := range s {
+	write := func(r rune) {
 		switch {
 		case r == rune(q) || r == '\\':
 			b.WriteByte('\\')
@@ -187,7 +198,7 @@ func quotePy(s string) string {
 			b.WriteString(`\r`)
 		case r == '\t':
 			b.WriteString(`\t`)
-		case r < 0x20 || r == 0x7f:
+		case r < 0x20 || r == 0x7f || isBytes && r > 0x7f:
 			b.WriteString(`\x`)
 			b.WriteString(hex2(int(r)))
 		case r < 0x7f || unicode.IsPrint(r):
@@ -201,6 +212,15 @@ func quotePy(s string) string {
 		default:
 			b.WriteString(`\U`)
 			b.WriteString(hexN(int(r), 8))
+		}
+	}
+	if isBytes {
+		for i := 0; i < len(s); i++ {
+			write(rune(s[i]))
+		}
+	} else {
+		for _, r := range s {
+			write(r)
 		}
 	}
 	b.WriteByte(q)
@@ -271,6 +291,12 @@ func Truthy(v any) bool {
 		return x != 0
 	case *view:
 		return len(x.items) > 0
+	case pyBytes:
+		return len(x) > 0
+	case *big.Int:
+		return x.Sign() != 0
+	case *pyDict:
+		return len(x.keys) > 0
 	case monthDuration:
 		return x.d.Years != 0 || x.d.Months != 0 || x.d.Fixed != 0
 	case time.Time, date, *namespace, *callable, *boundMethod, *loopInfo:
@@ -284,15 +310,24 @@ func Truthy(v any) bool {
 func canon(v any) any {
 	switch x := v.(type) {
 	case nil, bool, int64, float64, string, []any, map[string]any, time.Time, time.Duration,
-		tuple, date, monthDuration, *undefined, *view, *namespace, *callable, *boundMethod, *loopInfo:
+		tuple, date, monthDuration, pyBytes, *big.Int, *pyDict, *undefined, *view, *namespace, *callable, *boundMethod, *loopInfo:
 		return v
 	case List:
 		return []any(x)
+	case *Object:
+		return x.Map
+	case groupTuple:
+		return tuple(x)
 	case int:
 		return int64(x)
 	case json.Number:
 		if i, err := strconv.ParseInt(string(x), 10, 64); err == nil {
 			return i
+		}
+		if b, ok := new(big.Int).SetString(string(x), 10); ok {
+			if n, err := normInt(b); err == nil {
+				return n
+			}
 		}
 		f, err := x.Float64()
 		if err != nil {
@@ -402,7 +437,7 @@ func typeName(v any) string {
 		return "NoneType"
 	case bool:
 		return "bool"
-	case int64:
+	case int64, *big.Int:
 		return "int"
 	case float64:
 		return "float"
@@ -412,7 +447,7 @@ func typeName(v any) string {
 		return "list"
 	case tuple:
 		return "tuple"
-	case map[string]any:
+	case map[string]any, *pyDict:
 		return "dict"
 	case time.Time:
 		return "datetime"
@@ -424,6 +459,8 @@ func typeName(v any) string {
 		return "Duration"
 	case *undefined:
 		return "Undefined"
+	case pyBytes:
+		return "bytes"
 	case *view:
 		return "dict_view"
 	case *namespace:

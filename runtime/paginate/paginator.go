@@ -186,6 +186,9 @@ func (p *Paginator) nextCursor(prev Token, page Page) (Token, bool, error) {
 	var last any
 	if len(records) > 0 {
 		last = records[len(records)-1]
+		if m, ok := last.(map[string]any); ok {
+			last = interp.Record(m) // the reference's Record: last_record.data is m
+		}
 	}
 	var response any
 	if p.response.Used {

@@ -202,7 +202,11 @@ func matchHandler(h *manifest.ErrorHandler, r *Response, config map[string]any) 
 		}
 	}
 	for _, f := range h.Filters {
-		if !filterMatches(f, r) {
+		matches, err := filterMatches(f, r)
+		if err != nil {
+			return templateFailed(err), true
+		}
+		if !matches {
 			continue
 		}
 		a := action{kind: f.Action, failure: f.FailureType}
@@ -221,7 +225,11 @@ func matchHandler(h *manifest.ErrorHandler, r *Response, config map[string]any) 
 		if f.ErrorMessage != nil {
 			vars := responseVars(r, f.ErrorMessage.UsageOf("headers"))
 			vars["config"] = config // as the reference, the message may name config values (masked when secret)
-			if msg, err := f.ErrorMessage.Render(vars); err == nil && msg != "" {
+			msg, err := f.ErrorMessage.Render(vars)
+			if err != nil {
+				return templateFailed(err), true
+			}
+			if msg != "" {
 				a.message = msg
 			}
 		}
@@ -230,23 +238,29 @@ func matchHandler(h *manifest.ErrorHandler, r *Response, config map[string]any) 
 	return action{}, false
 }
 
-func filterMatches(f manifest.ResponseFilter, r *Response) bool {
+// templateFailed fails the request when a filter's predicate or
+// error_message fails on the response (a TypeError included, which the
+// reference would answer with the template's own text, a true predicate).
+func templateFailed(err error) action {
+	return action{kind: manifest.ActionFail, failure: protocol.SystemError, message: err.Error()}
+}
+
+func filterMatches(f manifest.ResponseFilter, r *Response) (bool, error) {
 	if len(f.HTTPCodes) == 0 && f.MessageContains == "" && f.Predicate == nil {
-		return false
+		return false, nil
 	}
 	for _, c := range f.HTTPCodes {
 		if c == r.Status {
-			return true
+			return true, nil
 		}
 	}
 	if f.MessageContains != "" && strings.Contains(ErrorMessage(r.Body), f.MessageContains) {
-		return true
+		return true, nil
 	}
 	if f.Predicate != nil {
-		ok, err := f.Predicate.Bool(responseVars(r, f.Predicate.UsageOf("headers")))
-		return err == nil && ok
+		return f.Predicate.Bool(responseVars(r, f.Predicate.UsageOf("headers")))
 	}
-	return false
+	return false, nil
 }
 
 func responseVars(r *Response, headers interp.Usage) interp.Vars {

@@ -5,7 +5,9 @@ reference's behaviour, with the clock frozen.
 
 Reads {"now": ISO datetime, "context": {...}, "cases": [template, ...]} on
 stdin and writes one result per case on stdout: for each of the modes eval,
-body, render, param and bool either {"t": type, "v": value} or {"err": class, "msg": text}.
+body, render, param and bool either {"t": type, "v": value} or {"err": class, "msg": text},
+or {"fallback": "TypeError", "msg": text, "v": result} when a rendering fell back to
+the template's own text on a TypeError.
 """
 
 import ast
@@ -19,6 +21,7 @@ import json
 import re
 import sys
 import uuid
+from collections.abc import Mapping
 from urllib.parse import quote_plus
 
 import isodate
@@ -189,8 +192,106 @@ FILTERS = {f.__name__: f for f in [hash, base64encode, base64decode, base64binas
                                    regex_replace, hmac]}
 
 
+# The template variables' objects (airbyte_cdk/sources/types.py): the slice
+# is a StreamSlice, the paginator's last_record a Record.
+class Record(Mapping):
+    def __init__(self, data, stream_name):
+        self._data = data
+        self.stream_name = stream_name
+
+    @property
+    def data(self):
+        return self._data
+
+    def __repr__(self):
+        return repr(self._data)
+
+    def __getitem__(self, key):
+        return self._data[key]
+
+    def __len__(self):
+        return len(self._data)
+
+    def __iter__(self):
+        return iter(self._data)
+
+    def __contains__(self, item):
+        return item in self._data
+
+
+class StreamSlice(Mapping):
+    def __init__(self, *, partition, cursor_slice, extra_fields=None):
+        self._partition = partition
+        self._cursor_slice = cursor_slice
+        self._extra_fields = extra_fields or {}
+        self._stream_slice = dict(partition) | dict(cursor_slice)
+
+    @property
+    def partition(self):
+        return self._partition
+
+    @property
+    def cursor_slice(self):
+        return self._cursor_slice
+
+    @property
+    def extra_fields(self):
+        return self._extra_fields
+
+    def __repr__(self):
+        return repr(self._stream_slice)
+
+    def __getitem__(self, key):
+        return self._stream_slice[key]
+
+    def __len__(self):
+        return len(self._stream_slice)
+
+    def __iter__(self):
+        return iter(self._stream_slice)
+
+    def __contains__(self, item):
+        return item in self._stream_slice
+
+    def keys(self):
+        return self._stream_slice.keys()
+
+    def items(self):
+        return self._stream_slice.items()
+
+    def values(self):
+        return self._stream_slice.values()
+
+    def get(self, key, default=None):
+        return self._stream_slice.get(key, default)
+
+    def __bool__(self):
+        return bool(self._stream_slice) or bool(self._extra_fields)
+
+
+class StreamPartitionAccessEnvironment(SandboxedEnvironment):
+    """jinja.py's environment: StreamSlice._partition may be read."""
+
+    def is_safe_attribute(self, obj, attr, value):
+        if attr in ["_partition"]:
+            return True
+        return super().is_safe_attribute(obj, attr, value)
+
+
+def with_objects(context):
+    """The context with the slice and the last record as the CDK passes them
+    (context.json writes the slice as its partition, cursor_slice and
+    extra_fields)."""
+    parts = context["stream_slice"]
+    context["stream_slice"] = StreamSlice(partition=parts["partition"], cursor_slice=parts["cursor_slice"],
+                                          extra_fields=parts["extra_fields"])
+    context["stream_interval"] = context["stream_partition"] = context["stream_slice"]
+    context["last_record"] = Record(context["last_record"], "stream")
+    return context
+
+
 def environment(finalize=None):
-    env = SandboxedEnvironment(finalize=finalize)
+    env = StreamPartitionAccessEnvironment(finalize=finalize)
     env.filters.update(**FILTERS)
     env.globals.update(**MACROS)
     env.globals.pop("range", None)
@@ -224,13 +325,19 @@ def compiled(env, s):
     return env.from_string(s)
 
 
+# Set when a rendering fell back to the template's own text on a TypeError,
+# as the CDK does; the Go engine fails there instead (allowed.yaml).
+FELL_BACK = []
+
+
 def render(env, s, context):
     try:
         missing = {v for v in undeclared_variables(env, s) if v not in context}
         if missing:
             raise ValueError(f"Jinja macro has undeclared variables: {missing}")
         return compiled(env, s).render(context)
-    except TypeError:
+    except TypeError as e:
+        FELL_BACK.append(str(e))
         return s
 
 
@@ -271,8 +378,29 @@ def mode_render(s, context):
     return render(ENV_TEXT, s, context)
 
 
+def sent_values(values):
+    """The texts requests sends for a list parameter (RequestEncodingMixin._encode_params:
+    None items left out; then urlencode(doseq=True): an item with a length, other than a
+    string, sends each of its elements' str()). Checked against the reference's requests."""
+    out = []
+    for v in values:
+        if v is None:
+            continue
+        if isinstance(v, str):
+            out.append(v)
+            continue
+        try:
+            len(v)
+        except TypeError:
+            out.append(str(v))
+            continue
+        out.extend(str(e) for e in v)
+    return out
+
+
 def mode_param(s, context):
-    """A request parameter: InterpolatedMapping with valid types (str, list), on our text."""
+    """A request parameter: InterpolatedMapping with valid types (str, list), on our text;
+    a list as the values requests sends for it."""
     check_stream_state(s)
     try:
         text = render(ENV_TEXT, s, context)
@@ -280,7 +408,10 @@ def mode_param(s, context):
         return None
     if text == "":
         return None
-    return literal_eval(text, (str, list))
+    v = literal_eval(text, (str, list))
+    if isinstance(v, list):
+        return sent_values(v)
+    return v
 
 
 FALSE_VALUES = ["False", "false", "{}", "[]", "()", "", "0", "0.0", {}, False, [], (), set()]
@@ -290,6 +421,13 @@ def mode_bool(s, context):
     """InterpolatedBoolean.eval."""
     evaluated = cdk_eval(s, context, default="False")
     return evaluated not in FALSE_VALUES
+
+
+def json_key(k):
+    try:
+        return next(iter(json.loads(json.dumps({k: 0}))))
+    except TypeError:
+        return str(k)
 
 
 def encode(v):
@@ -305,8 +443,8 @@ def encode(v):
         return {"t": "str", "v": v}
     if isinstance(v, (list, tuple)):
         return {"t": "list", "v": [encode(e) for e in v]}
-    if isinstance(v, dict):
-        return {"t": "dict", "v": {str(k): encode(e) for k, e in v.items()}}
+    if isinstance(v, dict):  # keys as json.dumps writes them, as a JSON body carries them
+        return {"t": "dict", "v": {json_key(k): encode(e) for k, e in v.items()}}
     return {"t": type(v).__name__, "v": repr(v)}
 
 
@@ -315,20 +453,20 @@ def main():
     data = json.load(sys.stdin)
     NOW = datetime.datetime.fromisoformat(data["now"])
     context = data["context"]
-    if "stream_slice" in context:
-        context["stream_interval"] = context["stream_slice"]
-        context["stream_partition"] = context["stream_slice"]
     out = []
     for s in data["cases"]:
         res = {}
         for name, mode in (("eval", mode_eval), ("body", mode_body), ("render", mode_render), ("param", mode_param),
                            ("bool", mode_bool)):
-            ctx = json.loads(json.dumps(context))  # templates may change what they are given
+            ctx = with_objects(json.loads(json.dumps(context)))  # templates may change what they are given
+            FELL_BACK.clear()
             try:
                 res[name] = encode(mode(s, ctx))
             except Exception as e:  # every failure is compared as a failure
                 name_ = "undefined" if isinstance(e, UndefinedError) else type(e).__name__
                 res[name] = {"err": name_, "msg": str(e)[:200]}
+            if FELL_BACK:
+                res[name] = {"fallback": "TypeError", "msg": FELL_BACK[0][:200], "v": res[name]}
         out.append(res)
     json.dump(out, sys.stdout)
 

@@ -1,0 +1,49 @@
+package cli
+
+import (
+	"fmt"
+	"net/http"
+	"testing"
+)
+
+// Templates see the slice as the reference's StreamSlice (partition,
+// cursor_slice, _partition beside its merged keys) and the paginator's
+// last_record as its Record (data). Airbyte's runtime, run on this manifest
+// against the same API, sends these four requests (its query in manifest
+// order: cat, part, cursor, underscore, after) and emits the same records.
+func TestTemplatesSeeStreamSliceAndRecordObjects(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		if r.URL.Query().Get("after") != "" {
+			fmt.Fprint(w, `{"data":[]}`)
+			return
+		}
+		cat := r.URL.Query().Get("cat")
+		fmt.Fprintf(w, `{"data":[{"id":1,"cat":%q},{"id":2,"cat":%q}]}`, cat, cat)
+	})
+	m := stream("s", fmt.Sprintf(`url_base: %s
+path: /items
+request_parameters:
+  cat: "{{ stream_slice.partition.cat }}"
+  part: "{{ stream_partition['partition'] }}"
+  cursor: "{{ stream_slice.cursor_slice }}"
+  underscore: "{{ stream_slice._partition.cat }}"`, a.URL), "[data]", `partition_router: {type: ListPartitionRouter, values: [a, b], cursor_field: cat}
+paginator:
+  type: DefaultPaginator
+  page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: after}
+  pagination_strategy:
+    type: CursorPagination
+    cursor_value: "{{ last_record.data.id }}-{{ last_record.data | length }}"
+    stop_condition: "{{ last_record is none }}"`)
+	res := newConnector(t, m, nil, "s").read(t)
+	// The partitions are read at the same time: compared in sorted order.
+	equalLists(t, "requests", sorted(a.lines()), []string{
+		"GET /items?after=2-2&cat=a&cursor=%7B%7D&part=%7B%27cat%27%3A+%27a%27%7D&underscore=a",
+		"GET /items?after=2-2&cat=b&cursor=%7B%7D&part=%7B%27cat%27%3A+%27b%27%7D&underscore=b",
+		"GET /items?cat=a&cursor=%7B%7D&part=%7B%27cat%27%3A+%27a%27%7D&underscore=a",
+		"GET /items?cat=b&cursor=%7B%7D&part=%7B%27cat%27%3A+%27b%27%7D&underscore=b",
+	})
+	equalLists(t, "records", sorted(res.records("s")), []string{`{"cat":"a","id":1}`, `{"cat":"a","id":2}`, `{"cat":"b","id":1}`, `{"cat":"b","id":2}`})
+	if res.code != 0 || len(res.errors()) != 0 {
+		t.Errorf("exit %d, errors %v", res.code, res.errors())
+	}
+}
