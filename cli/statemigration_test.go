@@ -46,9 +46,13 @@ func TestLegacyPerPartitionStateIsMigrated(t *testing.T) {
 	})
 	p1 := `{"cursor":{"updated_at":"2024-01-02T12:00:00Z"},"partition":{"parent_slice":{},"pid":1}}`
 	p2 := `{"cursor":{"updated_at":"2024-01-02T12:00:00Z"},"partition":{"parent_slice":{},"pid":2}}`
+	// parent_state is {}: a SubstreamPartitionRouter's get_stream_state
+	// without incremental_dependency parents. pid 2 is opened before pid 1
+	// is read, and is written with its start.
+	start2 := `{"cursor":{"updated_at":"2024-01-01T00:00:00Z"},"partition":{"parent_slice":{},"pid":2}}`
 	equalLists(t, "states", res.states(), []string{
-		itemState(`{"lookback_window":0,"states":[`+p1+`],"use_global_cursor":false}`, 1),
-		itemState(`{"lookback_window":1,"state":{"updated_at":"2024-01-02T12:00:00Z"},"states":[`+p1+`,`+p2+`],"use_global_cursor":false}`, 1),
+		itemState(`{"lookback_window":0,"parent_state":{},"states":[`+p1+`,`+start2+`],"use_global_cursor":false}`, 1),
+		itemState(`{"lookback_window":1,"parent_state":{},"state":{"updated_at":"2024-01-02T12:00:00Z"},"states":[`+p1+`,`+p2+`],"use_global_cursor":false}`, 1),
 	})
 }
 

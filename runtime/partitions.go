@@ -64,9 +64,10 @@ type streamRun struct {
 	// parts keeps a cursor per partition (a router with incremental_sync);
 	// nil for a full-refresh stream with a router.
 	parts *incremental.Partitioned
-	// parents holds the state of each incremental_dependency parent as read
-	// so far; only the goroutine ranging over the partitions touches it.
-	parents map[string]map[string]any
+	// parents are the incremental_dependency parents being read or read,
+	// whose states the child's keeps; only the goroutine ranging over the
+	// partitions touches the map.
+	parents map[string]*streamRun
 	warned  sync.Once // incremental_dependency on a stream without incremental_sync
 	// lazy tells whether partitions with a lazy_read_pointer start with the
 	// records embedded in their parent record: only when the stream has no
@@ -111,79 +112,13 @@ func (r *Runner) newRun(st *manifest.Stream, catalogField []string, state map[st
 	if err != nil {
 		return nil, err
 	}
-	if state, err = r.withParentState(st.Retriever.PartitionRouter, spec.Field(), state); err != nil {
-		return nil, err
-	}
-	run.parts, err = incremental.NewPartitioned(spec, state, incremental.PartitionedOptions{Stream: st.Name, Global: global, Now: r.Now, LegacyField: legacyField})
+	run.parts, err = incremental.NewPartitioned(spec, state, incremental.PartitionedOptions{Stream: st.Name, Global: global,
+		ParentState: partition.KeepsParentState(st.Retriever.PartitionRouter), Now: r.Now, LegacyField: legacyField,
+		Warn: func(msg string) { r.log("WARN", msg) }})
 	if err != nil {
 		return nil, ConfigErr("%v", err)
 	}
 	return run, nil
-}
-
-// withParentState is the incoming state of a stream whose substream router
-// reads parents with incremental_dependency, when it has no parent_state: as
-// the reference does, each such parent starts from the child's cursor value
-// (the global state's, or a lone legacy value), keyed by the parent's own
-// cursor field. Any other state is returned as it is.
-func (r *Runner) withParentState(pr *manifest.PartitionRouter, field string, state map[string]any) (map[string]any, error) {
-	if ps, _ := state["parent_state"].(map[string]any); len(state) == 0 || len(ps) > 0 || pr.Substream == nil {
-		return state, nil
-	}
-	value := childCursorValue(field, state)
-	if !interp.Truthy(value) {
-		return state, nil
-	}
-	parents := map[string]any{}
-	for _, pc := range pr.Substream.Parents {
-		parent := pc.Stream
-		if parent.Delegation != nil { // its state is read by incremental_stream
-			parent = parent.Delegation.Incremental
-		}
-		if !pc.IncrementalDependency || parent.Incremental == nil {
-			continue
-		}
-		f, err := incremental.CursorField(parent, r.Config)
-		if err != nil {
-			return nil, ConfigErr("%v", err)
-		}
-		parents[parent.Name] = map[string]any{f: value}
-	}
-	if len(parents) == 0 {
-		return state, nil
-	}
-	out := make(map[string]any, len(state)+1)
-	for k, v := range state {
-		out[k] = v
-	}
-	out["parent_state"] = parents
-	return out, nil
-}
-
-// childCursorValue is the cursor value of a child's state that its parents
-// start from: a state of one plain value is that value; otherwise the global
-// state's value (under the child's cursor field, or its only one); nil when
-// there is none.
-func childCursorValue(field string, state map[string]any) any {
-	if len(state) == 1 {
-		for _, v := range state {
-			switch v.(type) {
-			case map[string]any, []any:
-			default:
-				return v
-			}
-		}
-	}
-	global, _ := state["state"].(map[string]any)
-	if v, ok := global[field]; ok {
-		return v
-	}
-	if len(global) == 1 {
-		for _, v := range global {
-			return v
-		}
-	}
-	return nil
 }
 
 // prepare makes the stream's reader and router: templates over the config
@@ -227,42 +162,60 @@ func asError(err error) error {
 }
 
 // partitions yields the partitions to read, each with its cursor; a stream
-// without router yields one.
+// without router yields one. A partition with a cursor per partition is
+// yielded once the next one is made (or the last one was), as the
+// reference's per-partition cursor does: the parents' state kept with it is
+// then known (see incremental.Partitioned.Open).
 func (run *streamRun) partitions(ctx context.Context) iter.Seq2[partitionWork, error] {
 	return func(yield func(partitionWork, error) bool) {
 		if run.router == nil {
 			yield(partitionWork{cursor: run.single}, nil)
 			return
 		}
+		var held []partitionWork
 		for part, err := range run.router.Partitions(ctx) {
 			if err != nil {
 				yield(partitionWork{}, asError(err))
 				return
 			}
 			w := partitionWork{part: part, cursor: incremental.FullRefresh{}}
-			if run.parts != nil {
-				w.cursor, w.seq, err = run.parts.Open(part.Keys, run.parentSnapshot())
-				if err != nil {
-					yield(partitionWork{}, ConfigErr("%v", err))
+			if run.parts == nil {
+				if !yield(w, nil) {
+					return
+				}
+				continue
+			}
+			w.cursor, w.seq, err = run.parts.Open(part.Keys, run.parentSnapshot())
+			if err != nil {
+				yield(partitionWork{}, ConfigErr("%v", err))
+				return
+			}
+			for _, h := range held {
+				if !yield(h, nil) {
 					return
 				}
 			}
-			if !yield(w, nil) {
-				return
-			}
+			held = append(held[:0], w)
+		}
+		if run.parts != nil {
+			run.parts.Generated(run.parentSnapshot())
+		}
+		for _, h := range held {
+			yield(h, nil)
 		}
 	}
 }
 
-// parentSnapshot is the parent_state as read so far (nil: no
+// parentSnapshot is the parents' state now, as the reference's
+// get_stream_state reads its parents' cursors (nil: no
 // incremental_dependency parent).
 func (run *streamRun) parentSnapshot() map[string]any {
 	if len(run.parents) == 0 {
 		return nil
 	}
 	out := make(map[string]any, len(run.parents))
-	for k, v := range run.parents {
-		out[k] = v
+	for k, p := range run.parents {
+		out[k] = p.state()
 	}
 	return out
 }
@@ -303,9 +256,6 @@ func (run *streamRun) readPartition(ctx context.Context, w partitionWork, h slic
 			return err
 		}
 		w.cursor.Close(sl)
-		if run.parts != nil {
-			run.parts.Closed(w.part.Keys)
-		}
 		if h.after != nil {
 			if err := h.after(sl); err != nil {
 				return err
@@ -415,7 +365,7 @@ func (run *streamRun) incremental() bool {
 // readParent reads a parent stream's records through its own retriever,
 // page by page, for a substream router. The parent's records are not
 // emitted. With incremental_dependency the parent starts from its state kept
-// in the child's, and its state after each slice is kept for the child's.
+// in the child's, and its state is kept in the child's.
 func (run *streamRun) readParent(ctx context.Context, pc *manifest.ParentStreamConfig, emit func(partition.ParentRecord) error) error {
 	name := pc.Stream.Name
 	track := pc.IncrementalDependency && run.parts != nil
@@ -426,7 +376,10 @@ func (run *streamRun) readParent(ctx context.Context, pc *manifest.ParentStreamC
 	}
 	var state map[string]any
 	if track {
-		state, _ = run.parts.ParentState()[name].(map[string]any)
+		var err error
+		if state, err = run.parentStart(pc.Stream); err != nil {
+			return err
+		}
 	}
 	parent, err := run.r.newRun(pc.Stream, nil, state)
 	if err != nil {
@@ -451,15 +404,36 @@ func (run *streamRun) readParent(ctx context.Context, pc *manifest.ParentStreamC
 		},
 	}
 	if track && parent.incremental() {
-		h.after = func(*incremental.Slice) error {
-			if run.parents == nil {
-				run.parents = map[string]map[string]any{}
-			}
-			run.parents[name] = parent.state()
-			return nil
+		if run.parents == nil {
+			run.parents = map[string]*streamRun{}
 		}
+		run.parents[name] = parent
 	}
-	return parent.sequential(ctx, h)
+	if err := parent.sequential(ctx, h); err != nil {
+		return err
+	}
+	// Read whole, the parent's state moves as a stream's does at its end
+	// (global state, lookback_window, its own parent_state), as the
+	// reference's parent cursor does after its last record.
+	parent.finish()
+	return nil
+}
+
+// parentStart is the state a parent read with incremental_dependency starts
+// from (nil: its start), taken from the child's incoming state.
+func (run *streamRun) parentStart(parent *manifest.Stream) (map[string]any, error) {
+	name := parent.Name
+	if parent.Delegation != nil { // its state is read by incremental_stream
+		parent = parent.Delegation.Incremental
+	}
+	if parent.Incremental == nil {
+		return nil, nil
+	}
+	field, err := incremental.CursorField(parent, run.r.Config)
+	if err != nil {
+		return nil, ConfigErr("%v", err)
+	}
+	return run.parts.ParentStart(name, field), nil
 }
 
 // errSlicesRead stops a read that has read the slices it wanted (check,

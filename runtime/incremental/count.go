@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/runtime/interp"
@@ -79,6 +80,7 @@ type CountCursor struct {
 	syncStart int64
 	legacy    map[string]any
 	history   *history
+	synced    atomic.Bool // a closed slice had a record's cursor value
 }
 
 // Field is the record key holding the cursor value.
@@ -123,8 +125,12 @@ func (c *CountCursor) Keep([]byte) bool { return true }
 func (c *CountCursor) Close(sl *Slice) {
 	if sl.seen {
 		c.history.add(interval{lo: sl.lower, hi: sl.max, max: sl.max, hasMax: true})
+		c.synced.Store(true)
 	}
 }
+
+// observed tells whether a closed slice had a record's cursor value.
+func (c *CountCursor) observed() bool { return c.synced.Load() }
 
 // State is {cursor_field: n}, with the other keys of the incoming state.
 func (c *CountCursor) State() map[string]any {

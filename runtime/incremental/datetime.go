@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"iter"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/airbyte-go/source-declarative/manifest"
@@ -317,6 +318,7 @@ type DatetimeCursor struct {
 	syncStart int64          // the state's value, or start_datetime
 	legacy    map[string]any // other keys of the incoming flat state, written back as they came
 	history   *history
+	synced    atomic.Bool // a closed slice had a record's cursor value
 }
 
 // Field is the record key holding the cursor value.
@@ -516,9 +518,13 @@ func (c *DatetimeCursor) Close(sl *Slice) {
 	iv := interval{lo: sl.lower, hi: sl.upper}
 	if sl.seen {
 		iv.max, iv.hasMax = min(sl.max, sl.upper), true
+		c.synced.Store(true)
 	}
 	c.history.add(iv)
 }
+
+// observed tells whether a closed slice had a record's cursor value.
+func (c *DatetimeCursor) observed() bool { return c.synced.Load() }
 
 // State is {cursor_field: value} in datetime_format (in UTC), with the other
 // keys of the incoming state.

@@ -1,8 +1,10 @@
 package incremental
 
 import (
+	"container/list"
 	"encoding/json"
 	"fmt"
+	"iter"
 	"maps"
 	"math"
 	"sync"
@@ -10,8 +12,16 @@ import (
 )
 
 // GlobalCursorLimit is the number of partitions past which a stream's state
-// turns global, as the CDK's ConcurrentPerPartitionCursor does.
+// turns global, as the CDK's ConcurrentPerPartitionCursor does
+// (SWITCH_TO_GLOBAL_LIMIT).
 const GlobalCursorLimit = 10_000
+
+// maxPartitionCursors is the number of partition cursors kept; past it the
+// oldest one not being read is dropped (the CDK's DEFAULT_MAX_PARTITIONS_NUMBER).
+const maxPartitionCursors = 25_000
+
+// noCursorKey marks the state of a full refresh.
+const noCursorKey = "__ab_no_cursor_state_message"
 
 // Partitioned keeps the cursors of a stream with a partition router: one
 // per partition, each starting from its own state or from the global one,
@@ -25,21 +35,32 @@ const GlobalCursorLimit = 10_000
 type Partitioned struct {
 	spec    positioned
 	stream  string
-	started time.Time
+	now     func() time.Time
+	warn    func(string)
+	parents bool // the router keeps its parents' states (PartitionedOptions.ParentState)
+	legacy  string
+	// incoming is the state the sync started from, which parents read with
+	// incremental_dependency start from (ParentStart).
+	incoming map[string]any
 
 	mu       sync.Mutex
+	started  time.Time      // when the first partition was opened
 	global   bool           // use_global_cursor
-	state    map[string]any // the global state written: the incoming one until every partition is done
+	state    map[string]any // the global state written: the incoming one until the sync is done
 	newState *int64         // the highest cursor value of the partitions done
+	synced   bool           // a record's cursor value was read
 	lookback int64          // seconds: the incoming lookback_window, applied to partitions started from state
-	cursors  map[string]*partitionCursor
-	order    []string // partition keys in the order first seen
-	legacy   string   // PartitionedOptions.LegacyField
+	cursors  map[string]*list.Element
+	order    *list.List // of *partitionCursor, in the order the partitions were first seen
+	created  int        // partitions given a cursor, from the incoming state or opened
+	reading  map[string]int
+	warned   bool // of a partition opened while being read
 
 	parentState map[string]any // committed: every partition opened before it is done
-	pending     []pendingParent
-	open        map[int]bool // sequence numbers of partitions not done
-	nextSeq     int
+	// pending are the parents' states of the partitions opened and not all
+	// done, the last one not known yet (see Open).
+	pending []pendingParent
+	nextSeq int
 }
 
 // positioned is a Spec whose state values can be compared and written.
@@ -52,14 +73,14 @@ type positioned interface {
 }
 
 type partitionCursor struct {
+	key    string
 	keys   map[string]any
 	cursor Cursor
-	closed bool // a slice was closed, or the partition came with a state
 }
 
 type pendingParent struct {
 	seq   int
-	state map[string]any
+	state map[string]any // nil: not known yet
 }
 
 // PartitionedOptions say how a Partitioned cursor starts.
@@ -68,7 +89,14 @@ type PartitionedOptions struct {
 	// Global: one state for all partitions (global_substream_cursor, or a
 	// grouping router).
 	Global bool
-	Now    func() time.Time
+	// ParentState says the router keeps its parents' states, as the
+	// reference's get_stream_state: the state then has parent_state (an
+	// object, {} without incremental_dependency parents). Without it, the
+	// state has none at the end of a sync, whatever came in.
+	ParentState bool
+	Now         func() time.Time
+	// Warn logs a warning.
+	Warn func(string)
 	// LegacyField, for a state migrated from the legacy per-partition form
 	// (which keys partitions by text), is the partition field whose value a
 	// partition is also matched by as text: 123 finds the state of "123".
@@ -82,12 +110,13 @@ func NewPartitioned(spec Spec, state map[string]any, opts PartitionedOptions) (*
 	if !ok {
 		return nil, fmt.Errorf("stream %s: its incremental_sync cannot be kept per partition", opts.Stream)
 	}
-	p := &Partitioned{spec: ps, stream: opts.Stream, started: opts.Now(), global: opts.Global,
-		cursors: map[string]*partitionCursor{}, open: map[int]bool{}, legacy: opts.LegacyField}
+	p := &Partitioned{spec: ps, stream: opts.Stream, now: opts.Now, warn: opts.Warn, parents: opts.ParentState,
+		legacy: opts.LegacyField, incoming: state, global: opts.Global,
+		cursors: map[string]*list.Element{}, order: list.New(), reading: map[string]int{}}
 	if len(state) == 0 {
 		return p, nil
 	}
-	if ps, ok := state["parent_state"].(map[string]any); ok {
+	if ps, ok := state["parent_state"].(map[string]any); ok && len(ps) > 0 {
 		p.parentState = ps
 	}
 	_, hasStates := state["states"]
@@ -95,21 +124,14 @@ func NewPartitioned(spec Spec, state map[string]any, opts PartitionedOptions) (*
 	if !hasStates && !hasGlobal {
 		return p, p.setGlobal(state)
 	}
-	if b, ok := state["use_global_cursor"].(bool); ok && b {
-		p.global = true
-	}
+	// The incoming state says whether it is global, as in the reference:
+	// without use_global_cursor it is kept per partition.
+	p.global, _ = state["use_global_cursor"].(bool)
 	if lb, ok := integer(state["lookback_window"]); ok && lb > 0 {
 		p.lookback = lb
 	}
-	if gm, ok := g.(map[string]any); ok {
-		if err := p.setGlobal(gm); err != nil {
-			return nil, err
-		}
-	} else if g != nil {
-		return nil, fmt.Errorf("stream %s: the state's state must be an object, got %s", p.stream, describe(g))
-	}
-	list, _ := state["states"].([]any)
-	for i, e := range list {
+	entries, _ := state["states"].([]any)
+	for i, e := range entries {
 		m, _ := e.(map[string]any)
 		keys, ok1 := m["partition"].(map[string]any)
 		cur, ok2 := m["cursor"].(map[string]any)
@@ -120,11 +142,18 @@ func NewPartitioned(spec Spec, state map[string]any, opts PartitionedOptions) (*
 		if err != nil {
 			return nil, err
 		}
+		p.created++
 		key := PartitionKey(keys)
-		if _, dup := p.cursors[key]; !dup {
-			p.order = append(p.order, key)
+		if e, dup := p.cursors[key]; dup {
+			e.Value.(*partitionCursor).cursor = c
+			continue
 		}
-		p.cursors[key] = &partitionCursor{keys: keys, cursor: c, closed: true}
+		p.cursors[key] = p.order.PushBack(&partitionCursor{key: key, keys: keys, cursor: c})
+	}
+	if gm, ok := g.(map[string]any); ok {
+		return p, p.setGlobal(gm)
+	} else if g != nil {
+		return nil, fmt.Errorf("stream %s: the state's state must be an object, got %s", p.stream, describe(g))
 	}
 	return p, nil
 }
@@ -147,11 +176,41 @@ func (p *Partitioned) setGlobal(state map[string]any) error {
 // Field is the record key holding the cursor value.
 func (p *Partitioned) Field() string { return p.spec.Field() }
 
-// ParentState is the parent_state of the incoming state (nil: none).
-func (p *Partitioned) ParentState() map[string]any {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.parentState
+// ParentStart is the state a parent read with incremental_dependency starts
+// from, taken from the incoming state as the reference does: the parent's
+// entry in parent_state; else the global state as it is (keyed by the
+// child's cursor field, which the parent reads only if it has the same); else
+// the value of a state of one key, under the parent's cursor field
+// (parentField). Nil: the parent starts from its start.
+func (p *Partitioned) ParentStart(parent, parentField string) map[string]any {
+	child := p.incoming
+	if _, ok := child[noCursorKey]; ok {
+		child = maps.Clone(child)
+		delete(child, noCursorKey)
+	}
+	if len(child) == 0 {
+		return nil
+	}
+	if ps, ok := child["parent_state"].(map[string]any); ok {
+		if s, ok := ps[parent]; ok {
+			m, _ := s.(map[string]any)
+			return m
+		}
+	}
+	if g, ok := child["state"]; ok {
+		m, _ := g.(map[string]any)
+		return m
+	}
+	if len(child) == 1 {
+		for _, v := range child {
+			switch v.(type) {
+			case map[string]any, []any, nil:
+				return nil
+			}
+			return map[string]any{parentField: v}
+		}
+	}
+	return nil
 }
 
 // PartitionKey identifies a partition by its keys: their canonical JSON.
@@ -161,47 +220,119 @@ func PartitionKey(keys map[string]any) string {
 }
 
 // Open returns the cursor of a partition about to be read; parent is the
-// parent state at the time the partition was made (nil: none). Done must be
+// parents' state now (nil: no incremental_dependency parent). Done must be
 // called with the returned sequence number once the partition is read.
+//
+// The reference reads a parent one record ahead: the parent slice of a
+// partition's record is closed before the partition is made when the record
+// is its slice's last. So the parents' state kept with a partition is the one
+// given when the next partition is opened, or to Generated after the last.
+//
+// A partition opened again while it is being read (a parent listing the same
+// record twice) is not read twice: its cursor then has no slice, as the
+// reference skips it with a warning. One opened again once read is read
+// again from its cursor.
 func (p *Partitioned) Open(keys map[string]any, parent map[string]any) (Cursor, int, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	seq := p.nextSeq
-	p.nextSeq++
-	p.open[seq] = true
-	if parent != nil && (len(p.pending) == 0 || jsonText(p.pending[len(p.pending)-1].state) != jsonText(parent)) {
-		p.pending = append(p.pending, pendingParent{seq: seq, state: parent})
+	if p.started.IsZero() {
+		p.started = p.now()
+	}
+	p.generated(parent)
+	if !p.global && p.created > GlobalCursorLimit {
+		// Past the limit, the state turns global for good, as in the
+		// reference; the partition cursors are still used while kept.
+		p.global = true
 	}
 	key := PartitionKey(keys)
-	if pc, ok := p.cursors[key]; ok && !p.global {
-		return pc.cursor, seq, nil
+	pc := p.find(key, keys)
+	if pc == nil {
+		c, err := p.fromGlobal()
+		if err != nil {
+			return nil, 0, err
+		}
+		pc = &partitionCursor{key: key, keys: keys, cursor: c}
+		p.add(pc)
 	}
-	if pc := p.legacyCursor(key, keys); pc != nil && !p.global {
-		return pc.cursor, seq, nil
+	if _, ok := p.reading[key]; ok {
+		if !p.warned && p.warn != nil {
+			p.warn("Partition duplication detected for stream " + p.stream)
+		}
+		p.warned = true
+		return duplicate{pc.cursor}, -1, nil
 	}
+	seq := p.nextSeq
+	p.nextSeq++
+	p.reading[key] = seq
+	if p.parents {
+		p.pending = append(p.pending, pendingParent{seq: seq})
+	}
+	return pc.cursor, seq, nil
+}
+
+// Generated is told the parents' state (nil: no incremental_dependency
+// parent) once the last partition was made.
+func (p *Partitioned) Generated(parent map[string]any) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.generated(parent)
+}
+
+// generated keeps the parents' state as the last partition's; one equal to
+// the state before it is not kept twice.
+func (p *Partitioned) generated(parent map[string]any) {
+	n := len(p.pending)
+	if n == 0 || p.pending[n-1].state != nil {
+		return
+	}
+	if parent == nil {
+		parent = map[string]any{}
+	}
+	if n > 1 && jsonText(p.pending[n-2].state) == jsonText(parent) {
+		p.pending = p.pending[:n-1]
+		return
+	}
+	p.pending[n-1].state = parent
+}
+
+// fromGlobal is the cursor of a partition without state: from the global
+// state moved back by lookback_window, or from the start.
+func (p *Partitioned) fromGlobal() (Cursor, error) {
 	var start map[string]any
 	if p.state != nil {
 		pos, err := p.spec.position(p.state[p.spec.Field()])
 		if err != nil {
-			return nil, 0, err
+			return nil, err
 		}
 		start = map[string]any{p.spec.Field(): p.spec.format(p.spec.back(pos, p.lookback))}
 	}
-	c, err := p.spec.Cursor(start)
-	if err != nil {
-		return nil, 0, err
-	}
-	if !p.global {
-		p.cursors[key] = &partitionCursor{keys: keys, cursor: c}
-		p.order = append(p.order, key)
-		if len(p.order) > GlobalCursorLimit {
-			// Past the limit, the state turns global (for good, as in the
-			// reference): the partition cursors are no longer kept.
-			p.global = true
-			p.cursors, p.order = map[string]*partitionCursor{}, nil
+	return p.spec.Cursor(start)
+}
+
+// add keeps a new partition cursor, dropping the oldest one not being read
+// (else the oldest) past maxPartitionCursors.
+func (p *Partitioned) add(pc *partitionCursor) {
+	for p.order.Len() >= maxPartitionCursors {
+		drop := p.order.Front()
+		for e := drop; e != nil; e = e.Next() {
+			if _, ok := p.reading[e.Value.(*partitionCursor).key]; !ok {
+				drop = e
+				break
+			}
 		}
+		delete(p.cursors, drop.Value.(*partitionCursor).key)
+		p.order.Remove(drop)
 	}
-	return c, seq, nil
+	p.cursors[pc.key] = p.order.PushBack(pc)
+	p.created++
+}
+
+// find is the cursor kept for a partition, nil if none.
+func (p *Partitioned) find(key string, keys map[string]any) *partitionCursor {
+	if e, ok := p.cursors[key]; ok {
+		return e.Value.(*partitionCursor)
+	}
+	return p.legacyCursor(key, keys)
 }
 
 // legacyCursor finds the state of a partition migrated from the legacy
@@ -215,87 +346,107 @@ func (p *Partitioned) legacyCursor(key string, keys map[string]any) *partitionCu
 	textual := maps.Clone(keys)
 	textual[p.legacy] = fmt.Sprint(v)
 	old := PartitionKey(textual)
-	pc, ok := p.cursors[old]
+	e, ok := p.cursors[old]
 	if !ok || old == key {
 		return nil
 	}
 	delete(p.cursors, old)
-	pc.keys = keys
-	p.cursors[key] = pc
-	for i, k := range p.order {
-		if k == old {
-			p.order[i] = key
-		}
-	}
+	pc := e.Value.(*partitionCursor)
+	pc.key, pc.keys = key, keys
+	p.cursors[key] = e
 	return pc
 }
 
-// Closed records that a slice of the partition was read to its end (after
-// its cursor's Close).
-func (p *Partitioned) Closed(keys map[string]any) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if pc, ok := p.cursors[PartitionKey(keys)]; ok {
-		pc.closed = true
-	}
-}
+// duplicate is the cursor of a partition opened while it is being read: it
+// has no slice.
+type duplicate struct{ Cursor }
+
+// Slices yields nothing: the partition is already being read.
+func (duplicate) Slices() iter.Seq[*Slice] { return func(func(*Slice) bool) {} }
 
 // Done records that the partition of sequence number seq was read to its
 // end with cursor c: its cursor value counts for the global state, and the
 // parent state of the partitions made up to the first one still open is
 // committed.
 func (p *Partitioned) Done(seq int, c Cursor) {
+	if seq < 0 { // a duplicate, not read
+		return
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if o, ok := c.(observer); ok && o.observed() {
+		p.synced = true
+	}
 	if v, ok := c.State()[p.spec.Field()]; ok {
 		if pos, err := p.spec.position(v); err == nil && (p.newState == nil || pos > *p.newState) {
 			p.newState = &pos
 		}
 	}
-	delete(p.open, seq)
 	first := math.MaxInt
-	for s := range p.open {
-		first = min(first, s)
+	for key, s := range p.reading {
+		if s == seq {
+			delete(p.reading, key)
+		} else {
+			first = min(first, s)
+		}
 	}
 	i := 0
-	for ; i < len(p.pending) && p.pending[i].seq < first; i++ {
+	for ; i < len(p.pending) && p.pending[i].seq < first && p.pending[i].state != nil; i++ {
 		p.parentState = p.pending[i].state
 	}
 	p.pending = p.pending[i:]
 }
 
-// Finish is called once every partition was read: the global state becomes
-// the highest value read, and lookback_window the duration of the sync.
+// observer is a cursor that tells whether it read a record's cursor value.
+type observer interface{ observed() bool }
+
+// Finish is called once every partition was read: if a record's cursor
+// value was read, the global state becomes the highest value read and
+// lookback_window the duration of the sync in seconds, rounded up; otherwise
+// both stay as they came, as in the reference.
 func (p *Partitioned) Finish(now time.Time) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if !p.synced {
+		return
+	}
 	if p.newState != nil {
 		p.state = map[string]any{p.spec.Field(): p.spec.format(*p.newState)}
 	}
 	p.lookback = int64(math.Ceil(now.Sub(p.started).Seconds()))
 }
 
-// SetParentState sets the parent state written (nil: none), for a sync
-// whose partitions were all read.
+// SetParentState sets the parents' states once every partition was read
+// (nil: no incremental_dependency parent): parent_state is then the
+// router's, {} without such parents, or none for a router without parents.
 func (p *Partitioned) SetParentState(s map[string]any) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.parentState = s
 	p.pending = nil
+	switch {
+	case !p.parents:
+		p.parentState = nil
+	case s == nil:
+		p.parentState = map[string]any{}
+	default:
+		p.parentState = s
+	}
 }
 
-// State is the stream state: each partition's cursor state (none once
-// global), the global state, lookback_window and parent_state.
+// State is the stream state: the cursor state of each partition opened or
+// read from the incoming state (none once global), as the reference lists
+// every partition it has begun making slices of; the global state,
+// lookback_window and parent_state.
 func (p *Partitioned) State() map[string]any {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	out := map[string]any{"use_global_cursor": p.global}
 	if !p.global {
-		states := make([]any, 0, len(p.order))
-		for _, key := range p.order {
-			pc := p.cursors[key]
-			if pc.closed {
-				states = append(states, map[string]any{"partition": pc.keys, "cursor": pc.cursor.State()})
+		states := make([]any, 0, p.order.Len())
+		for e := p.order.Front(); e != nil; e = e.Next() {
+			pc := e.Value.(*partitionCursor)
+			if s := pc.cursor.State(); len(s) > 0 {
+				states = append(states, map[string]any{"partition": pc.keys, "cursor": s})
 			}
 		}
 		out["states"] = states

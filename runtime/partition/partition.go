@@ -139,6 +139,21 @@ func New(r *manifest.PartitionRouter, env Env) (Router, error) {
 	return nil, fmt.Errorf("%s: unknown partition router %q", r.Path, r.Type)
 }
 
+// KeepsParentState tells whether a router keeps its parents' states, as the
+// reference's get_stream_state says: a substream or union router does (an
+// object, empty without incremental_dependency parents), a grouping router
+// as the router it groups; a list router and a cartesian product do not
+// (the product keeps none of its substreams' parents).
+func KeepsParentState(r *manifest.PartitionRouter) bool {
+	switch r.Type {
+	case manifest.SubstreamRouter, manifest.UnionRouter:
+		return true
+	case manifest.GroupingRouter:
+		return KeepsParentState(r.Grouping.Underlying)
+	}
+	return false
+}
+
 // newAll makes each router of rs.
 func newAll(rs []*manifest.PartitionRouter, env Env) ([]Router, error) {
 	out := make([]Router, 0, len(rs))

@@ -1,0 +1,152 @@
+package cli
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// The state of a stream with a partition router, as the reference's
+// ConcurrentPerPartitionCursor (airbyte_cdk/sources/declarative/incremental/
+// concurrent_partition_cursor.py) writes it. Each expected value below is
+// reasoned from that code, as the comments say.
+
+// parent_state is what the router's get_stream_state gives: {} for a
+// SubstreamPartitionRouter without incremental_dependency parents; nothing
+// for a ListPartitionRouter, whose incoming parent_state is written back
+// (_set_initial_state keeps it) until the end of the sync, where the state
+// takes the router's (ensure_at_least_one_state_emitted), which has none.
+func TestParentStateIsTheRoutersOwn(t *testing.T) {
+	t.Run("substream without incremental_dependency", func(t *testing.T) {
+		a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+			if r.URL.Path == "/projects" {
+				fmt.Fprint(w, `{"data":[{"id":1},{"id":2}]}`)
+				return
+			}
+			fmt.Fprintf(w, `{"data":[{"id":%q,"updated_at":"2024-01-02T12:00:00Z"}]}`, r.URL.Path)
+		})
+		router := "type: SubstreamPartitionRouter\nparent_stream_configs:\n  - type: ParentStreamConfig\n    parent_key: id\n    partition_field: pid\n    stream:\n" + indent(projectsParent(a.URL, ""), 6)
+		res := incrementalConnector(t, routed(a.URL, "/items/{{ stream_partition.pid }}", router, "", stepless, 1), nil, "items").read(t)
+		if res.code != 0 {
+			t.Fatalf("exit %d: %s", res.code, res.stdout)
+		}
+		// pid 2 is made (and its cursor written with its start) before pid
+		// 1 is handed over; the parent state {} of pid 1 is committed once
+		// pid 1 is read.
+		p1 := `{"cursor":{"updated_at":"2024-01-02T12:00:00Z"},"partition":{"parent_slice":{},"pid":1}}`
+		start2 := `{"cursor":{"updated_at":"2024-01-01T00:00:00Z"},"partition":{"parent_slice":{},"pid":2}}`
+		p2 := `{"cursor":{"updated_at":"2024-01-02T12:00:00Z"},"partition":{"parent_slice":{},"pid":2}}`
+		equalLists(t, "states", res.states(), []string{
+			itemState(`{"lookback_window":0,"parent_state":{},"states":[`+p1+`,`+start2+`],"use_global_cursor":false}`, 1),
+			itemState(`{"lookback_window":1,"parent_state":{},"state":{"updated_at":"2024-01-02T12:00:00Z"},"states":[`+p1+`,`+p2+`],"use_global_cursor":false}`, 1),
+		})
+	})
+	t.Run("list router with an incoming parent_state", func(t *testing.T) {
+		a := partitionedDates(t, map[string][]string{"a": {"2024-01-02T10:00:00Z"}, "b": {}})
+		list := "type: ListPartitionRouter\ncursor_field: p\nvalues: [a, b]"
+		c := incrementalConnector(t, routed(a.URL, "/items/{{ stream_partition.p }}", list, "", stepless, 1), nil, "items")
+		stateFile := writeFile(t, c.dir, "state.json", `[{"type":"STREAM","stream":{"stream_descriptor":{"name":"items"},"stream_state":{"states":[],"parent_state":{"old":{"x":1}}}}}]`)
+		res := c.read(t, "--state", stateFile)
+		if res.code != 0 {
+			t.Fatalf("exit %d: %s", res.code, res.stdout)
+		}
+		stateA := `{"cursor":{"updated_at":"2024-01-02T10:00:00Z"},"partition":{"p":"a"}}`
+		startB := `{"cursor":{"updated_at":"2024-01-01T00:00:00Z"},"partition":{"p":"b"}}`
+		equalLists(t, "states", res.states(), []string{
+			itemState(`{"lookback_window":0,"parent_state":{"old":{"x":1}},"states":[`+stateA+`,`+startB+`],"use_global_cursor":false}`, 1),
+			itemState(`{"lookback_window":1,"state":{"updated_at":"2024-01-02T10:00:00Z"},"states":[`+stateA+`,`+startB+`],"use_global_cursor":false}`, 0),
+		})
+	})
+}
+
+// A sync that reads no record's cursor value leaves the global state and
+// lookback_window as they came: ensure_at_least_one_state_emitted moves them
+// only when _synced_some_data. Each partition starts from the global state
+// less lookback_window (_create_cursor with runtime_lookback_window) and is
+// written so.
+func TestSyncWithoutRecordsKeepsTheGlobalStateAndLookback(t *testing.T) {
+	list := "type: ListPartitionRouter\ncursor_field: p\nvalues: [a, b]"
+	for _, tc := range []struct{ name, state, since, want string }{
+		{"from a global state", `{"use_global_cursor":false,"states":[],"state":{"updated_at":"2024-01-02T10:00:00Z"},"lookback_window":3600}`, "2024-01-02T09:00:00Z",
+			`{"lookback_window":3600,"state":{"updated_at":"2024-01-02T10:00:00Z"},"states":[{"cursor":{"updated_at":"2024-01-02T09:00:00Z"},"partition":{"p":"a"}},{"cursor":{"updated_at":"2024-01-02T09:00:00Z"},"partition":{"p":"b"}}],"use_global_cursor":false}`},
+		{"from nothing", "", "2024-01-01T00:00:00Z",
+			`{"lookback_window":0,"states":[{"cursor":{"updated_at":"2024-01-01T00:00:00Z"},"partition":{"p":"a"}},{"cursor":{"updated_at":"2024-01-01T00:00:00Z"},"partition":{"p":"b"}}],"use_global_cursor":false}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := partitionedDates(t, map[string][]string{"a": {}, "b": {}})
+			c := incrementalConnector(t, routed(a.URL, "/items/{{ stream_partition.p }}", list, "", stepless, 1), nil, "items")
+			var args []string
+			if tc.state != "" {
+				args = []string{"--state", writeFile(t, c.dir, "state.json", `[{"type":"STREAM","stream":{"stream_descriptor":{"name":"items"},"stream_state":`+tc.state+`}}]`)}
+			}
+			res := c.read(t, args...)
+			if res.code != 0 {
+				t.Fatalf("exit %d: %s", res.code, res.stdout)
+			}
+			equalLists(t, "requests", a.lines(), []string{"GET /items/a?since=" + q(tc.since), "GET /items/b?since=" + q(tc.since)})
+			states := res.states()
+			if last := states[len(states)-1]; last != itemState(tc.want, 0) {
+				t.Errorf("last state\n got: %s\nwant: %s", last, itemState(tc.want, 0))
+			}
+		})
+	}
+}
+
+// A partition made again while it is being read is skipped with one
+// warning, as _generate_slices_from_partition skips a partition whose
+// semaphore is still there. Here the second "a" is made before the first
+// is handed over (a partition is handed over once the next one is made).
+func TestPartitionMadeTwiceIsReadOnce(t *testing.T) {
+	a := partitionedDates(t, map[string][]string{"a": {"2024-01-02T10:00:00Z"}, "b": {"2024-01-02T11:00:00Z"}})
+	list := "type: ListPartitionRouter\ncursor_field: p\nvalues: [a, a, b, b]"
+	res := incrementalConnector(t, routed(a.URL, "/items/{{ stream_partition.p }}", list, "", stepless, 1), nil, "items").read(t)
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stdout)
+	}
+	since := "?since=" + q("2024-01-01T00:00:00Z")
+	equalLists(t, "requests", a.lines(), []string{"GET /items/a" + since, "GET /items/b" + since})
+	equalLists(t, "records", res.records("items"), []string{`{"id":"a1","updated_at":"2024-01-02T10:00:00Z"}`, `{"id":"b1","updated_at":"2024-01-02T11:00:00Z"}`})
+	equalLists(t, "warnings", res.warnings(), []string{"Partition duplication detected for stream items"})
+}
+
+// A parent read with incremental_dependency that has a partition router of
+// its own: the child keeps the parent's state as the parent's cursor has it
+// when each child partition is made, and at the end the parent's final
+// state (its global state and lookback_window set as at a stream's end:
+// the substream router calls the parent's ensure_at_least_one_state_emitted
+// after its last record). The parent's list router gives it no parent_state.
+// With one parent record per region, the record is its slice's last: the
+// reference closes the parent's slice before making the child's partition,
+// so the state kept with the child's first partition already has region
+// eu read.
+func TestDependentParentWithARouterKeepsItsFinalState(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		switch r.URL.Path {
+		case "/projects/eu":
+			fmt.Fprint(w, `{"data":[{"id":1,"updated_at":"2024-01-02T05:00:00Z"}]}`)
+		case "/projects/us":
+			fmt.Fprint(w, `{"data":[{"id":2,"updated_at":"2024-01-02T08:00:00Z"}]}`)
+		default:
+			fmt.Fprintf(w, `{"data":[{"id":%q,"updated_at":"2024-01-02T12:00:00Z"}]}`, r.URL.Path)
+		}
+	})
+	parent := strings.Replace(projectsParent(a.URL, stepless), "path: /projects}", `path: "/projects/{{ stream_partition.region }}"}
+  partition_router: {type: ListPartitionRouter, cursor_field: region, values: [eu, us]}`, 1)
+	res := incrementalConnector(t, dependentChild(a.URL, parent), nil, "items").read(t)
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stdout)
+	}
+	since := "?since=" + q("2024-01-01T00:00:00Z")
+	equalLists(t, "requests", a.lines(), []string{"GET /projects/eu" + since, "GET /projects/us" + since, "GET /items/1" + since, "GET /items/2" + since})
+	eu := `{"cursor":{"updated_at":"2024-01-02T05:00:00Z"},"partition":{"region":"eu"}}`
+	usStart := `{"cursor":{"updated_at":"2024-01-01T00:00:00Z"},"partition":{"region":"us"}}`
+	us := `{"cursor":{"updated_at":"2024-01-02T08:00:00Z"},"partition":{"region":"us"}}`
+	p1 := `{"cursor":{"updated_at":"2024-01-02T12:00:00Z"},"partition":{"parent_slice":{"region":"eu"},"pid":1}}`
+	start2 := `{"cursor":{"updated_at":"2024-01-01T00:00:00Z"},"partition":{"parent_slice":{"region":"us"},"pid":2}}`
+	p2 := `{"cursor":{"updated_at":"2024-01-02T12:00:00Z"},"partition":{"parent_slice":{"region":"us"},"pid":2}}`
+	equalLists(t, "states", res.states(), []string{
+		itemState(`{"lookback_window":0,"parent_state":{"projects":{"lookback_window":0,"states":[`+eu+`,`+usStart+`],"use_global_cursor":false}},"states":[`+p1+`,`+start2+`],"use_global_cursor":false}`, 1),
+		itemState(`{"lookback_window":1,"parent_state":{"projects":{"lookback_window":1,"state":{"updated_at":"2024-01-02T08:00:00Z"},"states":[`+eu+`,`+us+`],"use_global_cursor":false}},"state":{"updated_at":"2024-01-02T12:00:00Z"},"states":[`+p1+`,`+p2+`],"use_global_cursor":false}`, 1),
+	})
+}
