@@ -244,6 +244,7 @@ func (p *Partitioned) Open(keys map[string]any, parent map[string]any) (Cursor, 
 		// reference; the partition cursors are still used while kept.
 		p.global = true
 	}
+	p.limit()
 	key := PartitionKey(keys)
 	pc := p.find(key, keys)
 	if pc == nil {
@@ -252,7 +253,8 @@ func (p *Partitioned) Open(keys map[string]any, parent map[string]any) (Cursor, 
 			return nil, 0, err
 		}
 		pc = &partitionCursor{key: key, keys: keys, cursor: c}
-		p.add(pc)
+		p.cursors[key] = p.order.PushBack(pc)
+		p.created++
 	}
 	if _, ok := p.reading[key]; ok {
 		if !p.warned && p.warn != nil {
@@ -309,9 +311,9 @@ func (p *Partitioned) fromGlobal() (Cursor, error) {
 	return p.spec.Cursor(start)
 }
 
-// add keeps a new partition cursor, dropping the oldest one not being read
-// (else the oldest) past maxPartitionCursors.
-func (p *Partitioned) add(pc *partitionCursor) {
+// limit drops the oldest partition cursor not being read (else the
+// oldest) while maxPartitionCursors are kept, before a partition is opened.
+func (p *Partitioned) limit() {
 	for p.order.Len() >= maxPartitionCursors {
 		drop := p.order.Front()
 		for e := drop; e != nil; e = e.Next() {
@@ -323,8 +325,6 @@ func (p *Partitioned) add(pc *partitionCursor) {
 		delete(p.cursors, drop.Value.(*partitionCursor).key)
 		p.order.Remove(drop)
 	}
-	p.cursors[pc.key] = p.order.PushBack(pc)
-	p.created++
 }
 
 // find is the cursor kept for a partition, nil if none.
