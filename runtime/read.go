@@ -203,11 +203,11 @@ func (pg *progress) emit(records [][]byte) error {
 
 // checkpoint writes the stream's state unless it is the previous one with
 // no record since; throttled, it also waits partitionStateEvery after the
-// previous one.
+// previous one, and writes no global state without parent state.
 func (pg *progress) checkpoint(throttled bool) error {
 	pg.mu.Lock()
 	defer pg.mu.Unlock()
-	if throttled && !pg.lastAt.IsZero() && time.Since(pg.lastAt) < partitionStateEvery {
+	if throttled && (!pg.lastAt.IsZero() && time.Since(pg.lastAt) < partitionStateEvery || !pg.run.parts.Intermediate()) {
 		return nil
 	}
 	state := pg.run.state()

@@ -433,6 +433,15 @@ func (p *Partitioned) SetParentState(s map[string]any) {
 	}
 }
 
+// Intermediate tells whether a state is written while partitions are read:
+// not a global one without parent_state, which holds nothing the sync has
+// moved (the reference skips it).
+func (p *Partitioned) Intermediate() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return !p.global || len(p.parentState) > 0
+}
+
 // State is the stream state: the cursor state of each partition opened or
 // read from the incoming state (none once global), as the reference lists
 // every partition it has begun making slices of; the global state,
