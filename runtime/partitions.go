@@ -172,7 +172,7 @@ func (run *streamRun) partitions(ctx context.Context) iter.Seq2[partitionWork, e
 			yield(partitionWork{cursor: run.single}, nil)
 			return
 		}
-		var held []partitionWork
+		var held *partitionWork // made, handed over once the next one is
 		for part, err := range run.router.Partitions(ctx) {
 			if err != nil {
 				yield(partitionWork{}, asError(err))
@@ -190,18 +190,16 @@ func (run *streamRun) partitions(ctx context.Context) iter.Seq2[partitionWork, e
 				yield(partitionWork{}, ConfigErr("%v", err))
 				return
 			}
-			for _, h := range held {
-				if !yield(h, nil) {
-					return
-				}
+			if held != nil && !yield(*held, nil) {
+				return
 			}
-			held = append(held[:0], w)
+			held = &w
 		}
 		if run.parts != nil {
 			run.parts.Generated(run.parentSnapshot())
 		}
-		for _, h := range held {
-			yield(h, nil)
+		if held != nil {
+			yield(*held, nil)
 		}
 	}
 }

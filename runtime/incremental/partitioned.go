@@ -51,10 +51,10 @@ type Partitioned struct {
 	synced   bool           // a record's cursor value was read
 	lookback int64          // seconds: the incoming lookback_window, applied to partitions started from state
 	cursors  map[string]*list.Element
-	order    *list.List // of *partitionCursor, in the order the partitions were first seen
-	created  int        // partitions given a cursor, from the incoming state or opened
-	reading  map[string]int
-	warned   bool // of a partition opened while being read
+	order    *list.List     // of *partitionCursor, in the order the partitions were first seen
+	created  int            // partitions given a cursor, from the incoming state or opened
+	reading  map[string]int // the partitions opened and not done: their sequence numbers
+	warned   bool           // of a partition opened while being read
 
 	parentState map[string]any // committed: every partition opened before it is done
 	// pending are the parents' states of the partitions opened and not all
