@@ -83,12 +83,11 @@ func tokenBodies(ours, ref *output) int {
 			if o == ours && json.Unmarshal([]byte(e.Body), &fields) == nil {
 				form := url.Values{}
 				for k, v := range fields {
-					if l, ok := v.([]any); ok { // a list is a repeated field of a form
-						for _, e := range l {
-							form.Add(k, formValue(e))
-						}
+					if s, ok := v.(string); ok {
+						form.Set(k, s)
 					} else {
-						form.Set(k, formValue(v))
+						b, _ := json.Marshal(v)
+						form.Set(k, string(b))
 					}
 				}
 				e.Body = "form:" + sortedQuery(form)
@@ -97,16 +96,6 @@ func tokenBodies(ours, ref *output) int {
 		}
 	}
 	return n
-}
-
-// formValue is a JSON value as a form field: text as it is, anything else
-// as JSON.
-func formValue(v any) string {
-	if s, ok := v.(string); ok {
-		return s
-	}
-	b, _ := json.Marshal(v)
-	return string(b)
 }
 
 // dropTopNulls: the reference's serializer leaves out a record's top-level
