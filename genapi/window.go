@@ -54,14 +54,7 @@ func (w window) cursorTimes(n int, today time.Time) (time.Time, time.Duration) {
 		return today.AddDate(0, 0, -1).Add(12 * time.Hour), time.Minute
 	}
 	step := time.Hour
-	// A window ending at the client's clock ends at another instant in each
-	// run: its span is measured to the whole hour before its end (when that
-	// leaves an hour), so that runs seconds apart place records alike.
-	end := w.end
-	if e := end.Truncate(time.Hour); e.Sub(w.start) >= time.Hour {
-		end = e
-	}
-	if span := end.Sub(w.start); span > 0 && span/time.Duration(n+1) < step {
+	if span := w.end.Sub(w.start); span > 0 && span/time.Duration(n+1) < step {
 		step = span / time.Duration(n+1)
 	}
 	if w.end.Equal(w.start) {
