@@ -12,7 +12,7 @@ import (
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/manifest/jsonschema"
 	v5 "github.com/santhosh-tekuri/jsonschema/v5"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // Our validator (manifest/jsonschema, which the connector uses) accepts and
