@@ -1,0 +1,177 @@
+package manifest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
+)
+
+// JSONSchema is a compiled draft-07 JSON Schema (santhosh-tekuri/jsonschema
+// v5) with the schema documents it was compiled from, which word its errors:
+// a missing property at its own place, the values an enum allows.
+type JSONSchema struct {
+	schema *jsonschema.Schema
+	docs   *schemaDocuments
+}
+
+// schemaDocuments are the documents one compiler reads, by URL, as decoded
+// values; loader, when set, gives a document not yet read (nil: there is
+// none).
+type schemaDocuments struct {
+	mu     sync.Mutex
+	byURL  map[string]any
+	loader func(url string) any
+}
+
+// documentURL is where a schema compiled on its own (a spec, a base_schema)
+// lives for the compiler.
+const documentURL = "schema:///document.json"
+
+// CompileJSONSchema compiles a whole draft-07 schema document, such as a
+// user's specification; a schema the draft-07 meta-schema refuses is refused
+// before any value is validated. Formats are annotations,
+// as for the reference (which validates without a format checker: a spec
+// asking for format date and pattern dd-mm-yyyy, source-coingecko-coins, must
+// accept 01-01-2024), and a $ref may only point inside the document.
+func CompileJSONSchema(doc any) (*JSONSchema, error) {
+	docs := &schemaDocuments{byURL: map[string]any{documentURL: doc}}
+	s, err := newSchemaCompiler(docs).Compile(documentURL)
+	if err != nil {
+		return nil, schemaCompileError(err, doc)
+	}
+	return &JSONSchema{schema: s, docs: docs}, nil
+}
+
+// newSchemaCompiler is a draft-07 compiler reading docs only: no file or
+// network access for a $ref, formats not asserted.
+func newSchemaCompiler(docs *schemaDocuments) *jsonschema.Compiler {
+	c := jsonschema.NewCompiler()
+	c.Draft = jsonschema.Draft7
+	for name := range jsonschema.Formats {
+		c.Formats[name] = func(any) bool { return true }
+	}
+	c.LoadURL = func(u string) (io.ReadCloser, error) {
+		doc := docs.document(u)
+		if doc == nil {
+			return nil, fmt.Errorf("$ref %q: only references inside the schema (#/...) are supported", strings.TrimPrefix(u, "schema:///"))
+		}
+		b, err := json.Marshal(doc)
+		if err != nil {
+			return nil, err
+		}
+		return io.NopCloser(bytes.NewReader(b)), nil
+	}
+	return c
+}
+
+// document is the document at a URL, loaded on first use.
+func (d *schemaDocuments) document(u string) any {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if doc, ok := d.byURL[u]; ok {
+		return doc
+	}
+	if d.loader == nil {
+		return nil
+	}
+	doc := d.loader(u)
+	if doc != nil {
+		d.byURL[u] = doc
+	}
+	return doc
+}
+
+// at is the schema value at an absolute location (URL#/json/pointer).
+func (d *schemaDocuments) at(location string) (any, bool) {
+	u, fragment, _ := strings.Cut(location, "#")
+	doc := d.document(u)
+	if doc == nil {
+		return nil, false
+	}
+	return valueAt(doc, fragment)
+}
+
+// valueAt is the value at a JSON pointer whose segments may also be
+// percent-encoded, as the library writes its locations.
+func valueAt(v any, pointer string) (any, bool) {
+	for _, seg := range pointerSegments(pointer) {
+		switch x := v.(type) {
+		case map[string]any:
+			e, ok := x[seg]
+			if !ok {
+				return nil, false
+			}
+			v = e
+		case []any:
+			i, ok := arrayIndex(seg, len(x))
+			if !ok {
+				return nil, false
+			}
+			v = x[i]
+		default:
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+// pointerSegments splits a JSON pointer into its segments, unescaped.
+func pointerSegments(pointer string) []string {
+	if pointer == "" {
+		return nil
+	}
+	segs := strings.Split(strings.TrimPrefix(pointer, "/"), "/")
+	for i, seg := range segs {
+		if unescaped, err := url.PathUnescape(seg); err == nil {
+			seg = unescaped
+		}
+		segs[i] = strings.ReplaceAll(strings.ReplaceAll(seg, "~1", "/"), "~0", "~")
+	}
+	return segs
+}
+
+// escapeSegment escapes one JSON pointer segment.
+func escapeSegment(segment string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(segment, "~", "~0"), "/", "~1")
+}
+
+func arrayIndex(seg string, n int) (int, bool) {
+	i := 0
+	for _, c := range seg {
+		if c < '0' || c > '9' || i > n {
+			return 0, false
+		}
+		i = i*10 + int(c-'0')
+	}
+	return i, seg != "" && i < n
+}
+
+// schemaCompileError words why a schema does not compile: the place in it
+// and what is wrong there.
+func schemaCompileError(err error, doc any) error {
+	var ve *jsonschema.ValidationError
+	if errors.As(err, &ve) { // the schema breaks the draft-07 meta-schema
+		return errors.New(wordErrors(ve, doc, nil).Error())
+	}
+	var loop jsonschema.InfiniteLoopError
+	if errors.As(err, &loop) {
+		return fmt.Errorf("its $refs loop without going into the value (%s)", strings.ReplaceAll(string(loop), documentURL, ""))
+	}
+	msg := err.Error()
+	var se *jsonschema.SchemaError
+	if errors.As(err, &se) && se.Err != nil {
+		msg = se.Err.Error()
+	}
+	msg = strings.ReplaceAll(strings.TrimPrefix(msg, "jsonschema: "), documentURL, "")
+	if ref, ok := strings.CutSuffix(msg, " not found"); ok {
+		msg = fmt.Sprintf("$ref %q: the schema has nothing there", ref)
+	}
+	return errors.New(msg)
+}
