@@ -21,13 +21,17 @@ type JSONSchema struct {
 	docs   *schemaDocuments
 }
 
-// schemaDocuments are the documents one compiler reads, by URL, as decoded
-// values; loader, when set, gives a document not yet read (nil: there is
-// none).
+// schemaDocuments are the documents a compiler has read, by URL, as decoded
+// values: its errors point into them.
 type schemaDocuments struct {
-	mu     sync.Mutex
-	byURL  map[string]any
-	loader func(url string) any
+	mu    sync.Mutex
+	byURL map[string]any
+}
+
+func (d *schemaDocuments) add(u string, doc any) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.byURL[u] = doc
 }
 
 // documentURL is where a schema compiled on its own (a spec, a base_schema)
@@ -36,63 +40,51 @@ const documentURL = "schema:///document.json"
 
 // CompileJSONSchema compiles a whole draft-07 schema document, such as a
 // user's specification; a schema the draft-07 meta-schema refuses is refused
-// before any value is validated. Formats are annotations,
-// as for the reference (which validates without a format checker: a spec
-// asking for format date and pattern dd-mm-yyyy, source-coingecko-coins, must
-// accept 01-01-2024), and a $ref may only point inside the document.
+// before any value is validated. Formats are annotations, as for the
+// reference (which validates without a format checker: a spec asking for
+// format date and pattern dd-mm-yyyy, source-coingecko-coins, must accept
+// 01-01-2024), and a $ref may only point inside the document.
 func CompileJSONSchema(doc any) (*JSONSchema, error) {
 	docs := &schemaDocuments{byURL: map[string]any{documentURL: doc}}
-	s, err := newSchemaCompiler(docs).Compile(documentURL)
+	c := newSchemaCompiler(func(u string) ([]byte, error) {
+		if u != documentURL {
+			return nil, nil
+		}
+		return json.Marshal(doc)
+	})
+	s, err := c.Compile(documentURL)
 	if err != nil {
 		return nil, schemaCompileError(err, doc)
 	}
 	return &JSONSchema{schema: s, docs: docs}, nil
 }
 
-// newSchemaCompiler is a draft-07 compiler reading docs only: no file or
-// network access for a $ref, formats not asserted.
-func newSchemaCompiler(docs *schemaDocuments) *jsonschema.Compiler {
+// newSchemaCompiler is a draft-07 compiler that reads the documents load
+// gives as JSON text (nil: there is none), and nothing else: no file or
+// network access for a $ref. Formats are not asserted.
+func newSchemaCompiler(load func(url string) ([]byte, error)) *jsonschema.Compiler {
 	c := jsonschema.NewCompiler()
 	c.Draft = jsonschema.Draft7
 	for name := range jsonschema.Formats {
 		c.Formats[name] = func(any) bool { return true }
 	}
 	c.LoadURL = func(u string) (io.ReadCloser, error) {
-		doc := docs.document(u)
-		if doc == nil {
-			return nil, fmt.Errorf("$ref %q: only references inside the schema (#/...) are supported", strings.TrimPrefix(u, "schema:///"))
+		text, err := load(u)
+		if err == nil && text == nil {
+			err = fmt.Errorf("$ref %q: only references inside the schema (#/...) are supported", strings.TrimPrefix(u, "schema:///"))
 		}
-		b, err := json.Marshal(doc)
-		if err != nil {
-			return nil, err
-		}
-		return io.NopCloser(bytes.NewReader(b)), nil
+		return io.NopCloser(bytes.NewReader(text)), err
 	}
 	return c
-}
-
-// document is the document at a URL, loaded on first use.
-func (d *schemaDocuments) document(u string) any {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if doc, ok := d.byURL[u]; ok {
-		return doc
-	}
-	if d.loader == nil {
-		return nil
-	}
-	doc := d.loader(u)
-	if doc != nil {
-		d.byURL[u] = doc
-	}
-	return doc
 }
 
 // at is the schema value at an absolute location (URL#/json/pointer).
 func (d *schemaDocuments) at(location string) (any, bool) {
 	u, fragment, _ := strings.Cut(location, "#")
-	doc := d.document(u)
-	if doc == nil {
+	d.mu.Lock()
+	doc, ok := d.byURL[u]
+	d.mu.Unlock()
+	if !ok {
 		return nil, false
 	}
 	return valueAt(doc, fragment)

@@ -1,6 +1,8 @@
 package manifest
 
 import (
+	"bytes"
+	"encoding/json"
 	"strings"
 	"sync"
 
@@ -25,7 +27,7 @@ import (
 //go:generate go run ./internal/schemagen
 
 // definitionsURL is where the schema's definitions live for the compiler:
-// each is a document of its own, loaded when a component of its type (or a
+// each is a document of its own, read when a component of its type (or a
 // $ref to it) is first met, with its "#/definitions/x" references made
 // relative ("x"). (The schema compiled whole, which the library validates
 // against the draft-07 meta-schema first, made spec --manifest take 48 ms.)
@@ -33,42 +35,26 @@ const definitionsURL = "schema:///definitions/"
 
 // definitionCompiler compiles the schema's definitions, once each, under
 // definitionsMu.
-var definitionCompiler = sync.OnceValues(func() (*jsonschema.Compiler, *schemaDocuments) {
-	docs := &schemaDocuments{byURL: map[string]any{}, loader: func(u string) any {
-		name, ok := strings.CutPrefix(u, definitionsURL)
-		if !ok {
-			return nil
-		}
-		def := rawDefinition(name)
-		if def == nil {
-			return nil
-		}
-		return relativeRefs(def)
-	}}
-	return newSchemaCompiler(docs), docs
-})
+var definitionCompiler = sync.OnceValues(newDefinitionCompiler)
 
-// relativeRefs copies a definition with its "#/definitions/x" references
-// written "x", relative to the definition's own URL.
-func relativeRefs(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			if ref, ok := e.(string); ok && k == "$ref" {
-				e = strings.TrimPrefix(ref, "#/definitions/")
-			}
-			out[k] = relativeRefs(e)
+// newDefinitionCompiler is a compiler of the schema's definitions and the
+// definitions it has read.
+func newDefinitionCompiler() (*jsonschema.Compiler, *schemaDocuments) {
+	docs := &schemaDocuments{byURL: map[string]any{}}
+	return newSchemaCompiler(func(u string) ([]byte, error) {
+		var def map[string]any
+		if name, ok := strings.CutPrefix(u, definitionsURL); ok {
+			def = rawDefinition(name)
 		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = relativeRefs(e)
+		if def == nil {
+			return nil, nil
 		}
-		return out
-	}
-	return v
+		docs.add(u, def)
+		text, err := json.Marshal(def)
+		// A $ref member is written exactly so, and the text cannot occur
+		// inside a string, whose quotes are escaped.
+		return bytes.ReplaceAll(text, []byte(`"$ref":"#/definitions/`), []byte(`"$ref":"`)), err
+	}), docs
 }
 
 var (
