@@ -56,6 +56,9 @@ func CompileJSONSchema(doc any) (*JSONSchema, error) {
 	if err != nil {
 		return nil, schemaCompileError(err, doc)
 	}
+	if u, _, _ := strings.Cut(s.Location, "#"); u != documentURL {
+		docs.add(u, doc) // its $id: the errors' locations start there
+	}
 	return &JSONSchema{schema: s, docs: docs}, nil
 }
 

@@ -15,7 +15,7 @@ func decode(t testing.TB, text string) any {
 	return v
 }
 
-// failures lists a validation's errors as "pointer: message" lines.
+// failures lists a validation's errors as "keyword pointer: message" lines.
 func failures(err error) []string {
 	if err == nil {
 		return nil
@@ -27,8 +27,11 @@ func failures(err error) []string {
 	return lines
 }
 
-// Each keyword, with a valid value (no errors) and invalid ones: the keyword,
-// the instance location and the message of each error.
+// Each draft-07 keyword, with a valid value (no errors) and invalid ones: the
+// keyword, the instance location and the message of each error as we word
+// the library's errors (each missing property at its own place, the names an
+// additionalProperties refuses sorted, contains as one error), in the order
+// of their places.
 func TestKeywords(t *testing.T) {
 	cases := []struct {
 		schema, value string
@@ -134,6 +137,8 @@ func TestKeywords(t *testing.T) {
 			[]string{"type /0: expected integer, but got string", "type /1: expected string, but got number"}},
 		{`{"properties":{"next":{"$ref":"#"}},"required":["v"]}`, `{"v":1,"next":{"v":2,"next":{}}}`, []string{"required /next/next/v: is required"}},
 		{`{"$ref":"#/definitions/n","type":"string","definitions":{"n":{"type":"integer"}}}`, `1`, nil},
+		{`{"$id":"https://example.com/spec.json","required":["a"],"properties":{"m":{"enum":["x","y"]}}}`, `{"m":"z"}`,
+			[]string{"required /a: is required", `enum /m: value must be one of "x", "y"`}},
 		{`{"title":"x","description":"y","examples":[1],"format":"date","airbyte_secret":true,"order":0}`, `"not a date"`, nil},
 	}
 	for _, c := range cases {
@@ -149,12 +154,14 @@ func TestKeywords(t *testing.T) {
 	}
 }
 
-// The enum error carries the values allowed.
+// The enum error carries the values allowed, in a schema with an $id too.
 func TestEnumValues(t *testing.T) {
-	s, _ := CompileJSONSchema(decode(t, `{"enum":["a","b"]}`))
-	errs := s.Validate("c").(SchemaErrors)
-	if len(errs) != 1 || len(errs[0].Enum) != 2 || errs[0].Enum[1] != "b" {
-		t.Errorf("%+v", errs)
+	for _, schema := range []string{`{"enum":["a","b"]}`, `{"$id":"https://example.com/s.json","enum":["a","b"]}`} {
+		s, _ := CompileJSONSchema(decode(t, schema))
+		errs := s.Validate("c").(SchemaErrors)
+		if len(errs) != 1 || len(errs[0].Enum) != 2 || errs[0].Enum[1] != "b" {
+			t.Errorf("%s: %+v", schema, errs)
+		}
 	}
 }
 
