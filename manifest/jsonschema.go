@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -32,6 +33,19 @@ func (d *schemaDocuments) add(u string, doc any) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.byURL[u] = doc
+}
+
+// at is the schema value at an absolute location (URL#/json/pointer).
+func (d *schemaDocuments) at(location string) (any, bool) {
+	u, fragment, _ := strings.Cut(location, "#")
+	fragment = libraryPointer(fragment)
+	d.mu.Lock()
+	doc, ok := d.byURL[u]
+	d.mu.Unlock()
+	if !ok {
+		return nil, false
+	}
+	return valueAt(doc, fragment)
 }
 
 // documentURL is where a schema compiled on its own (a spec, a base_schema)
@@ -81,20 +95,7 @@ func newSchemaCompiler(load func(url string) ([]byte, error)) *jsonschema.Compil
 	return c
 }
 
-// at is the schema value at an absolute location (URL#/json/pointer).
-func (d *schemaDocuments) at(location string) (any, bool) {
-	u, fragment, _ := strings.Cut(location, "#")
-	d.mu.Lock()
-	doc, ok := d.byURL[u]
-	d.mu.Unlock()
-	if !ok {
-		return nil, false
-	}
-	return valueAt(doc, fragment)
-}
-
-// valueAt is the value at a JSON pointer whose segments may also be
-// percent-encoded, as the library writes its locations.
+// valueAt is the value at a JSON pointer of v.
 func valueAt(v any, pointer string) (any, bool) {
 	for _, seg := range pointerSegments(pointer) {
 		switch x := v.(type) {
@@ -105,8 +106,8 @@ func valueAt(v any, pointer string) (any, bool) {
 			}
 			v = e
 		case []any:
-			i, ok := arrayIndex(seg, len(x))
-			if !ok {
+			i, err := strconv.Atoi(seg)
+			if err != nil || i < 0 || i >= len(x) {
 				return nil, false
 			}
 			v = x[i]
@@ -124,9 +125,6 @@ func pointerSegments(pointer string) []string {
 	}
 	segs := strings.Split(strings.TrimPrefix(pointer, "/"), "/")
 	for i, seg := range segs {
-		if unescaped, err := url.PathUnescape(seg); err == nil {
-			seg = unescaped
-		}
 		segs[i] = strings.ReplaceAll(strings.ReplaceAll(seg, "~1", "/"), "~0", "~")
 	}
 	return segs
@@ -137,15 +135,13 @@ func escapeSegment(segment string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(segment, "~", "~0"), "/", "~1")
 }
 
-func arrayIndex(seg string, n int) (int, bool) {
-	i := 0
-	for _, c := range seg {
-		if c < '0' || c > '9' || i > n {
-			return 0, false
-		}
-		i = i*10 + int(c-'0')
+// libraryPointer is a JSON pointer as the library writes it in a location,
+// each segment also percent-encoded, as a plain JSON pointer.
+func libraryPointer(pointer string) string {
+	if plain, err := url.PathUnescape(pointer); err == nil {
+		return plain
 	}
-	return i, seg != "" && i < n
+	return pointer
 }
 
 // schemaCompileError words why a schema does not compile: the place in it

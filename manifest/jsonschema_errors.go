@@ -93,14 +93,7 @@ func wordErrors(root *jsonschema.ValidationError, instance any, docs *schemaDocu
 
 // wordError is what one failed keyword says.
 func wordError(e *jsonschema.ValidationError, instance any, docs *schemaDocuments) []SchemaError {
-	segs := pointerSegments(e.InstanceLocation)
-	for i, seg := range segs {
-		segs[i] = escapeSegment(seg)
-	}
-	at := ""
-	if len(segs) > 0 {
-		at = "/" + strings.Join(segs, "/")
-	}
+	at := libraryPointer(e.InstanceLocation)
 	one := SchemaError{Instance: at, Keyword: keywordOf(e), Message: e.Message}
 	switch one.Keyword {
 	case "minContains":
@@ -115,7 +108,7 @@ func wordError(e *jsonschema.ValidationError, instance any, docs *schemaDocument
 	case "required":
 		names, _ := docs.at(e.AbsoluteKeywordLocation)
 		list, _ := names.([]any)
-		v, _ := valueAt(instance, e.InstanceLocation)
+		v, _ := valueAt(instance, at)
 		obj, _ := v.(map[string]any)
 		var missing []SchemaError
 		for _, name := range list {

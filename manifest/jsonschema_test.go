@@ -137,6 +137,8 @@ func TestKeywords(t *testing.T) {
 			[]string{"type /0: expected integer, but got string", "type /1: expected string, but got number"}},
 		{`{"properties":{"next":{"$ref":"#"}},"required":["v"]}`, `{"v":1,"next":{"v":2,"next":{}}}`, []string{"required /next/next/v: is required"}},
 		{`{"$ref":"#/definitions/n","type":"string","definitions":{"n":{"type":"integer"}}}`, `1`, nil},
+		{`{"properties":{"a b%41/c":{"type":"string"}},"required":["x y%"]}`, `{"a b%41/c":1}`,
+			[]string{"type /a b%41~1c: expected string, but got number", "required /x y%: is required"}},
 		{`{"$id":"https://example.com/spec.json","required":["a"],"properties":{"m":{"enum":["x","y"]}}}`, `{"m":"z"}`,
 			[]string{"required /a: is required", `enum /m: value must be one of "x", "y"`}},
 		{`{"title":"x","description":"y","examples":[1],"format":"date","airbyte_secret":true,"order":0}`, `"not a date"`, nil},
