@@ -112,8 +112,8 @@ func wordError(e *jsonschema.ValidationError, instance any, docs *schemaDocument
 		obj, _ := v.(map[string]any)
 		var missing []SchemaError
 		for _, name := range list {
-			name, ok := name.(string)
-			if _, has := obj[name]; ok && obj != nil && !has {
+			name, isName := name.(string)
+			if _, has := obj[name]; isName && obj != nil && !has {
 				missing = append(missing, SchemaError{Instance: at + "/" + escapeSegment(name), Keyword: one.Keyword, Message: "is required"})
 			}
 		}
