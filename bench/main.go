@@ -13,8 +13,8 @@
 // refresh in pages of the same size. -mode partitions reads a child stream of
 // one request per parent record with a pool of workers and with one, against
 // the ideal time, and its memory as partitions grow (partitions.go). -mode
-// startup times spec, check and discover against a bare Go binary
-// (startup.go).
+// startup times spec, check and discover against a bare Go binary and
+// against the reference runtime (startup.go).
 package main
 
 import (
@@ -54,6 +54,8 @@ func main() {
 	workers := flag.Int("concurrency", 10, "partitions mode: concurrency_level")
 	delay := flag.Duration("delay", 20*time.Millisecond, "partitions mode: time the API takes to answer a child request")
 	memParents := flag.Int("memory-parents", 100000, "partitions mode: partitions of the largest memory run")
+	reference := flag.String("reference", defaultReference(), "startup mode: the reference runtime (../shared/refcdk7), timed on the same commands; skipped when absent")
+	referenceRuns := flag.Int("reference-runs", 5, "startup mode: runs of each reference command (it takes ~1.2 s)")
 	flag.Parse()
 
 	dir, err := os.MkdirTemp("", "bench")
@@ -63,7 +65,7 @@ func main() {
 	must(exec.Command("go", "build", "-o", ours, ".").Run())
 	must(exec.Command("go", "build", "-o", floor, "./bench/floor").Run())
 	if *mode == "startup" {
-		startupBench(ours, dir, max(*rounds, 21))
+		startupBench(ours, dir, max(*rounds, 21), *reference, max(*referenceRuns, 1))
 		return
 	}
 	if *mode == "partitions" {

@@ -29,8 +29,10 @@ import (
 // same way: ours printing its version (every package linked and initialised,
 // no command run), and bench/barehttp, which links net/http and crypto/tls as
 // any connector must, printing one line or making check's one GET. Peak RSS is
-// measured in runs of their own.
-func startupBench(ours, dir string, pairs int) {
+// measured in runs of their own. Last, the reference runtime (Airbyte's
+// Python CDK, ../shared/refcdk7) runs spec, check and discover of the same
+// manifest and config, and ours (the image's build) is compared with it.
+func startupBench(ours, dir string, pairs int, reference string, referenceRuns int) {
 	bare := filepath.Join(dir, "bare")
 	must(exec.Command("go", "build", "-o", bare, "./bench/bare").Run())
 	static := filepath.Join(dir, "source-declarative-static")
@@ -92,6 +94,61 @@ func startupBench(ours, dir string, pairs int) {
 		}
 	}
 	fmt.Printf("%-24s %-10s %9s %9s %8s %8.1fMB\n", "bare", "go build", "", medianDuration(bareWall), "", float64(peakRSS(bare))/1024)
+	referenceBench(reference, referenceRuns, static, manifest, config)
+}
+
+// defaultReference is where ../shared/refcdk7/build.sh puts the reference:
+// $REFCDK7, else ~/.cache/refcdk7.
+func defaultReference() string {
+	dir := os.Getenv("REFCDK7")
+	if dir == "" {
+		home, _ := os.UserHomeDir()
+		dir = filepath.Join(home, ".cache", "refcdk7")
+	}
+	return filepath.Join(dir, "refcdk7")
+}
+
+// referenceBench times the reference's spec, check and discover of the
+// manifest against ours (the image's build), in pairs whose order is drawn
+// at random: median wall times, the median of the per-pair ratios reference
+// / ours (how many times faster ours is), and the reference's peak RSS.
+func referenceBench(reference string, runs int, ours, manifest, config string) {
+	if _, err := os.Stat(reference); err != nil {
+		fmt.Printf("reference: skipped, %s is not there (../shared/refcdk7/build.sh builds it)\n", reference)
+		return
+	}
+	fmt.Printf("reference (%s): %d pairs per command with ours (image); wall time (median), reference / ours (median of per-pair ratios), peak RSS\n", reference, runs)
+	fmt.Printf("%-24s %9s %9s %8s %10s\n", "command", "reference", "ours", "ratio", "peak RSS")
+	for _, row := range []struct {
+		name      string
+		reference []string
+		ours      []string
+		output    string
+	}{
+		{"spec --manifest", []string{"--manifest", manifest, "spec"}, []string{"spec", "--manifest", manifest}, `"connectionSpecification"`},
+		{"check", []string{"check", "--manifest", manifest, "--config", config}, []string{"check", "--manifest", manifest, "--config", config}, `"status":"SUCCEEDED"`},
+		{"discover", []string{"discover", "--manifest", manifest, "--config", config}, []string{"discover", "--manifest", manifest, "--config", config}, `"type":"CATALOG"`},
+	} {
+		out, err := exec.Command(reference, row.reference...).Output()
+		if err != nil || !bytes.Contains(out, []byte(row.output)) {
+			fmt.Printf("%-24s the reference failed (%v): %.300s\n", row.name, err, out)
+			continue
+		}
+		var refWall, oursWall []time.Duration
+		var ratios []float64
+		for range runs {
+			var r, o time.Duration
+			if rand.IntN(2) == 0 {
+				r, o = wallTime(reference, row.reference...), wallTime(ours, row.ours...)
+			} else {
+				o, r = wallTime(ours, row.ours...), wallTime(reference, row.reference...)
+			}
+			refWall, oursWall = append(refWall, r), append(oursWall, o)
+			ratios = append(ratios, r.Seconds()/o.Seconds())
+		}
+		fmt.Printf("%-24s %9s %9s %7.1f× %8.1fMB\n", row.name, medianDuration(refWall), medianDuration(oursWall), median(ratios),
+			float64(peakRSS(reference, row.reference...))/1024)
+	}
 }
 
 // imageBuild builds a package as the Dockerfile builds the image's binary.

@@ -6,15 +6,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime/debug"
-	"strings"
-	"syscall"
 
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/protocol"
@@ -47,6 +43,7 @@ type app struct {
 	pretty       bool
 	debug        bool
 	stdout       io.Writer
+	ran          bool // a command ran: the command line was good
 }
 
 // Main runs the command line and returns the exit code. Nothing but
@@ -62,80 +59,24 @@ func Main(args []string, stdout, stderr io.Writer, genericSpec []byte, version s
 		}
 		a.out.Flush()
 	}()
-	cl := a.commandLine(version, stderr)
-	c, err := cl.parse(args)
-	if err != nil {
-		fmt.Fprintln(stderr, "error:", err)
-		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", cl.program)
-		return 2
-	}
-	if c == nil {
-		return 0 // help or the version
-	}
-	// The platform asks for debug logs with LOG_LEVEL=debug, as Airbyte's
-	// entrypoint reads it, rather than with --debug.
-	a.out.SetDebug(a.debug || strings.EqualFold(os.Getenv("LOG_LEVEL"), "debug"))
-	ctx := context.Background()
-	if c.signals {
-		var stop context.CancelFunc
-		ctx, stop = signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-		defer stop()
-	}
+	root := a.commands(version)
+	root.SetArgs(goStyleFlags(root, args))
+	root.SetOut(stderr) // help and the version: stdout carries protocol messages only
+	root.SetErr(stderr)
+	cmd, err := root.ExecuteContextC(context.Background())
 	var ee exitError
-	if err := c.run(ctx); errors.As(err, &ee) {
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ee):
 		return ee.code
-	} else if err != nil {
+	case !a.ran: // a usage mistake: unknown command or flag, missing flag, bad value
 		fmt.Fprintln(stderr, "error:", err)
+		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
 		return 2
 	}
-	return 0
-}
-
-// commandLine declares the commands and their flags.
-func (a *app) commandLine(version string, stderr io.Writer) *commandLine {
-	cl := &commandLine{program: "source-declarative", short: "Run an Airbyte declarative manifest as a source connector", version: version, stderr: stderr,
-		global: func(fs *flag.FlagSet) {
-			fs.StringVar(&a.manifestPath, "manifest", a.manifestPath, "path of the manifest (YAML or JSON)")
-			fs.StringVar(&a.manifestPath, "manifest-path", a.manifestPath, "the same as --manifest, under the name Airbyte's source-declarative-manifest gives it")
-			fs.BoolVar(&a.debug, "debug", a.debug, "print DEBUG LOG messages: a summary of every request and response, secrets masked")
-		}}
-	spec := cl.newCommand("spec", "Print the connector specification", a.spec)
-	spec.flags.StringVar(&a.configPath, "config", "", "path of a config JSON: its __injected_declarative_manifest is the manifest when no other is found (optional)")
-	check := cl.newCommand("check", "Check the config connects", a.check)
-	discover := cl.newCommand("discover", "Print the catalog of streams", a.discover)
-	read := cl.newCommand("read", "Read the configured streams", a.read)
-	for _, c := range []*command{check, discover, read} {
-		c.flags.StringVar(&a.configPath, "config", "", "path of the config JSON")
-		c.flags.StringVar(&a.componentsPath, "components-path", "", "custom Python components (components.py): not run here, a WARN says so; a manifest component that needs them is refused")
-		c.required = []string{"config"}
-		c.signals = true
-	}
-	read.flags.StringVar(&a.catalogPath, "catalog", "", "path of the configured catalog JSON")
-	read.flags.StringVar(&a.statePath, "state", "", "path of the state JSON")
-	read.flags.BoolVar(&a.writeConfig, "write-config", false, "also write a rotated config back to the --config file (for orchestrators that ignore CONTROL messages)")
-	read.required = append(read.required, "catalog")
-	testRead := cl.newCommand("test-read", "Read the first pages of one stream as the Connector Builder does", a.testRead)
-	testRead.flags.StringVar(&a.configPath, "config", "", "path of the config JSON (the testing values)")
-	testRead.flags.StringVar(&a.stream, "stream", "", "the stream to read")
-	testRead.flags.IntVar(&a.limits.MaxPagesPerSlice, "max-pages", runtime.DefaultTestLimits.MaxPagesPerSlice, "pages to read at most")
-	testRead.flags.IntVar(&a.limits.MaxRecords, "max-records", runtime.DefaultTestLimits.MaxRecords, "records to read at most")
-	testRead.flags.IntVar(&a.limits.MaxSlices, "max-slices", runtime.DefaultTestLimits.MaxSlices, "slices to read at most")
-	testRead.flags.StringVar(&a.statePath, "state", "", "path of the state JSON to start the stream from, as read takes it")
-	testRead.flags.BoolVar(&a.pretty, "pretty", false, "print pages, statuses and paginator decisions for a person instead of a RECORD")
-	testRead.required = []string{"config", "stream"}
-	testRead.check = func() error {
-		for _, f := range []struct {
-			name  string
-			value int
-		}{{"max-pages", a.limits.MaxPagesPerSlice}, {"max-records", a.limits.MaxRecords}, {"max-slices", a.limits.MaxSlices}} {
-			if f.value < 1 {
-				return fmt.Errorf("--%s must be at least 1, got %d", f.name, f.value)
-			}
-		}
-		return nil
-	}
-	testRead.signals = true
-	return cl
+	fmt.Fprintln(stderr, "error:", err)
+	return 2
 }
 
 // fail prints one TRACE ERROR and ends the command with exit code 1.

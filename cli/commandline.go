@@ -3,140 +3,116 @@ package cli
 import (
 	"context"
 	"errors"
-	"flag"
-	"fmt"
-	"io"
+	"os"
+	"os/signal"
+	"strconv"
 	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/airbyte-go/source-declarative/runtime"
 )
 
-// command is one subcommand of the command line.
-type command struct {
-	name, short string
-	flags       *flag.FlagSet
-	required    []string                        // flags that must be given
-	check       func() error                    // the flags' values, once parsed (nil: any)
-	run         func(ctx context.Context) error // after the flags are parsed
-	signals     bool                            // cancel ctx on SIGINT and SIGTERM
+// program is the command's name in help and usage errors.
+const program = "source-declarative"
+
+// commands declares the commands and their flags. Errors and usage are
+// printed by Main; cobra's completion command is left out (the platform
+// runs the connector, not a shell).
+func (a *app) commands(version string) *cobra.Command {
+	root := &cobra.Command{Use: program, Short: "Run an Airbyte declarative manifest as a source connector", Version: version,
+		SilenceErrors: true, SilenceUsage: true, CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true}}
+	global := root.PersistentFlags()
+	global.StringVar(&a.manifestPath, "manifest", "", "path of the manifest (YAML or JSON)")
+	global.StringVar(&a.manifestPath, "manifest-path", "", "the same as --manifest, under the name Airbyte's source-declarative-manifest gives it")
+	global.BoolVar(&a.debug, "debug", false, "print DEBUG LOG messages: a summary of every request and response, secrets masked")
+	spec := a.command("spec", "Print the connector specification", false, a.spec)
+	spec.Flags().StringVar(&a.configPath, "config", "", "path of a config JSON: its __injected_declarative_manifest is the manifest when no other is found (optional)")
+	check := a.command("check", "Check the config connects", true, a.check)
+	discover := a.command("discover", "Print the catalog of streams", true, a.discover)
+	read := a.command("read", "Read the configured streams", true, a.read)
+	for _, c := range []*cobra.Command{check, discover, read} {
+		c.Flags().StringVar(&a.configPath, "config", "", "path of the config JSON")
+		c.Flags().StringVar(&a.componentsPath, "components-path", "", "custom Python components (components.py): not run here, a WARN says so; a manifest component that needs them is refused")
+		c.MarkFlagRequired("config")
+	}
+	read.Flags().StringVar(&a.catalogPath, "catalog", "", "path of the configured catalog JSON")
+	read.Flags().StringVar(&a.statePath, "state", "", "path of the state JSON")
+	read.Flags().BoolVar(&a.writeConfig, "write-config", false, "also write a rotated config back to the --config file (for orchestrators that ignore CONTROL messages)")
+	read.MarkFlagRequired("catalog")
+	testRead := a.command("test-read", "Read the first pages of one stream as the Connector Builder does", true, a.testRead)
+	testRead.Flags().StringVar(&a.configPath, "config", "", "path of the config JSON (the testing values)")
+	testRead.Flags().StringVar(&a.stream, "stream", "", "the stream to read")
+	a.limits = runtime.DefaultTestLimits
+	testRead.Flags().Var(limitFlag{&a.limits.MaxPagesPerSlice}, "max-pages", "pages to read at most")
+	testRead.Flags().Var(limitFlag{&a.limits.MaxRecords}, "max-records", "records to read at most")
+	testRead.Flags().Var(limitFlag{&a.limits.MaxSlices}, "max-slices", "slices to read at most")
+	testRead.Flags().StringVar(&a.statePath, "state", "", "path of the state JSON to start the stream from, as read takes it")
+	testRead.Flags().BoolVar(&a.pretty, "pretty", false, "print pages, statuses and paginator decisions for a person instead of a RECORD")
+	testRead.MarkFlagRequired("config")
+	testRead.MarkFlagRequired("stream")
+	root.AddCommand(spec, check, discover, read, testRead)
+	return root
 }
 
-// usageError is a mistake on the command line: an unknown command or flag, a
-// missing required flag, an argument no command takes.
-type usageError struct{ message string }
-
-func (e usageError) Error() string { return e.message }
-
-// commandLine is the commands and the flags every command takes (--manifest,
-// --debug), which may also come before the command's name. (The standard
-// flag package, not cobra: cobra's init, command tree and completion
-// commands cost every run ~1 ms; README, dependency notes.)
-type commandLine struct {
-	program  string
-	short    string
-	version  string
-	commands []*command
-	global   func(fs *flag.FlagSet) // declares the flags every command takes
-	stderr   io.Writer
+// command declares a subcommand that runs fn once its flags are parsed:
+// no arguments, debug logs as --debug or LOG_LEVEL say, and with signals
+// the context cancelled on SIGINT and SIGTERM (for the commands that make
+// requests).
+func (a *app) command(use, short string, signals bool, fn func(ctx context.Context) error) *cobra.Command {
+	return &cobra.Command{Use: use, Short: short, Args: cobra.NoArgs, RunE: func(cmd *cobra.Command, _ []string) error {
+		a.ran = true
+		// The platform asks for debug logs with LOG_LEVEL=debug, as Airbyte's
+		// entrypoint reads it, rather than with --debug.
+		a.out.SetDebug(a.debug || strings.EqualFold(os.Getenv("LOG_LEVEL"), "debug"))
+		ctx := cmd.Context()
+		if signals {
+			var stop context.CancelFunc
+			ctx, stop = signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+			defer stop()
+		}
+		return fn(ctx)
+	}}
 }
 
-// newCommand declares a command whose flags the caller adds to its FlagSet.
-func (cl *commandLine) newCommand(name, short string, run func(ctx context.Context) error) *command {
-	c := &command{name: name, short: short, run: run, flags: flag.NewFlagSet(cl.program+" "+name, flag.ContinueOnError)}
-	c.flags.SetOutput(io.Discard)
-	cl.global(c.flags)
-	cl.commands = append(cl.commands, c)
-	return c
+// goStyleFlags lets a long flag be written with one dash (-manifest), as
+// the standard flag package took it: pflag would read it as shorthands.
+func goStyleFlags(root *cobra.Command, args []string) []string {
+	long := map[string]bool{}
+	for _, c := range append(root.Commands(), root) {
+		c.Flags().VisitAll(func(f *pflag.Flag) { long[f.Name] = true })
+		c.PersistentFlags().VisitAll(func(f *pflag.Flag) { long[f.Name] = true })
+	}
+	out := make([]string, 0, len(args))
+	for i, arg := range args {
+		if arg == "--" {
+			return append(out, args[i:]...)
+		}
+		name, _, _ := strings.Cut(strings.TrimPrefix(arg, "-"), "=")
+		if !strings.HasPrefix(arg, "--") && len(name) > 1 && long[name] {
+			arg = "-" + arg
+		}
+		out = append(out, arg)
+	}
+	return out
 }
 
-// parse finds the command args name and parses its flags. A nil command with
-// a nil error means nothing is to run (help or the version was printed).
-func (cl *commandLine) parse(args []string) (*command, error) {
-	root := flag.NewFlagSet(cl.program, flag.ContinueOnError)
-	root.SetOutput(io.Discard)
-	cl.global(root)
-	version := root.Bool("version", false, "print the version")
-	if err := root.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			cl.usage(nil)
-			return nil, nil
-		}
-		return nil, usageError{err.Error()}
+// limitFlag is a test-read limit: a whole number of at least 1.
+type limitFlag struct{ n *int }
+
+func (f limitFlag) String() string { return strconv.Itoa(*f.n) }
+
+func (f limitFlag) Type() string { return "int" }
+
+func (f limitFlag) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 {
+		return errLimit
 	}
-	if *version {
-		fmt.Fprintf(cl.stderr, "%s version %s\n", cl.program, cl.version)
-		return nil, nil
-	}
-	rest := root.Args()
-	if len(rest) == 0 || rest[0] == "help" {
-		cl.usage(nil)
-		return nil, nil
-	}
-	var c *command
-	for _, candidate := range cl.commands {
-		if candidate.name == rest[0] {
-			c = candidate
-		}
-	}
-	if c == nil {
-		return nil, usageError{fmt.Sprintf("unknown command %q for %q", rest[0], cl.program)}
-	}
-	if err := c.flags.Parse(rest[1:]); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			cl.usage(c)
-			return nil, nil
-		}
-		return nil, usageError{err.Error()}
-	}
-	if c.flags.NArg() > 0 {
-		return nil, usageError{fmt.Sprintf("unknown command %q for %q", c.flags.Arg(0), cl.program+" "+c.name)}
-	}
-	given := map[string]bool{}
-	c.flags.Visit(func(f *flag.Flag) { given[f.Name] = true })
-	var missing []string
-	for _, name := range c.required {
-		if !given[name] {
-			missing = append(missing, fmt.Sprintf("%q", name))
-		}
-	}
-	if len(missing) > 0 {
-		return nil, usageError{fmt.Sprintf("required flag(s) %s not set", strings.Join(missing, ", "))}
-	}
-	if c.check != nil {
-		if err := c.check(); err != nil {
-			return nil, usageError{err.Error()}
-		}
-	}
-	return c, nil
+	*f.n = n
+	return nil
 }
 
-// usage prints what the commands (or command c) are and take, on stderr.
-func (cl *commandLine) usage(c *command) {
-	w := cl.stderr
-	if c == nil {
-		fmt.Fprintf(w, "%s\n\nUsage:\n  %s [command] [flags]\n\nCommands:\n", cl.short, cl.program)
-		for _, one := range cl.commands {
-			fmt.Fprintf(w, "  %-10s %s\n", one.name, one.short)
-		}
-		fmt.Fprintf(w, "\nFlags of every command:\n")
-		root := flag.NewFlagSet(cl.program, flag.ContinueOnError)
-		cl.global(root)
-		printFlags(w, root)
-		fmt.Fprintf(w, "\nUse \"%s [command] --help\" for a command's flags.\n", cl.program)
-		return
-	}
-	fmt.Fprintf(w, "%s\n\nUsage:\n  %s %s [flags]\n\nFlags:\n", c.short, cl.program, c.name)
-	printFlags(w, c.flags)
-}
-
-func printFlags(w io.Writer, fs *flag.FlagSet) {
-	fs.VisitAll(func(f *flag.Flag) {
-		kind, usage := flag.UnquoteUsage(f)
-		if kind != "" {
-			kind = " " + kind
-		}
-		fmt.Fprintf(w, "  --%s%s\n        %s", f.Name, kind, usage)
-		if f.DefValue != "" && f.DefValue != "false" {
-			fmt.Fprintf(w, " (default %s)", f.DefValue)
-		}
-		fmt.Fprintln(w)
-	})
-}
+var errLimit = errors.New("must be a whole number of at least 1")

@@ -257,3 +257,26 @@ func TestBuilderFullResolveManifestListsTheStreamsDynamicStreamsMake(t *testing.
 	}
 	equalLists(t, "requests", a.lines(), []string{"GET /tables"})
 }
+
+// CheckDynamicStream with use_check_availability: false makes the streams
+// (the resolver's request) and reads none, as Airbyte's check does; with
+// no stream made, check fails.
+func TestCheckDynamicStreamWithoutAvailability(t *testing.T) {
+	a := dynamicAPI(t)
+	m := dynamicManifest(a.URL, strings.ReplaceAll(httpTables, "URL", a.URL))
+	m = strings.Replace(m, "check: {type: CheckStream, stream_names: [static]}",
+		"check: {type: CheckDynamicStream, stream_count: 2, use_check_availability: false}", 1)
+	res := newConnector(t, m, nil).check(t)
+	if got := res.stdout; res.code != 0 || !strings.Contains(got, `"connectionStatus":{"status":"SUCCEEDED"}`) {
+		t.Fatalf("check: exit %d: %s", res.code, got)
+	}
+	equalLists(t, "requests", a.lines(), []string{"GET /tables"})
+
+	m = strings.Replace(m, "check: {type: CheckDynamicStream, stream_count: 2, use_check_availability: false}",
+		"check: {type: CheckDynamicStream, stream_count: 2}", 1)
+	a.reqs = nil
+	if res := newConnector(t, m, nil).check(t); !strings.Contains(res.stdout, `"SUCCEEDED"`) {
+		t.Fatalf("check: %s", res.stdout)
+	}
+	equalLists(t, "requests with availability", a.lines(), []string{"GET /tables", "GET /static", "GET /tables/1/rows"})
+}

@@ -10,8 +10,8 @@ import (
 )
 
 // Entry is one deliberate difference: what differs and why. An entry with
-// a match pattern (manifest, stream, what, contains) allows the differences
-// it matches; one without names a normalizer of deliberate.go.
+// a match pattern (manifest, stream, what, contains; any of them) allows the
+// differences it matches; one without names a normalizer of deliberate.go.
 type Entry struct {
 	ID       string
 	Why      string
@@ -58,7 +58,7 @@ func LoadAllowed(file string) ([]Entry, error) {
 // none does.
 func allowedBy(entries []Entry, name string, d Difference) string {
 	for _, e := range entries {
-		if e.Contains == "" && e.What == "" {
+		if e.Manifest == "" && e.Stream == "" && e.What == "" && e.Contains == "" {
 			continue // a normalizer's entry
 		}
 		if e.Manifest != "" && !match(e.Manifest, name) || e.Stream != "" && !match(e.Stream, d.Stream) ||

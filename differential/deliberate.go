@@ -68,7 +68,8 @@ func sortedQuery(q url.Values) string {
 
 // tokenBodies: the seed says the OAuth token request is a JSON body; the
 // reference sends a form. Our JSON body of a token request is compared as
-// the form of the same fields, without the Content-Type either side sets.
+// the form of the same fields (a list as repeated fields, as Python's
+// requests encodes it), without the Content-Type either side sets.
 func tokenBodies(ours, ref *output) int {
 	n := 0
 	for _, o := range []*output{ours, ref} {
@@ -83,11 +84,17 @@ func tokenBodies(ours, ref *output) int {
 			if o == ours && json.Unmarshal([]byte(e.Body), &fields) == nil {
 				form := url.Values{}
 				for k, v := range fields {
-					if s, ok := v.(string); ok {
-						form.Set(k, s)
-					} else {
-						b, _ := json.Marshal(v)
-						form.Set(k, string(b))
+					values, isList := v.([]any)
+					if !isList {
+						values = []any{v}
+					}
+					for _, e := range values {
+						if s, ok := e.(string); ok {
+							form.Add(k, s)
+						} else {
+							b, _ := json.Marshal(e)
+							form.Add(k, string(b))
+						}
 					}
 				}
 				e.Body = "form:" + sortedQuery(form)

@@ -81,6 +81,7 @@ func TestDifferential(t *testing.T) {
 		}
 	}
 	for _, res := range results {
+		t.Logf("%s: %s in %.0f s", res.Name, res.Outcome(), res.Elapsed.Seconds())
 		for _, p := range res.Problems {
 			t.Logf("%s: the generic API: %s", res.Name, p)
 		}

@@ -20,8 +20,8 @@ func TestRecords(t *testing.T) {
 	s := RecordSpec{Schema: schema, PrimaryKey: [][]string{{"key", "id"}}, Cursor: []string{"ts"}, CursorFormat: "%s",
 		Paths: [][]string{{"parent_id"}, {"key", "id"}, {"scheduler", "email"}, {"ts", "x"}}, At: time.Date(2024, 5, 9, 12, 0, 0, 0, time.UTC)}
 	b, _ := json.Marshal(s.Records(2))
-	want := `[{"any":10,"code":"cod","day":"2000-01-02","key":{"id":"id-1"},"kind":"a","parent_id":"parent_id-1","scheduler":{"email":"email-1"},"tags":["00000000-0000-4000-8000-000000000001"],"ts":1715256060,"v":7},` +
-		`{"any":10,"code":"cod","day":"2000-01-03","key":{"id":"id-2"},"kind":"a","parent_id":"parent_id-2","scheduler":{"email":"email-2"},"tags":["00000000-0000-4000-8000-000000000002"],"ts":1715256120,"v":7}]`
+	want := `[{"any":10,"code":"cod","day":"2000-01-02","key":{"id":"id-1"},"kind":"a","parent_id":"parent_id-1","scheduler":{"email":"email-1"},"tags":["00000000-0000-4000-8000-000000000001"],"ts":1715256000,"v":7},` +
+		`{"any":10,"code":"cod","day":"2000-01-03","key":{"id":"id-2"},"kind":"a","parent_id":"parent_id-2","scheduler":{"email":"email-2"},"tags":["00000000-0000-4000-8000-000000000002"],"ts":1715256060,"v":7}]`
 	if string(b) != want {
 		t.Errorf("got  %s\nwant %s", b, want)
 	}
@@ -39,7 +39,7 @@ func TestRecords(t *testing.T) {
 	s = RecordSpec{Schema: map[string]any{"properties": map[string]any{"updated": map[string]any{"type": "string"}}},
 		Cursor: []string{"updated"}, CursorFormat: "%Y-%m-%dT%H:%M:%S.%fZ", At: s.At}
 	b, _ = json.Marshal(s.Records(1))
-	if want := `[{"updated":"2024-05-09T12:01:00.000000Z"}]`; string(b) != want {
+	if want := `[{"updated":"2024-05-09T12:00:00.000000Z"}]`; string(b) != want {
 		t.Errorf("got %s, want %s", b, want)
 	}
 }

@@ -48,16 +48,25 @@ func windowOf(values []string) window {
 
 // cursorTimes are the first record's cursor time and the time between two
 // records of a page of n: inside the window, an hour apart or closer; the
-// day before today at noon, a minute apart, without a window.
+// day before today at noon, a minute apart, without a window. The window's
+// length is first cut down to whole hours (whole minutes under an hour), so
+// that a window ending now gives the same records to two runs a few seconds
+// apart.
 func (w window) cursorTimes(n int, today time.Time) (time.Time, time.Duration) {
 	if !w.ok {
 		return today.AddDate(0, 0, -1).Add(12 * time.Hour), time.Minute
 	}
+	span := w.end.Sub(w.start)
+	if span >= time.Hour {
+		span = span.Truncate(time.Hour)
+	} else {
+		span = span.Truncate(time.Minute)
+	}
 	step := time.Hour
-	if span := w.end.Sub(w.start); span > 0 && span/time.Duration(n+1) < step {
+	if span > 0 && span/time.Duration(n+1) < step {
 		step = span / time.Duration(n+1)
 	}
-	if w.end.Equal(w.start) {
+	if span <= 0 {
 		step = time.Minute
 	}
 	if step < time.Second {

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/airbyte-go/source-declarative/manifest/jsonschema"
 	"github.com/airbyte-go/source-declarative/runtime/interp"
 )
 
@@ -65,12 +64,12 @@ type ConfigValidation struct {
 // a schema known at load (Static) or a template giving one at run time.
 type AdheresToSchema struct {
 	Path     string // manifest path of base_schema
-	Static   *jsonschema.Schema
+	Static   *JSONSchema
 	Template *interp.Template
 }
 
 // Schema is the strategy's compiled schema for a config.
-func (a *AdheresToSchema) Schema(vars interp.Vars) (*jsonschema.Schema, error) {
+func (a *AdheresToSchema) Schema(vars interp.Vars) (*JSONSchema, error) {
 	if a.Static != nil {
 		return a.Static, nil
 	}
@@ -87,7 +86,7 @@ func (a *AdheresToSchema) Schema(vars interp.Vars) (*jsonschema.Schema, error) {
 
 // compileBaseSchema compiles a base_schema given as an object or as its JSON
 // text.
-func compileBaseSchema(v any) (*jsonschema.Schema, error) {
+func compileBaseSchema(v any) (*JSONSchema, error) {
 	if s, ok := v.(string); ok {
 		var parsed any
 		if err := json.Unmarshal([]byte(s), &parsed); err != nil {
@@ -98,7 +97,7 @@ func compileBaseSchema(v any) (*jsonschema.Schema, error) {
 	if _, ok := v.(map[string]any); !ok {
 		return nil, fmt.Errorf("is not a JSON schema: it must be an object, got %s", describe(v))
 	}
-	s, err := jsonschema.Compile(v)
+	s, err := CompileJSONSchema(v)
 	if err != nil {
 		return nil, fmt.Errorf("is not a valid JSON schema: %v", err)
 	}

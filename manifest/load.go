@@ -13,7 +13,7 @@ import (
 	"strconv"
 	"time"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // ImagePath is where a manifest baked into a connector image lives.

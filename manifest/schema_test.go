@@ -2,8 +2,6 @@ package manifest
 
 import (
 	"testing"
-
-	"github.com/airbyte-go/source-declarative/manifest/jsonschema"
 )
 
 // The schema compiles whole: every definition and every $ref in it; each
@@ -18,7 +16,7 @@ func TestSchemaCompiles(t *testing.T) {
 		}
 		merged[name] = def
 	}
-	if _, err := jsonschema.Compile(map[string]any{"definitions": merged}); err != nil {
+	if _, err := CompileJSONSchema(map[string]any{"definitions": merged}); err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range definitionNames {

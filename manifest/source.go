@@ -4,12 +4,15 @@ import "fmt"
 
 // Source is a decoded DeclarativeSource.
 type Source struct {
-	Version          string
-	Streams          []*Stream
-	DynamicStreams   []*DynamicStream // streams made when the stream list is built (dynamic.go)
-	CheckStreams     []string
-	CheckDynamic     []CheckDynamic    // streams of dynamic streams that check reads
-	CheckCount       int               // CheckDynamicStream: check reads the first streams, this many
+	Version        string
+	Streams        []*Stream
+	DynamicStreams []*DynamicStream // streams made when the stream list is built (dynamic.go)
+	CheckStreams   []string
+	CheckDynamic   []CheckDynamic // streams of dynamic streams that check reads
+	CheckCount     int            // CheckDynamicStream: check reads the first streams, this many
+	// CheckSkipsReads (CheckDynamicStream's use_check_availability: false):
+	// check makes the streams and reads none of them.
+	CheckSkipsReads  bool
 	Spec             map[string]any    // the manifest's spec block, nil when absent
 	ConfigRules      *ConfigRules      // the spec's config_normalization_rules, nil when absent
 	ConcurrencyLevel *ConcurrencyLevel // nil: the reference's default
@@ -79,6 +82,7 @@ func (d *decoder) source(m map[string]any) *Source {
 	if check, typ, ok := d.component(m["check"], "check", "CheckStream", "CheckDynamicStream"); ok {
 		if typ == "CheckDynamicStream" {
 			src.CheckCount = intOr(check["stream_count"], 0)
+			src.CheckSkipsReads = check["use_check_availability"] == false
 		}
 		src.CheckStreams = strList(check["stream_names"])
 		src.CheckDynamic = d.checkDynamic(check["dynamic_streams_check_configs"])

@@ -8,8 +8,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/airbyte-go/source-declarative/manifest/jsonschema"
-
 	"github.com/airbyte-go/source-declarative/runtime/interp"
 )
 
@@ -437,10 +435,7 @@ func ValidateConfig(connSpec map[string]any, config map[string]any) error {
 		sort.Strings(choices)
 		return errors.New(strings.Join(choices, "; "))
 	}
-	// Formats are annotations, as for the reference, which validates the
-	// config without a format checker: a spec asking for format date and
-	// pattern dd-mm-yyyy (source-coingecko-coins) must accept 01-01-2024.
-	s, err := jsonschema.Compile(connSpec)
+	s, err := CompileJSONSchema(connSpec)
 	if err != nil {
 		return fmt.Errorf("the spec's connection_specification is not a valid JSON schema: %v", err)
 	}
@@ -455,7 +450,7 @@ func ValidateConfig(connSpec map[string]any, config map[string]any) error {
 		return nil
 	}
 	var lines []string
-	for _, e := range err.(*jsonschema.ValidationError).Errors {
+	for _, e := range err.(SchemaErrors) {
 		loc := instancePath("", e.Instance)
 		switch {
 		case e.Keyword == "required":

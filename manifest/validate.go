@@ -6,8 +6,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-
-	"github.com/airbyte-go/source-declarative/manifest/jsonschema"
 )
 
 // check validates component m of type typ at path: integral floats where the
@@ -40,7 +38,7 @@ func (d *decoder) check(def *definition, typ string, m map[string]any, path stri
 		return false
 	}
 	if err := def.schema.Validate(m); err != nil {
-		d.schemaErrors(path, m, err.(*jsonschema.ValidationError))
+		d.schemaErrors(path, m, err.(SchemaErrors))
 		return false
 	}
 	integers(def.raw, m)
@@ -148,8 +146,8 @@ var knownCDKTypes = map[string]bool{
 
 // schemaErrors reports each keyword component instance failed, at its
 // manifest path.
-func (d *decoder) schemaErrors(path string, instance map[string]any, err *jsonschema.ValidationError) {
-	for _, e := range err.Errors {
+func (d *decoder) schemaErrors(path string, instance map[string]any, errs SchemaErrors) {
+	for _, e := range errs {
 		msg := e.Message
 		switch {
 		case e.Keyword == "enum":
@@ -163,20 +161,9 @@ func (d *decoder) schemaErrors(path string, instance map[string]any, err *jsonsc
 
 // jsonValue is the value at a JSON pointer of v, as JSON text.
 func jsonValue(v any, pointer string) string {
-	for _, seg := range strings.Split(strings.TrimPrefix(pointer, "/"), "/") {
-		if seg == "" {
-			continue
-		}
-		switch x := v.(type) {
-		case map[string]any:
-			v = x[jsonschema.Unescape(seg)]
-		case []any:
-			i, err := strconv.Atoi(seg)
-			if err != nil || i < 0 || i >= len(x) {
-				return "?"
-			}
-			v = x[i]
-		}
+	v, ok := valueAt(v, pointer)
+	if !ok {
+		return "?"
 	}
 	b, _ := json.Marshal(v)
 	return string(b)
@@ -202,11 +189,7 @@ func enumList(values []any) string {
 // instancePath turns a JSON pointer into a manifest path under base.
 func instancePath(base, pointer string) string {
 	out := base
-	for _, seg := range strings.Split(strings.TrimPrefix(pointer, "/"), "/") {
-		if seg == "" {
-			continue
-		}
-		seg = jsonschema.Unescape(seg)
+	for _, seg := range pointerSegments(pointer) {
 		if _, err := strconv.Atoi(seg); err == nil {
 			out += "[" + seg + "]"
 		} else {

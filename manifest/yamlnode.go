@@ -1,6 +1,6 @@
 package manifest
 
-import "gopkg.in/yaml.v3"
+import "go.yaml.in/yaml/v3"
 
 // plainFromNode converts a parsed YAML document to plain values, as
 // yaml.Unmarshal into an any followed by plain does, for the documents

@@ -19,6 +19,14 @@ func (r *Runner) Check(ctx context.Context) error {
 		r.log("ERROR", "Check failed: "+OneLine(err))
 		return r.Out.ConnectionStatus(false, OneLine(err))
 	}
+	if r.Source.CheckSkipsReads {
+		// As Airbyte's CheckDynamicStream without availability checks: the
+		// streams are made (their resolvers run), none is read.
+		if len(r.Source.Streams) == 0 {
+			return r.Out.ConnectionStatus(false, "No streams to connect to from the source")
+		}
+		return r.Out.ConnectionStatus(true, "")
+	}
 	if len(names) == 0 && len(r.Source.Streams) > 0 {
 		names = []string{r.Source.Streams[0].Name}
 	}

@@ -1,11 +1,9 @@
 package configrules
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/airbyte-go/source-declarative/manifest"
-	"github.com/airbyte-go/source-declarative/manifest/jsonschema"
 	"github.com/airbyte-go/source-declarative/runtime/interp"
 )
 
@@ -70,7 +68,7 @@ func Validate(rules *manifest.ConfigRules, config map[string]any, skipped func(r
 // adheres validates a value against the schema (a string is read as the
 // JSON it holds, as Airbyte's ValidateAdheresToSchema does) and says what
 // is wrong, without the value.
-func adheres(s *jsonschema.Schema, v any) string {
+func adheres(s *manifest.JSONSchema, v any) string {
 	if text, ok := v.(string); ok {
 		parsed, err := manifest.FromJSON([]byte(text))
 		if err != nil {
@@ -82,9 +80,5 @@ func adheres(s *jsonschema.Schema, v any) string {
 	if err == nil {
 		return ""
 	}
-	var ve *jsonschema.ValidationError
-	if errors.As(err, &ve) {
-		return "JSON schema validation error: " + ve.Error()
-	}
-	return err.Error()
+	return "JSON schema validation error: " + err.Error()
 }

@@ -1,4 +1,4 @@
-package jsonschema
+package manifest
 
 import (
 	"encoding/json"
@@ -15,20 +15,23 @@ func decode(t testing.TB, text string) any {
 	return v
 }
 
-// failures lists a validation's errors as "pointer: message" lines.
+// failures lists a validation's errors as "keyword pointer: message" lines.
 func failures(err error) []string {
 	if err == nil {
 		return nil
 	}
 	var lines []string
-	for _, e := range err.(*ValidationError).Errors {
+	for _, e := range err.(SchemaErrors) {
 		lines = append(lines, e.Keyword+" "+e.Instance+": "+e.Message)
 	}
 	return lines
 }
 
-// Each keyword, with a valid value (no errors) and invalid ones: the keyword,
-// the instance location and the message of each error.
+// Each draft-07 keyword, with a valid value (no errors) and invalid ones: the
+// keyword, the instance location and the message of each error as we word
+// the library's errors (each missing property at its own place, the names an
+// additionalProperties refuses sorted, contains as one error), in the order
+// of their places.
 func TestKeywords(t *testing.T) {
 	cases := []struct {
 		schema, value string
@@ -92,7 +95,7 @@ func TestKeywords(t *testing.T) {
 		{`{"items":[{"type":"string"}],"additionalItems":{"type":"integer"}}`, `["a",1,true]`, []string{"type /2: expected integer, but got boolean"}},
 		{`{"items":[{"type":"string"}],"additionalItems":false}`, `["a"]`, nil},
 		{`{"items":[{"type":"string"}],"additionalItems":false}`, `[1,2]`,
-			[]string{"type /0: expected string, but got number", "additionalItems : only 1 items are allowed, but found 2 items"}},
+			[]string{"additionalItems : only 1 items are allowed, but found 2 items", "type /0: expected string, but got number"}},
 		{`{"additionalItems":false}`, `[1,2]`, nil},
 		{`{"contains":{"const":2}}`, `[1,2]`, nil},
 		{`{"contains":{"const":2}}`, `[1,3]`, []string{`contains : no item is valid against the "contains" schema`}},
@@ -108,8 +111,6 @@ func TestKeywords(t *testing.T) {
 		{`{"exclusiveMinimum":1,"exclusiveMaximum":3}`, `2`, nil},
 		{`{"exclusiveMinimum":1}`, `1`, []string{"exclusiveMinimum : must be > 1 but found 1"}},
 		{`{"exclusiveMaximum":3}`, `3`, []string{"exclusiveMaximum : must be < 3 but found 3"}},
-		{`{"minimum":1,"exclusiveMinimum":true}`, `1`, []string{"exclusiveMinimum : must be > 1 but found 1"}},
-		{`{"maximum":3,"exclusiveMaximum":false}`, `3`, nil},
 		{`{"multipleOf":0.1}`, `0.3`, nil},
 		{`{"multipleOf":5}`, `15`, nil},
 		{`{"multipleOf":5}`, `12`, []string{"multipleOf : 12 not multipleOf 5"}},
@@ -136,10 +137,14 @@ func TestKeywords(t *testing.T) {
 			[]string{"type /0: expected integer, but got string", "type /1: expected string, but got number"}},
 		{`{"properties":{"next":{"$ref":"#"}},"required":["v"]}`, `{"v":1,"next":{"v":2,"next":{}}}`, []string{"required /next/next/v: is required"}},
 		{`{"$ref":"#/definitions/n","type":"string","definitions":{"n":{"type":"integer"}}}`, `1`, nil},
+		{`{"properties":{"a b%41/c":{"type":"string"}},"required":["x y%"]}`, `{"a b%41/c":1}`,
+			[]string{"type /a b%41~1c: expected string, but got number", "required /x y%: is required"}},
+		{`{"$id":"https://example.com/spec.json","required":["a"],"properties":{"m":{"enum":["x","y"]}}}`, `{"m":"z"}`,
+			[]string{"required /a: is required", `enum /m: value must be one of "x", "y"`}},
 		{`{"title":"x","description":"y","examples":[1],"format":"date","airbyte_secret":true,"order":0}`, `"not a date"`, nil},
 	}
 	for _, c := range cases {
-		s, err := Compile(decode(t, c.schema))
+		s, err := CompileJSONSchema(decode(t, c.schema))
 		if err != nil {
 			t.Errorf("%s: %v", c.schema, err)
 			continue
@@ -151,18 +156,20 @@ func TestKeywords(t *testing.T) {
 	}
 }
 
-// The enum error carries the values allowed.
+// The enum error carries the values allowed, in a schema with an $id too.
 func TestEnumValues(t *testing.T) {
-	s, _ := Compile(decode(t, `{"enum":["a","b"]}`))
-	err := s.Validate("c").(*ValidationError)
-	if len(err.Errors) != 1 || len(err.Errors[0].Enum) != 2 || err.Errors[0].Enum[1] != "b" {
-		t.Errorf("%+v", err.Errors)
+	for _, schema := range []string{`{"enum":["a","b"]}`, `{"$id":"https://example.com/s.json","enum":["a","b"]}`} {
+		s, _ := CompileJSONSchema(decode(t, schema))
+		errs := s.Validate("c").(SchemaErrors)
+		if len(errs) != 1 || len(errs[0].Enum) != 2 || errs[0].Enum[1] != "b" {
+			t.Errorf("%s: %+v", schema, errs)
+		}
 	}
 }
 
 // Numbers as YAML decoders and our manifest make them are numbers.
 func TestGoNumbers(t *testing.T) {
-	s, _ := Compile(decode(t, `{"type":"integer","minimum":2,"enum":[2,3]}`))
+	s, _ := CompileJSONSchema(decode(t, `{"type":"integer","minimum":2,"enum":[2,3]}`))
 	for _, v := range []any{int(2), int64(3), uint64(2), float32(3), json.Number("2")} {
 		if err := s.Validate(v); err != nil {
 			t.Errorf("%T %v: %v", v, v, err)
@@ -173,109 +180,37 @@ func TestGoNumbers(t *testing.T) {
 	}
 }
 
-// A broken schema is refused with its place; a $ref loop fails instead of
-// recursing for ever.
+// A broken schema is refused with its place and what the draft-07
+// meta-schema says of it; a $ref only points inside the schema; a $ref loop
+// is refused.
 func TestSchemaErrors(t *testing.T) {
 	for schema, want := range map[string]string{
-		`5`:                                     `the schema's root: a schema must be an object or a boolean, got 5`,
-		`{"type":"str"}`:                        `/type: "str" is not a type (null, boolean, object, array, number, integer or string)`,
-		`{"type":["string","string"]}`:          `/type: must be a type name or a list of different type names, got ["string","string"]`,
-		`{"properties":{"a":{"minLength":-1}}}`: `/properties/a/minLength: must be a non-negative integer, got -1`,
-		`{"properties":{"a":{"pattern":"(?=x)"}}}`:   "/properties/a/pattern: \"(?=x)\" is not a regular expression Go supports: invalid or unsupported Perl syntax: `(?=`",
-		`{"patternProperties":{"(":{}}}`:             "/patternProperties: \"(\" is not a regular expression Go supports: missing closing ): `(`",
-		`{"required":"a"}`:                           `/required: must be a list of different names, got "a"`,
-		`{"anyOf":[]}`:                               `/anyOf: must be a list of schemas, got []`,
-		`{"multipleOf":0}`:                           `/multipleOf: must be greater than 0`,
-		`{"minimum":"1"}`:                            `/minimum: must be a number, got "1"`,
-		`{"exclusiveMinimum":"1"}`:                   `/exclusiveMinimum: must be a number, got "1"`,
-		`{"title":5}`:                                `/title: must be a string, got 5`,
-		`{"examples":"x"}`:                           `/examples: must be a list, got "x"`,
-		`{"items":[{"type":1}]}`:                     `/items/0/type: must be a type name or a list of them, got 1`,
-		`{"$ref":"other.json#/definitions/a"}`:       `$ref "other.json#/definitions/a": only references inside the schema (#/...) are supported`,
+		`5`:                                     `expected object or boolean, but got number`,
+		`{"type":"str"}`:                        `/type: value must be one of "array", "boolean", "integer", "null", "number", "object", "string"; /type: expected array, but got string`,
+		`{"type":["string","string"]}`:          `/type: value must be one of "array", "boolean", "integer", "null", "number", "object", "string"; /type: items at index 0 and 1 are equal`,
+		`{"properties":{"a":{"minLength":-1}}}`: `/properties/a/minLength: must be >= 0 but found -1`,
+		`{"properties":{"a":{"pattern":"(?=x)"}}}`:   `/properties/a/pattern: '(?=x)' is not valid 'regex'`,
+		`{"patternProperties":{"(":{}}}`:             `/patternProperties/(: '(' is not valid 'regex'`,
+		`{"required":"a"}`:                           `/required: expected array, but got string`,
+		`{"anyOf":[]}`:                               `/anyOf: minimum 1 items required, but found 0 items`,
+		`{"multipleOf":0}`:                           `/multipleOf: must be > 0 but found 0`,
+		`{"minimum":"1"}`:                            `/minimum: expected number, but got string`,
+		`{"exclusiveMinimum":true}`:                  `/exclusiveMinimum: expected number, but got boolean`,
+		`{"title":5}`:                                `/title: expected string, but got number`,
+		`{"examples":"x"}`:                           `/examples: expected array, but got string`,
+		`{"items":[{"type":1}]}`:                     `/items: expected object or boolean, but got array; /items/0/type: value must be one of "array", "boolean", "integer", "null", "number", "object", "string"; /items/0/type: expected array, but got number`,
+		`{"$ref":"other.json#/definitions/a"}`:       `$ref "other.json": only references inside the schema (#/...) are supported`,
+		`{"$ref":"file:///etc/passwd"}`:              `$ref "file:///etc/passwd": only references inside the schema (#/...) are supported`,
 		`{"$ref":"#/definitions/missing"}`:           `$ref "#/definitions/missing": the schema has nothing there`,
-		`{"$ref":"#anchor"}`:                         `$ref "#anchor": not a JSON pointer (#/definitions/...)`,
-		`{"definitions":{"unused":{"type":"what"}}}`: `/definitions/unused/type: "what" is not a type (null, boolean, object, array, number, integer or string)`,
+		`{"$ref":"#anchor"}`:                         `$ref "#anchor": the schema has nothing there`,
+		`{"definitions":{"unused":{"type":"what"}}}`: `/definitions/unused/type: value must be one of "array", "boolean", "integer", "null", "number", "object", "string"; /definitions/unused/type: expected array, but got string`,
 		`{"not":{"$ref":"#/definitions/gone"}}`:      `$ref "#/definitions/gone": the schema has nothing there`,
-		`{"dependencies":{"a":[1]}}`:                 `/dependencies: "a" must be a schema or a list of names, got [1]`,
+		`{"dependencies":{"a":[1]}}`:                 `/dependencies/a: expected object or boolean, but got array; /dependencies/a/0: expected string, but got number`,
+		`{"definitions":{"a":{"$ref":"#/definitions/b"},"b":{"anyOf":[{"$ref":"#/definitions/a"}]}},"$ref":"#/definitions/a"}`: `its $refs loop without going into the value (#/$ref/$ref/anyOf/0/$ref)`,
 	} {
-		_, err := Compile(decode(t, schema))
+		_, err := CompileJSONSchema(decode(t, schema))
 		if err == nil || err.Error() != want {
 			t.Errorf("%s:\n got %v\nwant %s", schema, err, want)
 		}
-	}
-	s, err := Compile(decode(t, `{"definitions":{"a":{"$ref":"#/definitions/b"},"b":{"anyOf":[{"$ref":"#/definitions/a"}]}},"$ref":"#/definitions/a"}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := failures(s.Validate(1.0)); len(got) != 1 || got[0] != "$ref : the schema refers to itself in a loop without going into the value" {
-		t.Errorf("%q", got)
-	}
-}
-
-// A document compiles only the definitions asked for, and a $ref when a value
-// first reaches it.
-func TestDocumentIsLazy(t *testing.T) {
-	root := decode(t, `{"definitions":{"a":{"properties":{"b":{"$ref":"#/definitions/b"}}},"b":{"type":"integer"},"broken":{"type":"what"}}}`)
-	var asked []string
-	d := NewDocument(func(pointer string) (any, bool) {
-		asked = append(asked, pointer)
-		return Tree(root)(pointer)
-	})
-	a, err := d.Schema("#/definitions/a")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if a.Validate(map[string]any{}) != nil || strings.Join(asked, " ") != "/definitions/a" {
-		t.Fatalf("asked %q", asked)
-	}
-	if got := failures(a.Validate(map[string]any{"b": "x"})); len(got) != 1 || got[0] != "type /b: expected integer, but got string" {
-		t.Errorf("%q", got)
-	}
-	if strings.Join(asked, " ") != "/definitions/a /definitions/b" {
-		t.Errorf("asked %q", asked)
-	}
-}
-
-// raceEnabled is set under the race detector (race_test.go).
-var raceEnabled bool
-
-// Validating a valid value allocates nothing.
-func TestValidAllocatesNothing(t *testing.T) {
-	if raceEnabled {
-		t.Skip("allocation counts mean nothing under the race detector")
-	}
-	s, err := Compile(decode(t, `{"type":"object","required":["a"],"properties":{"a":{"type":"string","minLength":1,"pattern":"^x"},
-		"b":{"type":"array","items":{"$ref":"#/definitions/n"},"uniqueItems":true},"c":{"anyOf":[{"type":"string"},{"type":"integer"}]},
-		"d":{"enum":["p","q"]}},"patternProperties":{"^e":{"type":"boolean"}},"additionalProperties":false,"definitions":{"n":{"type":"integer","minimum":0}}}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	v := decode(t, `{"a":"xy","b":[1,2,3],"c":5,"d":"q","e1":true}`)
-	if n := testing.AllocsPerRun(100, func() {
-		if s.Validate(v) != nil {
-			t.Fatal("invalid")
-		}
-	}); n != 0 {
-		t.Errorf("%v allocations", n)
-	}
-}
-
-// In a document compiled lazily, a property's schema is compiled when a value
-// first has the property; a broken one fails that value, not the others.
-func TestPropertiesCompiledOnFirstUse(t *testing.T) {
-	root := decode(t, `{"definitions":{"a":{"properties":{"good":{"type":"string"},"broken":{"type":"what"}}}}}`)
-	a, err := NewDocument(Tree(root)).Schema("#/definitions/a")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := a.Validate(map[string]any{"good": "x"}); err != nil {
-		t.Errorf("good: %v", err)
-	}
-	want := `properties /broken: /definitions/a/properties/broken/type: "what" is not a type (null, boolean, object, array, number, integer or string)`
-	if got := failures(a.Validate(map[string]any{"broken": 1.0})); len(got) != 1 || got[0] != want {
-		t.Errorf("%q", got)
-	}
-	if _, err := Compile(root); err == nil {
-		t.Error("Compile, which compiles everything, accepted the broken property")
 	}
 }
