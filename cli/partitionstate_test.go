@@ -150,3 +150,26 @@ func TestDependentParentWithARouterKeepsItsFinalState(t *testing.T) {
 		itemState(`{"lookback_window":1,"parent_state":{"projects":{"lookback_window":1,"state":{"updated_at":"2024-01-02T08:00:00Z"},"states":[`+eu+`,`+us+`],"use_global_cursor":false}},"state":{"updated_at":"2024-01-02T12:00:00Z"},"states":[`+p1+`,`+p2+`],"use_global_cursor":false}`, 1),
 	})
 }
+
+// A parent without incremental_sync read with incremental_dependency is in
+// parent_state too: get_stream_state takes every such parent's cursor state,
+// a full refresh's FinalStateCursor state here.
+func TestFullRefreshDependentParentIsInParentState(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		if r.URL.Path == "/projects" {
+			fmt.Fprint(w, `{"data":[{"id":1}]}`)
+			return
+		}
+		fmt.Fprintf(w, `{"data":[{"id":%q,"updated_at":"2024-01-02T12:00:00Z"}]}`, r.URL.Path)
+	})
+	res := incrementalConnector(t, dependentChild(a.URL, projectsParent(a.URL, "")), nil, "items").read(t)
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stdout)
+	}
+	p1 := `{"cursor":{"updated_at":"2024-01-02T12:00:00Z"},"partition":{"parent_slice":{},"pid":1}}`
+	parent := `"parent_state":{"projects":{"__ab_no_cursor_state_message":true}}`
+	equalLists(t, "states", res.states(), []string{
+		itemState(`{"lookback_window":0,`+parent+`,"states":[`+p1+`],"use_global_cursor":false}`, 1),
+		itemState(`{"lookback_window":1,`+parent+`,"state":{"updated_at":"2024-01-02T12:00:00Z"},"states":[`+p1+`],"use_global_cursor":false}`, 0),
+	})
+}

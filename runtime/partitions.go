@@ -401,7 +401,7 @@ func (run *streamRun) readParent(ctx context.Context, pc *manifest.ParentStreamC
 			return nil
 		},
 	}
-	if track && parent.incremental() {
+	if track { // a full-refresh parent too: its state marks the full refresh, as in the reference
 		if run.parents == nil {
 			run.parents = map[string]*streamRun{}
 		}
