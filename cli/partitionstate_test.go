@@ -173,3 +173,38 @@ func TestFullRefreshDependentParentIsInParentState(t *testing.T) {
 		itemState(`{"lookback_window":1,`+parent+`,"state":{"updated_at":"2024-01-02T12:00:00Z"},"states":[`+p1+`],"use_global_cursor":false}`, 0),
 	})
 }
+
+// A union router keeps parents as a substream router does ({} here); a
+// grouping router as the router it groups (a list: none), with a global
+// state (the factory forces use_global_cursor for it), so that nothing is
+// written before the end.
+func TestParentStateOfUnionAndGroupingRouters(t *testing.T) {
+	records := map[string][]string{"a": {"2024-01-02T10:00:00Z"}, "c": {"2024-01-02T11:00:00Z"}}
+	union := `type: UnionPartitionRouter
+partition_field: p
+partition_routers:
+  - {type: ListPartitionRouter, cursor_field: p, values: [a]}
+  - {type: ListPartitionRouter, cursor_field: p, values: [c]}`
+	a := partitionedDates(t, records)
+	res := incrementalConnector(t, routed(a.URL, "/items/{{ stream_partition.p }}", union, "", stepless, 1), nil, "items").read(t)
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stdout)
+	}
+	stateA := `{"cursor":{"updated_at":"2024-01-02T10:00:00Z"},"partition":{"p":"a"}}`
+	startC := `{"cursor":{"updated_at":"2024-01-01T00:00:00Z"},"partition":{"p":"c"}}`
+	stateC := `{"cursor":{"updated_at":"2024-01-02T11:00:00Z"},"partition":{"p":"c"}}`
+	equalLists(t, "union states", res.states(), []string{
+		itemState(`{"lookback_window":0,"parent_state":{},"states":[`+stateA+`,`+startC+`],"use_global_cursor":false}`, 1),
+		itemState(`{"lookback_window":1,"parent_state":{},"state":{"updated_at":"2024-01-02T11:00:00Z"},"states":[`+stateA+`,`+stateC+`],"use_global_cursor":false}`, 1),
+	})
+
+	grouping := "type: GroupingPartitionRouter\ngroup_size: 1\nunderlying_partition_router: {type: ListPartitionRouter, cursor_field: p, values: [a, c]}"
+	g := partitionedDates(t, records)
+	res = incrementalConnector(t, routed(g.URL, "/items/{{ stream_partition.p[0] }}", grouping, "", stepless, 1), nil, "items").read(t)
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stdout)
+	}
+	equalLists(t, "grouping states", res.states(), []string{
+		itemState(`{"lookback_window":1,"state":{"updated_at":"2024-01-02T11:00:00Z"},"use_global_cursor":true}`, 2),
+	})
+}
