@@ -94,8 +94,8 @@ func partsByStream(o output) map[string]*streamParts {
 // compareRead compares two reads stream by stream: the distinct requests
 // (the reference reads streams concurrently, so a parent it also reads as a
 // stream may be asked twice or once), none asked more often here, and none
-// less often but a parent stream's (which the allow-list's parent-read-once
-// names), the records as a multiset, the statuses, the last state exactly
+// less often but a parent stream's or a token endpoint's (the allow-list's
+// parent-read-once and one-token), the records as a multiset, the statuses, the last state exactly
 // and the shape of the others.
 func (m *run) compareRead(label string, outs [2]output) {
 	m.note("first-page-token", firstPageTokens(&outs[0], &outs[1]))
@@ -120,8 +120,11 @@ func (m *run) compareRead(label string, outs [2]output) {
 			d("requests", "asked more often than by the reference: %s", more)
 		} else if fewer := moreOften(pb.requests, pa.requests); fewer != "" {
 			what := "a stream"
-			if m.parents()[name] {
+			switch {
+			case m.parents()[name]:
 				what = "a parent stream"
+			case name == "oauth token" || name == "session login":
+				what = "a token endpoint"
 			}
 			d("requests", "%s asked less often than by the reference: %s", what, strings.Replace(fewer, "more times", "fewer times", 1))
 		}
