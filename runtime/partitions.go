@@ -16,8 +16,9 @@ import (
 	"github.com/airbyte-go/source-declarative/runtime/request"
 )
 
-// defaultConcurrency is the number of partitions read at once without
-// concurrency_level: the reference's pool of two threads.
+// defaultConcurrency is the number of a sync's workers (slices read at
+// once, of every stream) without concurrency_level: the reference's pool of
+// two threads.
 const defaultConcurrency = 2
 
 // concurrency is concurrency_level over the config: default_concurrency,

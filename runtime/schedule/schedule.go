@@ -102,12 +102,12 @@ func (r *running) release() {
 }
 
 // Run reads every stream and returns once each is finished. The partitions
-// go from the streams making them to the workers one at a time: what is
-// held in memory is bounded by the workers and the streams making
-// partitions, not by the number of partitions.
+// go from the streams making them to the workers through a queue as long as
+// the pool: what is held in memory is bounded by the workers and the
+// streams making partitions, not by the number of partitions.
 func Run(ctx context.Context, streams []Stream, lim Limits) {
 	lim = Limits{Workers: max(lim.Workers, 1), Generators: max(lim.Generators, 1)}
-	jobs := make(chan job)
+	jobs := make(chan job, lim.Workers)
 	var workers sync.WaitGroup
 	for range lim.Workers {
 		workers.Go(func() {
