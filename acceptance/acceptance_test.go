@@ -61,6 +61,20 @@ func runWith(t *testing.T, mode string) Result {
 	self, _ := os.Executable()
 	t.Setenv("FAKE_CONNECTOR", mode)
 	manifest, _ := filepath.Abs("../examples/manifest.yaml")
+	if mode != "none" {
+		// Streams and slices read one at a time, so that the messages come
+		// in the order the fake connector breaks them in (two workers may
+		// print an order before the first user, or end a day before the
+		// day before it, a state then skipping a day).
+		b, err := os.ReadFile(manifest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		manifest = filepath.Join(t.TempDir(), "manifest.yaml")
+		if err := os.WriteFile(manifest, append(b, "\nconcurrency_level: {type: ConcurrencyLevel, default_concurrency: 1}\n"...), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 	r := &Runner{Connector: []string{self, "--manifest", manifest}, BaseDir: "..", Vars: map[string]string{"EXAMPLE_API_URL": exampleAPI(t)}}
 	return r.Run(cfg)
 }

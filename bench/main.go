@@ -13,8 +13,10 @@
 // refresh in pages of the same size. -mode partitions reads a child stream of
 // one request per parent record with a pool of workers and with one, against
 // the ideal time, and its memory as partitions grow (partitions.go). -mode
-// startup times spec, check and discover against a bare Go binary and
-// against the reference runtime (startup.go).
+// streams and -mode parent read a catalog bound by the API's latency, ours
+// and Airbyte's runtime in turn, against the ideal time and the fewest
+// requests (streams.go). -mode startup times spec, check and discover
+// against a bare Go binary and against the reference runtime (startup.go).
 package main
 
 import (
@@ -47,16 +49,20 @@ func main() {
 	records := flag.Int("records", 1000000, "records in the data set")
 	size := flag.Int("record-size", 200, "approximate bytes per record")
 	pageSize := flag.Int("page-size", 1000, "records per page")
-	mode := flag.String("mode", "offset", "our manifest: offset, page or cursor pagination; transform (offset with AddFields and RemoveFields); incremental (slices of one page against full refresh); partitions; startup (whole processes against a bare Go binary)")
+	mode := flag.String("mode", "offset", "our manifest: offset, page or cursor pagination; transform (offset with AddFields and RemoveFields); incremental (slices of one page against full refresh); partitions; streams and parent (a catalog bound by the API's latency, ours and the reference); startup (whole processes against a bare Go binary)")
 	auth := flag.String("auth", "apikey", "authentication: apikey or none")
 	rounds := flag.Int("runs", 5, "rounds: each program runs once per round")
 	parents := flag.Int("parents", 1000, "partitions mode: parent records, one child request each")
-	workers := flag.Int("concurrency", 10, "partitions mode: concurrency_level")
-	delay := flag.Duration("delay", 20*time.Millisecond, "partitions mode: time the API takes to answer a child request")
+	workers := flag.Int("concurrency", 10, "partitions, streams and parent modes: concurrency_level")
+	delay := flag.Duration("delay", 20*time.Millisecond, "partitions mode: time the API takes to answer a child request; streams and parent modes: any request (100ms)")
 	memParents := flag.Int("memory-parents", 100000, "partitions mode: partitions of the largest memory run")
-	reference := flag.String("reference", defaultReference(), "startup mode: the reference runtime (../shared/refcdk7), timed on the same commands; skipped when absent")
+	streams := flag.Int("streams", 20, "streams mode: streams in the catalog")
+	pages := flag.Int("pages", 5, "streams and parent modes: pages of each stream (of the parent)")
+	reference := flag.String("reference", defaultReference(), "startup, streams and parent modes: Airbyte's runtime (refcdk7) to run the same commands with, none to skip")
 	referenceRuns := flag.Int("reference-runs", 5, "startup mode: runs of each reference command (it takes ~1.2 s)")
 	flag.Parse()
+	delaySet := false
+	flag.Visit(func(f *flag.Flag) { delaySet = delaySet || f.Name == "delay" })
 
 	dir, err := os.MkdirTemp("", "bench")
 	must(err)
@@ -70,6 +76,13 @@ func main() {
 	}
 	if *mode == "partitions" {
 		partitionsBench(ours, dir, *parents, *workers, *delay, *memParents)
+		return
+	}
+	if *mode == "streams" || *mode == "parent" {
+		if !delaySet {
+			*delay = 100 * time.Millisecond
+		}
+		catalogBench(ours, dir, *mode, *streams, *pages, *delay, *workers, *rounds, *reference)
 		return
 	}
 
@@ -142,6 +155,21 @@ func main() {
 		}
 		fmt.Printf("%s / %s, records/s, median of %d rounds: %.2f (per CPU second: %.2f)\n", programs[0].name, programs[k].name, len(wall), median(wall), median(cpu))
 	}
+}
+
+// defaultReference is Airbyte's runtime where ../shared/refcdk7 builds it
+// ($REFCDK7, else ~/.cache/refcdk7), or none.
+func defaultReference() string {
+	dir := os.Getenv("REFCDK7")
+	if dir == "" {
+		home, _ := os.UserHomeDir()
+		dir = filepath.Join(home, ".cache", "refcdk7")
+	}
+	p := filepath.Join(dir, "refcdk7")
+	if _, err := os.Stat(p); err != nil {
+		return "none"
+	}
+	return p
 }
 
 // program is one command the bench runs: a name and its arguments.

@@ -97,17 +97,6 @@ func startupBench(ours, dir string, pairs int, reference string, referenceRuns i
 	referenceBench(reference, referenceRuns, static, manifest, config)
 }
 
-// defaultReference is where ../shared/refcdk7/build.sh puts the reference:
-// $REFCDK7, else ~/.cache/refcdk7.
-func defaultReference() string {
-	dir := os.Getenv("REFCDK7")
-	if dir == "" {
-		home, _ := os.UserHomeDir()
-		dir = filepath.Join(home, ".cache", "refcdk7")
-	}
-	return filepath.Join(dir, "refcdk7")
-}
-
 // referenceBench times the reference's spec, check and discover of the
 // manifest against ours (the image's build), in pairs whose order is drawn
 // at random: median wall times, the median of the per-pair ratios reference

@@ -282,10 +282,13 @@ func datedReportAPI(t *testing.T) *api {
 	return a
 }
 
+// datedAsyncManifest is a stream "items" running one job per day, one
+// slice at a time so that its states come in the slices' order.
 func datedAsyncManifest(url string) string {
 	return fmt.Sprintf(`version: 6.0.0
 type: DeclarativeSource
 check: {type: CheckStream, stream_names: [items]}
+concurrency_level: {type: ConcurrencyLevel, default_concurrency: 1}
 streams:
   - type: DeclarativeStream
     name: items

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -189,6 +190,13 @@ func equalLists(t *testing.T, what string, got, want []string) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("%s:\n got: %q\nwant: %q", what, got, want)
 	}
+}
+
+// equalSorted compares lists whose order is not defined (the requests of
+// streams read at the same time), as sorted copies.
+func equalSorted(t *testing.T, what string, got, want []string) {
+	t.Helper()
+	equalLists(t, what+" (sorted)", slices.Sorted(slices.Values(got)), slices.Sorted(slices.Values(want)))
 }
 
 // stream builds a one-stream manifest around a requester body and a paginator.

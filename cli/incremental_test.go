@@ -10,11 +10,14 @@ import (
 )
 
 // incrementalStream is a one-stream manifest whose stream "items" reads
-// /items with the given incremental_sync and paginator (YAML, unindented).
+// /items with the given incremental_sync and paginator (YAML, unindented),
+// one slice at a time (concurrency_level 1), so that the states written
+// after each slice come in the slices' order.
 func incrementalStream(url, incremental, paginator string) string {
 	return fmt.Sprintf(`version: 6.0.0
 type: DeclarativeSource
 check: {type: CheckStream, stream_names: [items]}
+concurrency_level: {type: ConcurrencyLevel, default_concurrency: 1}
 streams:
   - type: DeclarativeStream
     name: items

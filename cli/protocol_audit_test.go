@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -57,6 +58,10 @@ func threeStreamsAPI(t *testing.T) *api {
 	})
 }
 
+// lineStream finds the stream a message line is about: a record's
+// stream, a stream descriptor's name, or the stream a LOG counts records of.
+var lineStream = regexp.MustCompile(`"stream":"([^"]*)"|"stream_descriptor":\{"name":"([^"]*)"|records from stream ([^"]*)"`)
+
 func status(stream, s string) string {
 	return `{"type":"TRACE","trace":{"type":"STREAM_STATUS","emitted_at":0,"stream_status":{"stream_descriptor":{"name":"` + stream + `"},"status":"` + s + `"}}}`
 }
@@ -70,37 +75,61 @@ func fullRefreshState(stream string, count int) string {
 // its STATE (recordCount with a decimal point, no namespace), COMPLETE; an
 // empty stream too has RUNNING before its STATE. A failing stream is
 // STARTED, its TRACE ERROR (with its stream_descriptor), INCOMPLETE, and the
-// streams after it still run; the read ends with one TRACE ERROR without
-// stream naming the failed streams, and exit code 1. Every emitted_at is
-// the current time in epoch milliseconds.
+// other streams still run; the streams start in catalog order (they are read
+// at the same time, so their messages interleave); the read ends with one
+// TRACE ERROR without stream naming the failed streams, and exit code 1.
+// Every emitted_at is the current time in epoch milliseconds.
 func TestReadMessageOrderPerStream(t *testing.T) {
 	a := threeStreamsAPI(t)
 	c := newConnector(t, threeStreams(a.URL), map[string]any{"api_key": "k-123"}, "f", "a", "e")
 	before := time.Now().UnixMilli()
 	res := c.read(t)
 	after := time.Now().UnixMilli()
-	want := []string{
-		status("f", "STARTED"),
-		`{"type":"TRACE","trace":{"type":"ERROR","emitted_at":0,"error":{"message":"stream f: HTTP 404 Not Found from GET ` + a.URL + `/f: {\"error\":\"gone\"}","failure_type":"system_error","stream_descriptor":{"name":"f"}}}}`,
-		status("f", "INCOMPLETE"),
-		status("a", "STARTED"),
-		status("a", "RUNNING"),
-		`{"type":"RECORD","record":{"stream":"a","data":{"id":1},"emitted_at":0}}`,
-		`{"type":"RECORD","record":{"stream":"a","data":{"id":2},"emitted_at":0}}`,
-		fullRefreshState("a", 2),
-		`{"type":"LOG","log":{"level":"INFO","message":"Read 2 records from stream a"}}`,
-		status("a", "COMPLETE"),
-		status("e", "STARTED"),
-		status("e", "RUNNING"),
-		fullRefreshState("e", 0),
-		`{"type":"LOG","log":{"level":"INFO","message":"Read 0 records from stream e"}}`,
-		status("e", "COMPLETE"),
-		`{"type":"TRACE","trace":{"type":"ERROR","emitted_at":0,"error":{"message":"During the sync, the following streams did not sync successfully: f","failure_type":"config_error"}}}`,
+	want := map[string][]string{
+		"f": {
+			status("f", "STARTED"),
+			`{"type":"TRACE","trace":{"type":"ERROR","emitted_at":0,"error":{"message":"stream f: HTTP 404 Not Found from GET ` + a.URL + `/f: {\"error\":\"gone\"}","failure_type":"system_error","stream_descriptor":{"name":"f"}}}}`,
+			status("f", "INCOMPLETE"),
+		},
+		"a": {
+			status("a", "STARTED"),
+			status("a", "RUNNING"),
+			`{"type":"RECORD","record":{"stream":"a","data":{"id":1},"emitted_at":0}}`,
+			`{"type":"RECORD","record":{"stream":"a","data":{"id":2},"emitted_at":0}}`,
+			fullRefreshState("a", 2),
+			`{"type":"LOG","log":{"level":"INFO","message":"Read 2 records from stream a"}}`,
+			status("a", "COMPLETE"),
+		},
+		"e": {
+			status("e", "STARTED"),
+			status("e", "RUNNING"),
+			fullRefreshState("e", 0),
+			`{"type":"LOG","log":{"level":"INFO","message":"Read 0 records from stream e"}}`,
+			status("e", "COMPLETE"),
+		},
 	}
 	if res.code != 1 {
 		t.Errorf("exit %d, want 1", res.code)
 	}
-	equalLists(t, "stdout", strings.Split(strings.TrimSuffix(emittedAt.ReplaceAllString(res.stdout, `"emitted_at":0`), "\n"), "\n"), want)
+	lines := strings.Split(strings.TrimSuffix(emittedAt.ReplaceAllString(res.stdout, `"emitted_at":0`), "\n"), "\n")
+	byStream := map[string][]string{}
+	var started []string
+	for _, l := range lines[:len(lines)-1] {
+		m := lineStream.FindStringSubmatch(l)
+		if m == nil {
+			t.Fatalf("a line about no stream before the last: %s", l)
+		}
+		name := m[1] + m[2] + m[3]
+		byStream[name] = append(byStream[name], l)
+		if strings.Contains(l, `"status":"STARTED"`) {
+			started = append(started, name)
+		}
+	}
+	for _, s := range []string{"f", "a", "e"} {
+		equalLists(t, "messages of "+s, byStream[s], want[s])
+	}
+	equalLists(t, "streams started", started, []string{"f", "a", "e"})
+	equalLists(t, "last line", lines[len(lines)-1:], []string{`{"type":"TRACE","trace":{"type":"ERROR","emitted_at":0,"error":{"message":"During the sync, the following streams did not sync successfully: f","failure_type":"config_error"}}}`})
 	for _, m := range res.msgs {
 		var at any
 		switch m["type"] {

@@ -147,20 +147,21 @@ func byName(streams []map[string]any) map[string]map[string]any {
 
 // catalogStreams are the streams of a discover's CATALOG.
 func catalogStreams(o output) []map[string]any {
-	for _, m := range o.ofType("CATALOG") {
-		var out []map[string]any
-		for _, s := range list(asMap(m["catalog"])["streams"]) {
-			out = append(out, asMap(s))
-		}
-		return out
+	catalogs := o.ofType("CATALOG")
+	if len(catalogs) == 0 {
+		return nil
 	}
-	return nil
+	var out []map[string]any
+	for _, s := range list(asMap(catalogs[0]["catalog"])["streams"]) {
+		out = append(out, asMap(s))
+	}
+	return out
 }
 
 // connectionSpec is a spec's connectionSpecification.
 func connectionSpec(o output) map[string]any {
-	for _, m := range o.ofType("SPEC") {
-		return asMap(asMap(m["spec"])["connectionSpecification"])
+	if specs := o.ofType("SPEC"); len(specs) > 0 {
+		return asMap(asMap(specs[0]["spec"])["connectionSpecification"])
 	}
 	return nil
 }

@@ -62,6 +62,8 @@ type run struct {
 	sides   [2]*side
 	raw     map[string]any
 	started time.Time
+	// parentNames are the manifest's parent streams (parents), once known.
+	parentNames map[string]bool
 }
 
 // Run compares one manifest.

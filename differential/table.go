@@ -25,9 +25,7 @@ func Table(results []Result, allowed []Entry) string {
 		case "differ":
 			what = append(what, fmt.Sprintf("%d differences, first: %s", len(r.Differences), r.Differences[0]))
 		}
-		for _, id := range sortedIDs(r.Deliberate) {
-			what = append(what, id)
-		}
+		what = append(what, sortedIDs(r.Deliberate)...)
 		if len(what) == 0 {
 			what = []string{"—"}
 		}

@@ -24,6 +24,9 @@ type Requester struct {
 	// Properties, when set, are sent in chunks, one request per chunk
 	// (queryproperties.go); nil: none.
 	Properties *QueryProperties
+	// UseCache is use_cache: nil when the manifest does not say, so that a
+	// parent stream's requester caches unless it says false, as in Airbyte.
+	UseCache   *bool
 	Parameters map[string]any
 }
 
@@ -84,6 +87,9 @@ func (d *decoder) requester(v any, path string, auths []string) *Requester {
 		d.fail(path, "request_body, request_body_json and request_body_data set more than one body: keep one")
 	}
 	r.Properties = d.requesterProperties(m, path)
+	if c, ok := m["use_cache"].(bool); ok {
+		r.UseCache = &c
+	}
 	if p, ok := m["$parameters"].(map[string]any); ok {
 		r.Parameters = p
 	}

@@ -1,6 +1,10 @@
 package manifest
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/airbyte-go/source-declarative/runtime/interp"
+)
 
 // Source is a decoded DeclarativeSource.
 type Source struct {
@@ -18,6 +22,9 @@ type Source struct {
 	ConcurrencyLevel *ConcurrencyLevel // nil: the reference's default
 	APIBudget        *APIBudget        // nil: requests are not rate limited
 	Resolved         map[string]any    // the manifest after $ref and $parameters resolution
+	// AsyncJobLimit is max_concurrent_async_job_count: how many
+	// AsyncRetriever jobs run at once in the whole sync (nil: one).
+	AsyncJobLimit *interp.Template
 	// Warnings name what the manifest says that is ignored (fields Airbyte's
 	// schema allows but no component here reads), one line each with its path.
 	Warnings []string
@@ -106,5 +113,6 @@ func (d *decoder) source(m map[string]any) *Source {
 	if b, ok := m["api_budget"]; ok && b != nil {
 		src.APIBudget = d.apiBudget(b, "api_budget")
 	}
+	src.AsyncJobLimit = d.tpl(m, "max_concurrent_async_job_count", "")
 	return src
 }

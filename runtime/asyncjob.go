@@ -117,31 +117,78 @@ func envDuration(name string, def time.Duration) (time.Duration, error) {
 // readJob runs the slice's job, starting a failed or timed-out one again
 // as the reference does, then reads its downloads.
 func (s *streamReader) readJob(ctx context.Context, sl *incremental.Slice, maxPages int, emit func([][]byte) error) error {
+	status, run, err := s.settleJob(ctx, sl)
+	if err != nil {
+		return err
+	}
+	if status == manifest.JobIgnore {
+		s.r.log("WARN", fmt.Sprintf("Stream %s: the job of slice %s said a status mapped to ignore: the slice is skipped", s.st.Name, jsonText(sl.Mapping())))
+		return nil
+	}
+	return s.download(ctx, sl, run, maxPages, emit)
+}
+
+// settleJob runs the slice's job until it completes or is ignored, holding
+// one of the run's places for jobs (jobPlaces) meanwhile.
+func (s *streamReader) settleJob(ctx context.Context, sl *incremental.Slice) (string, *jobRun, error) {
+	places := s.r.jobPlaces()
+	select {
+	case places <- struct{}{}:
+		defer func() { <-places }()
+	case <-ctx.Done():
+		return "", nil, ctx.Err()
+	}
 	j := s.job
 	for attempt := 1; ; attempt++ {
 		status, run, err := s.runJob(ctx, sl)
 		if err != nil {
-			return err
+			return "", nil, err
 		}
 		switch status {
-		case manifest.JobCompleted:
-			return s.download(ctx, sl, run, maxPages, emit)
-		case manifest.JobIgnore:
-			s.r.log("WARN", fmt.Sprintf("Stream %s: the job of slice %s said a status mapped to ignore: the slice is skipped", s.st.Name, jsonText(sl.Mapping())))
-			return nil
+		case manifest.JobCompleted, manifest.JobIgnore:
+			return status, run, nil
 		case manifest.JobTimeout:
 			if err := s.jobRequest(ctx, j.abort, stepAbort, s.jobSlice(sl, run), nil); err != nil {
 				s.r.log("WARN", fmt.Sprintf("Stream %s: the timed-out job could not be aborted: %v", s.st.Name, err))
 			}
 		}
 		if attempt >= j.attempts {
-			return &Error{Failure: protocol.ConfigError, Message: fmt.Sprintf("stream %s: the job of slice %s did not complete: %s after %d attempt(s)", s.st.Name, jsonText(sl.Mapping()), status, attempt)}
+			return "", nil, &Error{Failure: protocol.ConfigError, Message: fmt.Sprintf("stream %s: the job of slice %s did not complete: %s after %d attempt(s)", s.st.Name, jsonText(sl.Mapping()), status, attempt)}
 		}
 		s.r.log("WARN", fmt.Sprintf("Stream %s: the job of slice %s ended %s; starting it again (attempt %d of %d)", s.st.Name, jsonText(sl.Mapping()), status, attempt+1, j.attempts))
 		if err := j.wait(ctx); err != nil {
-			return err
+			return "", nil, err
 		}
 	}
+}
+
+// jobPlaces are the places of the jobs running at once in the whole run:
+// max_concurrent_async_job_count (a number or a template over the config),
+// one without it, as Airbyte's JobTracker, which also takes one for a value
+// below 1 or one that is not a number, with a WARN. A job holds its place
+// from its creation until it completes (its downloads are read after) or
+// fails for good.
+func (r *Runner) jobPlaces() chan struct{} {
+	r.jobsOnce.Do(func() {
+		n := int64(1)
+		if t := r.Source.AsyncJobLimit; t != nil {
+			v, err := t.Eval(r.vars(nil, nil))
+			text := strings.TrimSpace(interp.String(v))
+			if err == nil {
+				n, err = strconv.ParseInt(text, 10, 64)
+			}
+			switch {
+			case err != nil:
+				r.log("WARN", fmt.Sprintf("max_concurrent_async_job_count: %q is not a number; one job runs at a time", text))
+				n = 1
+			case n < 1:
+				r.log("WARN", fmt.Sprintf("max_concurrent_async_job_count: %d is less than 1; one job runs at a time", n))
+				n = 1
+			}
+		}
+		r.jobs = make(chan struct{}, n)
+	})
+	return r.jobs
 }
 
 // runJob creates the job and polls it until it is no longer running; a job

@@ -122,8 +122,12 @@ func (f *flaky) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// faultManifest reads its streams one request at a time (concurrency_level
+// 1): the API breaks every other request it gets, so that each stream's
+// retries alternate with answers.
 const faultManifest = `version: 6.0.0
 check: {stream_names: [users]}
+concurrency_level: {type: ConcurrencyLevel, default_concurrency: 1}
 definitions:
   req:
     type: HttpRequester

@@ -13,10 +13,12 @@ import (
 	"github.com/airbyte-go/source-declarative/runtime/incremental"
 	"github.com/airbyte-go/source-declarative/runtime/interp"
 	"github.com/airbyte-go/source-declarative/runtime/partition"
+	"github.com/airbyte-go/source-declarative/runtime/request"
 )
 
-// defaultConcurrency is the number of partitions read at once without
-// concurrency_level: the reference's pool of two threads.
+// defaultConcurrency is the number of a sync's workers (slices read at
+// once, of every stream) without concurrency_level: the reference's pool of
+// two threads.
 const defaultConcurrency = 2
 
 // concurrency is concurrency_level over the config: default_concurrency,
@@ -76,6 +78,9 @@ type streamRun struct {
 	// cleared tells that the incoming state was dropped as older than a
 	// StateDelegatingStream's api_retention_period.
 	cleared bool
+	// cached is how the stream's requests use the sync's response cache
+	// (cache.go); this read's answers are kept under it.
+	cached request.CacheUse
 }
 
 // partitionWork is one partition to read, with its cursor and its sequence
@@ -94,7 +99,7 @@ func (r *Runner) newRun(st *manifest.Stream, catalogField []string, state map[st
 	if err != nil {
 		return nil, err
 	}
-	run := &streamRun{r: r, st: st, lazy: len(state) == 0, cleared: cleared}
+	run := &streamRun{r: r, st: st, lazy: len(state) == 0, cleared: cleared, cached: r.cacheUse(st)}
 	if st.Retriever == nil || st.Retriever.PartitionRouter == nil {
 		run.single, err = r.cursor(st, catalogField, state)
 		return run, err
@@ -135,6 +140,7 @@ func (run *streamRun) prepare() error {
 	if run.parts != nil {
 		sr.field = run.parts.Field()
 	}
+	sr.cached = run.cached
 	run.sr = sr
 	pr := run.st.Retriever.PartitionRouter
 	if pr == nil {
@@ -226,34 +232,55 @@ type sliceHooks struct {
 	emit     func([][]byte) error
 	before   func(*incremental.Slice) error
 	after    func(*incremental.Slice) error
-	done     func() error // after the partition is read to its end
-	// recycle: emit keeps no record, so page bodies may be reused.
-	recycle bool
+}
+
+// inPartition is a slice of the partition's cursor with the partition's
+// keys, extra fields and request options.
+func (run *streamRun) inPartition(w partitionWork, sl *incremental.Slice) *incremental.Slice {
+	if run.router != nil {
+		sl.Partition, sl.Extra = w.part.Keys, w.part.Extra
+		if len(w.part.Options) > 0 {
+			sl.Inject = w.part.Inject
+		}
+	}
+	return sl
+}
+
+// lazyBody is the first page of the partition's slices when it comes from
+// the parent record (lazy_read_pointer), nil when it is requested.
+func (run *streamRun) lazyBody(w partitionWork) []byte {
+	if run.lazy && w.part.Lazy != nil {
+		return w.part.Lazy
+	}
+	return nil
+}
+
+// readSlice reads a slice of the partition with sr, then closes it: its
+// records count for the state.
+func (run *streamRun) readSlice(ctx context.Context, sr *streamReader, w partitionWork, sl *incremental.Slice, maxPages int, emit func([][]byte) error) error {
+	if err := sr.read(ctx, sl, maxPages, emit); err != nil {
+		return err
+	}
+	w.cursor.Close(sl)
+	return nil
 }
 
 // readPartition reads the slices of one partition in order.
 func (run *streamRun) readPartition(ctx context.Context, w partitionWork, h sliceHooks) error {
 	sr := run.sr.withCursor(w.cursor)
-	sr.recycle = h.recycle
-	if run.lazy && w.part.Lazy != nil {
-		sr = sr.withLazy(w.part.Lazy)
+	if lazy := run.lazyBody(w); lazy != nil {
+		sr = sr.withLazy(lazy)
 	}
 	for sl := range w.cursor.Slices() {
-		if run.router != nil {
-			sl.Partition, sl.Extra = w.part.Keys, w.part.Extra
-			if len(w.part.Options) > 0 {
-				sl.Inject = w.part.Inject
-			}
-		}
+		sl = run.inPartition(w, sl)
 		if h.before != nil {
 			if err := h.before(sl); err != nil {
 				return err
 			}
 		}
-		if err := sr.read(ctx, sl, h.maxPages, h.emit); err != nil {
+		if err := run.readSlice(ctx, sr, w, sl, h.maxPages, h.emit); err != nil {
 			return err
 		}
-		w.cursor.Close(sl)
 		if h.after != nil {
 			if err := h.after(sl); err != nil {
 				return err
@@ -263,13 +290,11 @@ func (run *streamRun) readPartition(ctx context.Context, w partitionWork, h slic
 	if run.parts != nil {
 		run.parts.Done(w.seq, w.cursor)
 	}
-	if h.done != nil {
-		return h.done()
-	}
 	return nil
 }
 
-// sequential reads every partition in order, in this goroutine.
+// sequential reads every partition in order, in this goroutine (check,
+// test reads, parents, dynamic streams' resolvers).
 func (run *streamRun) sequential(ctx context.Context, h sliceHooks) error {
 	for w, err := range run.partitions(ctx) {
 		if err != nil {
@@ -280,55 +305,6 @@ func (run *streamRun) sequential(ctx context.Context, h sliceHooks) error {
 		}
 	}
 	return nil
-}
-
-// concurrent reads the partitions with a pool of workers: one goroutine
-// ranges over the partitions (reading parents as it goes) and hands them to
-// the workers through a channel. The first error stops every worker and is
-// returned.
-func (run *streamRun) concurrent(ctx context.Context, workers int, h func(partitionWork) sliceHooks) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var once sync.Once
-	var first error
-	fail := func(err error) {
-		once.Do(func() {
-			first = err
-			cancel()
-		})
-	}
-	work := make(chan partitionWork, workers)
-	go func() {
-		defer close(work)
-		for w, err := range run.partitions(ctx) {
-			if err != nil {
-				fail(err)
-				return
-			}
-			select {
-			case work <- w:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for w := range work {
-				if ctx.Err() != nil {
-					continue
-				}
-				if err := run.readPartition(ctx, w, h(w)); err != nil {
-					fail(err)
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	return first
 }
 
 // finish is called once every partition was read: the global state and the
@@ -414,6 +390,7 @@ func (run *streamRun) readParent(ctx context.Context, pc *manifest.ParentStreamC
 	// (global state, lookback_window, its own parent_state), as the
 	// reference's parent cursor does after its last record.
 	parent.finish()
+	parent.cached.Complete()
 	return nil
 }
 

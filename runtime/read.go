@@ -10,14 +10,18 @@ import (
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/protocol"
 	"github.com/airbyte-go/source-declarative/runtime/incremental"
+	"github.com/airbyte-go/source-declarative/runtime/schedule"
 )
 
-// Read reads every configured stream in catalog order, each from its state
-// in states when its sync mode is incremental. A sync mode a stream cannot
-// run, a state that cannot be read or a cursor the config breaks fails the
-// read before anything is requested. A stream that fails while reading is
-// INCOMPLETE with a TRACE ERROR and the others still run; the returned error
-// then lists the failed streams. Dynamic streams are made first.
+// Read reads every configured stream, each from its state in states when
+// its sync mode is incremental, on one pool of concurrency_level workers
+// (schedule): the streams start in catalog order, up to half as many as
+// workers make their partitions at once, and the slices of every stream's
+// partitions are read by the same workers. A sync mode a stream cannot run,
+// a state that cannot be read or a cursor the config breaks fails the read
+// before anything is requested. A stream that fails while reading is
+// INCOMPLETE with a TRACE ERROR and the others still run; the returned
+// error then lists the failed streams. Dynamic streams are made first.
 func (r *Runner) Read(ctx context.Context, catalog *protocol.ConfiguredCatalog, states incremental.States) error {
 	if err := r.resolveDynamic(ctx); err != nil { // dynamic.go
 		return err
@@ -26,20 +30,31 @@ func (r *Runner) Read(ctx context.Context, catalog *protocol.ConfiguredCatalog, 
 	for _, cs := range catalog.Streams {
 		r.configuredSchemas[cs.Stream.Name] = cs.Stream.JSONSchema
 	}
-	plans := make([]*streamPlan, 0, len(catalog.Streams))
+	level, err := r.concurrency()
+	if err != nil {
+		return err
+	}
+	r.startCache() // cache.go
+	defer r.closeCache()
+	streams := make([]*syncStream, 0, len(catalog.Streams))
 	for _, cs := range catalog.Streams {
-		p, err := r.plan(cs, states)
+		s, err := r.plan(cs, states)
 		if err != nil {
 			return err
 		}
-		plans = append(plans, p)
+		streams = append(streams, s)
 	}
+	r.Client.InFlight = make(chan struct{}, level)
+	defer func() { r.Client.InFlight = nil }()
+	scheduled := make([]schedule.Stream, len(streams))
+	for i, s := range streams {
+		scheduled[i] = s
+	}
+	schedule.Run(ctx, scheduled, schedule.ForLevel(level))
 	var failed []string
-	for _, p := range plans {
-		if err := r.readOne(ctx, p); err != nil {
-			failed = append(failed, p.name)
-			r.Out.Error(FailureType(err), OneLine(err), internalMessage(err), p.name)
-			r.Out.Status(p.name, protocol.StatusIncomplete)
+	for _, s := range streams {
+		if s.failed {
+			failed = append(failed, s.name)
 		}
 	}
 	if len(failed) > 0 {
@@ -48,43 +63,28 @@ func (r *Runner) Read(ctx context.Context, catalog *protocol.ConfiguredCatalog, 
 	return nil
 }
 
-// streamPlan is a configured stream ready to read: its run (manifest
-// stream and cursors) and how many partitions are read at once, or the
-// error that stops it.
-type streamPlan struct {
-	name    string
-	run     *streamRun
-	workers int
-	err     error
-}
-
 // plan prepares a configured stream. A stream missing from the manifest
-// fails alone, when its turn comes; a wrong sync mode, state, cursor or
-// concurrency level is an error of the whole read.
-func (r *Runner) plan(cs protocol.ConfiguredStream, states incremental.States) (*streamPlan, error) {
-	p := &streamPlan{name: cs.Stream.Name, workers: 1}
+// fails alone, when its turn comes; a wrong sync mode, state or cursor is an
+// error of the whole read.
+func (r *Runner) plan(cs protocol.ConfiguredStream, states incremental.States) (*syncStream, error) {
+	s := &syncStream{r: r, name: cs.Stream.Name}
 	st := r.Source.Stream(cs.Stream.Name)
 	if st == nil {
-		p.err = ConfigErr("stream %q of the catalog is not defined in the manifest (streams: %s)", p.name, strings.Join(r.streamNames(), ", "))
-		return p, nil
+		s.err = ConfigErr("stream %q of the catalog is not defined in the manifest (streams: %s)", s.name, strings.Join(r.streamNames(), ", "))
+		return s, nil
 	}
 	if cs.SyncMode == "incremental" && !supportsIncremental(st) {
-		return nil, ConfigErr("stream %s is configured with sync_mode incremental, but it has no incremental_sync in the manifest: configure it as full_refresh", p.name)
+		return nil, ConfigErr("stream %s is configured with sync_mode incremental, but it has no incremental_sync in the manifest: configure it as full_refresh", s.name)
 	}
 	var state map[string]any
 	if cs.SyncMode == "incremental" {
-		state = states[p.name]
+		state = states[s.name]
 	}
 	var err error
-	if p.run, err = r.newRun(st, cs.CursorField, state); err != nil {
+	if s.run, err = r.newRun(st, cs.CursorField, state); err != nil {
 		return nil, err
 	}
-	if st.Retriever != nil && st.Retriever.PartitionRouter != nil {
-		if p.workers, err = r.concurrency(); err != nil {
-			return nil, err
-		}
-	}
-	return p, nil
+	return s, nil
 }
 
 // cursor makes the cursor of a stream from its state (nil: from the start);
@@ -109,56 +109,6 @@ func (r *Runner) cursor(st *manifest.Stream, catalogField []string, state map[st
 // always written): each holds every partition's cursor, so writing one per
 // partition would grow as their square. The reference waits ten minutes.
 const partitionStateEvery = time.Minute
-
-// readOne reads a stream: its partitions with a pool of workers (one
-// without partition router), the slices of each partition in order. A
-// stream without router writes its state after each slice read to its end;
-// one with a router and incremental_sync after a partition is read (at most
-// once a partitionStateEvery), and both once at the end, each with the
-// number of records emitted since the previous one. A state never covers a
-// slice not read to its end; a stream with a router that fails writes the
-// state of what it has read.
-func (r *Runner) readOne(ctx context.Context, p *streamPlan) error {
-	if p.err != nil {
-		return p.err
-	}
-	name, run := p.name, p.run
-	r.Out.Status(name, protocol.StatusStarted)
-	if err := run.prepare(); err != nil {
-		return err
-	}
-	pg := &progress{r: r, name: name, run: run}
-	if run.cleared {
-		pg.last = "{}"
-		if err := r.Out.StreamState(name, map[string]any{}, 0); err != nil {
-			return err
-		}
-	}
-	hooks := func(partitionWork) sliceHooks {
-		h := sliceHooks{emit: pg.emit, recycle: true} // emit copies the records out
-		switch {
-		case run.router == nil:
-			h.after = func(*incremental.Slice) error { return pg.checkpoint(false) }
-		case run.parts != nil:
-			h.done = func() error { return pg.checkpoint(true) }
-		}
-		return h
-	}
-	err := run.concurrent(ctx, p.workers, hooks)
-	if err != nil {
-		if run.parts != nil {
-			pg.checkpoint(false)
-		}
-		return err
-	}
-	run.finish()
-	pg.start()
-	if err := pg.checkpoint(false); err != nil {
-		return err
-	}
-	r.log("INFO", fmt.Sprintf("Read %d records from stream %s", pg.total, name))
-	return r.Out.Status(name, protocol.StatusComplete)
-}
 
 // progress writes the records and states of one stream, from any worker.
 type progress struct {

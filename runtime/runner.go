@@ -39,6 +39,13 @@ type Runner struct {
 	// logSink, during a test read, takes the WARN and ERROR logs: they are
 	// part of the StreamRead the builder shows (testread.go).
 	logSink func(level, msg string)
+	// cache keeps answers for reuse during a sync (cache.go); nil outside
+	// one. parentNames are the streams some stream reads as a parent.
+	cache       *request.Cache
+	parentNames map[string]bool
+	// jobs holds a place per AsyncRetriever job running (asyncjob.go).
+	jobs     chan struct{}
+	jobsOnce sync.Once
 }
 
 // Observer is told of each data request and of each token or login request.

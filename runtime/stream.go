@@ -56,6 +56,8 @@ type streamReader struct {
 	// downloading is the job's slice while its downloads are read: the
 	// records observed count for it.
 	downloading *incremental.Slice
+	// cached is how page requests use the sync's response cache.
+	cached request.CacheUse
 }
 
 func (r *Runner) streamReader(st *manifest.Stream, cursor incremental.Cursor) (*streamReader, error) {
@@ -279,7 +281,7 @@ func (s *streamReader) fetch(ctx context.Context, pr pageRequest, check func(*re
 	res := &pageResult{}
 	ctx = request.ForStream(ctx, s.st.Name)
 	send := func() (*request.Response, error) {
-		return s.r.Client.SendChecked(ctx, func() (*http.Request, error) {
+		return s.r.Client.SendCached(ctx, s.cached, func() (*http.Request, error) {
 			p, err := s.b.build(ctx, pr)
 			if err != nil {
 				return nil, err

@@ -367,10 +367,11 @@ func (duplicate) Slices() iter.Seq[*Slice] { return func(func(*Slice) bool) {} }
 // Done records that the partition of sequence number seq was read to its
 // end with cursor c: its cursor value counts for the global state, and the
 // parent state of the partitions made up to the first one still open is
-// committed.
-func (p *Partitioned) Done(seq int, c Cursor) {
-	if seq < 0 { // a duplicate, not read
-		return
+// committed. It tells whether the partition was read (not a duplicate,
+// which moves nothing).
+func (p *Partitioned) Done(seq int, c Cursor) bool {
+	if seq < 0 {
+		return false
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -395,6 +396,7 @@ func (p *Partitioned) Done(seq int, c Cursor) {
 		p.parentState = p.pending[i].state
 	}
 	p.pending = p.pending[i:]
+	return true
 }
 
 // observer is a cursor that tells whether it read a record's cursor value.

@@ -37,14 +37,18 @@ func (c *Client) SendChecked(ctx context.Context, build func() (*http.Request, e
 	if c.NoRetries {
 		maxRetries = 0
 	}
+	heldOff := false // whether this request just waited for a rate limit
 	for attempt := 0; ; attempt++ {
 		req, err := build()
 		if err != nil {
-			if own := failure.As(err); own != nil {
-				return nil, own // a token or login request that failed keeps its failure type
-			}
-			return nil, failure.Config("%s", err.Error())
+			return nil, buildError(err)
 		}
+		if !heldOff {
+			if err := c.holdOffWait(ctx, req.URL.Host); err != nil {
+				return nil, failure.Transient("%s %s stopped: %v", req.Method, req.URL.Redacted(), err)
+			}
+		}
+		heldOff = false
 		c.debugRequest(req)
 		resp, netErr := c.do(req)
 		if final := failure.As(netErr); final != nil {
@@ -126,6 +130,10 @@ func (c *Client) SendChecked(ctx context.Context, build func() (*http.Request, e
 			return resp, err
 		}
 		c.log(protocol.LevelWarn, fmt.Sprintf("%s; retrying in %s (attempt %d of %d)", act.message, wait.Round(time.Millisecond), attempt+2, maxRetries+1))
+		if act.rateLimited {
+			c.holdOff.set(req.URL.Host, c.Now().Add(wait))
+			heldOff = true
+		}
 		if err := c.wait(ctx, wait); err != nil {
 			return nil, failure.Transient("%s", err.Error())
 		}
@@ -133,6 +141,16 @@ func (c *Client) SendChecked(ctx context.Context, build func() (*http.Request, e
 			p.Refresh(req.Header)
 		}
 	}
+}
+
+// buildError is the error of a request that could not be made: a token or
+// login request that failed keeps its failure type, anything else is the
+// config's.
+func buildError(err error) error {
+	if own := failure.As(err); own != nil {
+		return own
+	}
+	return failure.Config("%s", err.Error())
 }
 
 type streamKey struct{}

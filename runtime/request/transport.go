@@ -52,6 +52,13 @@ type Client struct {
 	Budget         *Budget // the manifest's api_budget; nil: no rate limit
 	// Debug, when set and true, logs a DEBUG summary of every request and response.
 	Debug func() bool
+	// InFlight, when set, bounds the requests in flight at once (a sync's
+	// concurrency_level): each holds a place from when it is sent until its
+	// body is read, or until its headers came for a body read as it arrives
+	// (whose reader may make requests of its own).
+	InFlight chan struct{}
+
+	holdOff holdOff // rate-limited hosts: when they may be asked again
 
 	withheldFrom sync.Map // hosts whose requests went without credentials, said in a WARN (Authenticate)
 }
@@ -125,6 +132,11 @@ func (c *Client) do(req *http.Request) (*Response, error) {
 	if err := c.Budget.Acquire(req.Context(), req); err != nil {
 		return nil, err
 	}
+	release, err := c.acquire(req.Context())
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	resp, err := c.HTTP.Do(req)
 	if err != nil {
 		return nil, err
@@ -137,6 +149,7 @@ func (c *Client) do(req *http.Request) (*Response, error) {
 		return nil, fmt.Errorf("reading the response body: %v", err)
 	}
 	if br, ok := req.Context().Value(bodyReaderKey{}).(*bodyReader); ok && r.Status < 400 && decide(br.policy, r).kind == manifest.ActionSuccess {
+		release()
 		return r, br.read(r, body)
 	}
 	limit := c.MaxBody

@@ -1,0 +1,187 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"sync"
+
+	"github.com/airbyte-go/source-declarative/protocol"
+	"github.com/airbyte-go/source-declarative/runtime/incremental"
+	"github.com/airbyte-go/source-declarative/runtime/schedule"
+)
+
+// syncStream is a configured stream as a sync reads it (schedule.Stream):
+// each slice of each of its partitions is a unit of work of its own, read
+// from its first page by whichever worker is free. A stream without
+// partition router writes its state after each slice read to its end; one
+// with a router and incremental_sync after a partition is read (at most
+// once a partitionStateEvery); both once at the end, each with the number
+// of records emitted since the previous one. A state never covers a slice
+// not read to its end: the cursors keep the slices closed, and a state
+// covers only their unbroken run from the start. A stream with a router
+// that fails writes the state of what it has read.
+type syncStream struct {
+	r       *Runner
+	name    string
+	run     *streamRun
+	err     error // why the stream cannot be read (not in the manifest)
+	pg      *progress
+	readers readerPool
+	failed  bool // set by Finish
+}
+
+// Start writes STARTED and prepares the stream's reader and router:
+// templates over the config are rendered here, so a config that does not
+// fit fails the stream before any request.
+func (s *syncStream) Start(context.Context) error {
+	if s.err != nil {
+		return s.err
+	}
+	s.r.Out.Status(s.name, protocol.StatusStarted)
+	if err := s.run.prepare(); err != nil {
+		return err
+	}
+	s.pg = &progress{r: s.r, name: s.name, run: s.run}
+	s.readers.base = s.run.sr
+	if s.run.cleared {
+		s.pg.last = "{}"
+		return s.r.Out.StreamState(s.name, map[string]any{}, 0)
+	}
+	return nil
+}
+
+// Partitions yields a unit of work per slice of each partition, in order.
+func (s *syncStream) Partitions(ctx context.Context) iter.Seq2[schedule.Partition, error] {
+	return func(yield func(schedule.Partition, error) bool) {
+		for w, err := range s.run.partitions(ctx) {
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			p := &partitionRead{s: s, w: w, left: 1}
+			for sl := range w.cursor.Slices() {
+				p.add()
+				if !yield(&sliceRead{p: p, sl: s.run.inPartition(w, sl)}, nil) {
+					return
+				}
+			}
+			if err := p.release(); err != nil {
+				yield(nil, err)
+				return
+			}
+		}
+	}
+}
+
+// Finish writes the stream's last state and COMPLETE, or, when it failed,
+// the state of what was read, a TRACE ERROR and INCOMPLETE.
+func (s *syncStream) Finish(err error) {
+	if err == nil {
+		s.run.finish()
+		s.pg.start()
+		if err = s.pg.checkpoint(false); err == nil {
+			s.run.cached.Complete()
+			s.r.log("INFO", fmt.Sprintf("Read %d records from stream %s", s.pg.total, s.name))
+			s.r.Out.Status(s.name, protocol.StatusComplete)
+			return
+		}
+	} else if s.pg != nil && s.run.parts != nil {
+		s.pg.checkpoint(false)
+	}
+	s.failed = true
+	s.r.Out.Error(FailureType(err), OneLine(err), internalMessage(err), s.name)
+	s.r.Out.Status(s.name, protocol.StatusIncomplete)
+}
+
+// partitionRead is a partition whose slices are being read: the last slice
+// read (or the end of its slices, if later) marks it read.
+type partitionRead struct {
+	s    *syncStream
+	w    partitionWork
+	mu   sync.Mutex
+	left int // slices not read yet, and one while they are being made
+}
+
+func (p *partitionRead) add() {
+	p.mu.Lock()
+	p.left++
+	p.mu.Unlock()
+}
+
+// release says a slice was read (or the slices were all made); the last
+// one marks the partition read, and a stream with a router and
+// incremental_sync then writes its state (throttled).
+func (p *partitionRead) release() error {
+	p.mu.Lock()
+	p.left--
+	last := p.left == 0
+	p.mu.Unlock()
+	if !last {
+		return nil
+	}
+	run := p.s.run
+	if run.parts == nil {
+		return nil
+	}
+	if !run.parts.Done(p.w.seq, p.w.cursor) {
+		return nil // a duplicate partition, not read
+	}
+	return p.s.pg.checkpoint(true)
+}
+
+// sliceRead is one slice of a partition, the unit a worker reads.
+type sliceRead struct {
+	p  *partitionRead
+	sl *incremental.Slice
+}
+
+// Read reads the slice's pages and closes it; a stream without router then
+// writes its state.
+func (r *sliceRead) Read(ctx context.Context) error {
+	s, w := r.p.s, r.p.w
+	sr := s.readers.get(w.cursor, s.run.lazyBody(w))
+	err := s.run.readSlice(ctx, sr, w, r.sl, 0, s.pg.emit)
+	s.readers.put(sr)
+	if err != nil {
+		return err
+	}
+	if s.run.router == nil {
+		if err := s.pg.checkpoint(false); err != nil {
+			return err
+		}
+	}
+	return r.p.release()
+}
+
+// readerPool keeps the readers of a stream that no slice is reading: a
+// slice takes one and sets its cursor, so that a stream makes one reader
+// (and one record pipeline) per slice read at the same time, not per slice.
+type readerPool struct {
+	mu   sync.Mutex
+	base *streamReader
+	free []*streamReader
+}
+
+// get returns a reader observing cursor c, whose slices start with lazy
+// (nil: with a request).
+func (p *readerPool) get(c incremental.Cursor, lazy []byte) *streamReader {
+	p.mu.Lock()
+	var sr *streamReader
+	if n := len(p.free); n > 0 {
+		sr, p.free = p.free[n-1], p.free[:n-1]
+	}
+	p.mu.Unlock()
+	if sr == nil {
+		sr = p.base.withCursor(c)
+		sr.recycle = true // the sync's emit copies the records out
+	}
+	sr.cursor, sr.lazy = c, lazy
+	return sr
+}
+
+func (p *readerPool) put(sr *streamReader) {
+	p.mu.Lock()
+	p.free = append(p.free, sr)
+	p.mu.Unlock()
+}
