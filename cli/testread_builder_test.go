@@ -1,0 +1,236 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// Test reads as Airbyte's builder shows them (CDK 7.28's connector builder),
+// each StreamRead compared as printed: keys in their order, the Date header
+// of each response written DATE.
+
+// rawStreamRead runs a builder test read and returns the StreamRead as
+// printed, and the other messages printed beside it.
+func rawStreamRead(t *testing.T, manifestYAML string, cfg map[string]any, stream string) (string, []map[string]any) {
+	t.Helper()
+	m, err := yamlToMap(manifestYAML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg == nil {
+		cfg = map[string]any{}
+	}
+	cfg["__command"], cfg["__injected_declarative_manifest"] = "test_read", m
+	c := newConnector(t, "", cfg, stream)
+	res := runCLI(t, "read", "--config", c.config, "--catalog", c.catalog)
+	var data string
+	var others []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(res.stdout), "\n") {
+		var msg struct {
+			Type   string
+			Record struct{ Data json.RawMessage }
+		}
+		json.Unmarshal([]byte(line), &msg)
+		if msg.Type == "RECORD" && data == "" {
+			data = string(msg.Record.Data)
+			continue
+		}
+		var other map[string]any
+		json.Unmarshal([]byte(line), &other)
+		others = append(others, other)
+	}
+	if res.code != 0 || data == "" {
+		t.Fatalf("want a RECORD and exit 0, got exit %d: %s", res.code, res.stdout)
+	}
+	return dates.ReplaceAllString(data, `"Date":"DATE"`), others
+}
+
+var dates = regexp.MustCompile(`"Date":"[^"]*"`)
+
+// jsonPage is a page of a StreamRead as printed: a GET without headers
+// answered 200 with body.
+func jsonPage(url, body, records string) string {
+	b, _ := json.Marshal(body)
+	return `{"records":` + records + `,"request":{"url":"` + url + `","headers":{},"http_method":"GET","body":null},` +
+		`"response":{"status":200,"body":` + string(b) + `,"headers":{"Content-Length":"` + fmt.Sprint(len(body)) + `","Content-Type":"application/json","Date":"DATE"}}}`
+}
+
+// jsonState is a slice's state as printed.
+func jsonState(stream, state string, records int) string {
+	return `{"type":"STREAM","stream":{"stream_descriptor":{"name":"` + stream + `","namespace":null},"stream_state":` + state + `},` +
+		`"global_":null,"data":null,"sourceStats":{"recordCount":` + fmt.Sprint(records) + `.0},"destinationStats":null}`
+}
+
+// A stream without partitions or cursor: one slice whose descriptor is the
+// text "{}" (the CDK logs an empty slice as the text of the object), the
+// state a full refresh stream writes when it ends, {"__ab_no_cursor_state_
+// message": true} with the records of the read, in the shape of the
+// builder's state message (every field, null where unset), and no
+// latest_config_update without a config update.
+func TestTestReadFullRefreshAsTheBuilderPrintsIt(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		if r.URL.Query().Get("page") == "" {
+			fmt.Fprint(w, `{"data":[{"id":1},{"id":2}],"next":2}`)
+			return
+		}
+		fmt.Fprint(w, `{"data":[{"id":3}]}`)
+	})
+	m := stream("s", "url_base: "+a.URL+"\npath: /s", "[data]", "paginator:\n  type: DefaultPaginator\n  page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: page}\n  pagination_strategy: {type: CursorPagination, cursor_value: \"{{ response.next }}\", stop_condition: \"{{ response.next is none }}\"}")
+	got, others := rawStreamRead(t, m, nil, "s")
+	want := `{"logs":[],"slices":[{"pages":[` +
+		jsonPage(a.URL+"/s", `{"data":[{"id":1},{"id":2}],"next":2}`, `[{"id":1},{"id":2}]`) + `,` +
+		jsonPage(a.URL+"/s?page=2", `{"data":[{"id":3}]}`, `[{"id":3}]`) + `],` +
+		`"slice_descriptor":"{}","state":[` + jsonState("s", `{"__ab_no_cursor_state_message":true}`, 3) + `],"auxiliary_requests":[]}],` +
+		`"test_read_limit_reached":false,"auxiliary_requests":[],` +
+		`"inferred_schema":{"$schema":"http://json-schema.org/schema#","type":"object","properties":{"id":{"type":"number"}},"required":["id"]},` +
+		`"inferred_datetime_formats":{}}`
+	if got != want {
+		t.Errorf("StreamRead\n got: %s\nwant: %s", got, want)
+	}
+	if len(others) != 0 {
+		t.Errorf("messages beside the StreamRead: %v", others)
+	}
+}
+
+// An incremental stream: each slice's descriptor holds its bounds, and its
+// state is the one written after it with the records read since the state
+// before; when the stream ends the state is written again, with no record
+// since, and the last slice shows that one (recordCount 0), as the
+// builder's grouping of the read's messages does.
+func TestTestReadIncrementalStatesAsTheBuilderGroupsThem(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		day := r.URL.Query().Get("since")[:10]
+		fmt.Fprintf(w, `{"data":[{"id":"%[1]s","updated":"%[1]sT05:00:00Z"}]}`, day)
+	})
+	m := stream("i", "url_base: "+a.URL+"\npath: /inc", "[data]", "") + `    incremental_sync:
+      type: DatetimeBasedCursor
+      cursor_field: updated
+      datetime_format: "%Y-%m-%dT%H:%M:%SZ"
+      start_datetime: "2024-01-01T00:00:00Z"
+      end_datetime: "2024-01-02T12:00:00Z"
+      step: P1D
+      cursor_granularity: PT1S
+      start_time_option: {type: RequestOption, inject_into: request_parameter, field_name: since}
+`
+	got, _ := rawStreamRead(t, m, nil, "i")
+	page := func(day string) string {
+		return jsonPage(a.URL+"/inc?since="+day+"T00%3A00%3A00Z", `{"data":[{"id":"`+day+`","updated":"`+day+`T05:00:00Z"}]}`, `[{"id":"`+day+`","updated":"`+day+`T05:00:00Z"}]`)
+	}
+	want := `{"logs":[],"slices":[` +
+		`{"pages":[` + page("2024-01-01") + `],"slice_descriptor":{"end_time":"2024-01-01T23:59:59Z","start_time":"2024-01-01T00:00:00Z"},` +
+		`"state":[` + jsonState("i", `{"updated":"2024-01-01T05:00:00Z"}`, 1) + `],"auxiliary_requests":[]},` +
+		`{"pages":[` + page("2024-01-02") + `],"slice_descriptor":{"end_time":"2024-01-02T12:00:00Z","start_time":"2024-01-02T00:00:00Z"},` +
+		`"state":[` + jsonState("i", `{"updated":"2024-01-02T05:00:00Z"}`, 0) + `],"auxiliary_requests":[]}],` +
+		`"test_read_limit_reached":false,"auxiliary_requests":[],` +
+		`"inferred_schema":{"$schema":"http://json-schema.org/schema#","type":"object","properties":{"id":{"type":"string"},"updated":{"type":"string"}},"required":["id","updated"]},` +
+		`"inferred_datetime_formats":{"id":"%Y-%m-%d","updated":"%Y-%m-%dT%H:%M:%SZ"}}`
+	if got != want {
+		t.Errorf("StreamRead\n got: %s\nwant: %s", got, want)
+	}
+}
+
+// A substream: one slice per parent record, its descriptor the partition; a
+// full refresh stream's state shown with the last slice only. Each requester
+// has its own authenticator, as in the builder: the parent's token request is
+// its own, made while reading the parent, and titled as the parent's
+// requests are ("Parent stream: Refresh token", type PARENT_STREAM).
+func TestTestReadSubstreamTokenRequestsAsTheBuilderShowsThem(t *testing.T) {
+	tokens := 0
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		switch {
+		case r.URL.Path == "/oauth/token":
+			tokens++
+			fmt.Fprintf(w, `{"access_token":"tok-%d","expires_in":3600}`, tokens)
+		case r.URL.Path == "/parents":
+			fmt.Fprint(w, `{"data":[{"id":"p1"},{"id":"p2"}]}`)
+		default:
+			fmt.Fprintf(w, `{"data":[{"id":%q}]}`, r.URL.Path)
+		}
+	})
+	auth := `authenticator: {type: OAuthAuthenticator, token_refresh_endpoint: "` + a.URL + `/oauth/token", grant_type: client_credentials, client_id: "{{ config['client_id'] }}", client_secret: "{{ config['client_secret'] }}"}`
+	m := stream("c", "url_base: "+a.URL+"\npath: /p/{{ stream_partition.pid }}/c\n"+auth, "[data]", `partition_router:
+  type: SubstreamPartitionRouter
+  parent_stream_configs:
+    - type: ParentStreamConfig
+      parent_key: id
+      partition_field: pid
+      stream:
+        type: DeclarativeStream
+        name: parent
+        primary_key: [id]
+        retriever:
+          type: SimpleRetriever
+          requester: {type: HttpRequester, url_base: `+a.URL+`, path: /parents, `+auth+`}
+          record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}`) +
+		"spec:\n  type: Spec\n  connection_specification:\n    type: object\n    properties:\n      client_secret: {type: string, airbyte_secret: true}\n"
+	got, _ := rawStreamRead(t, m, map[string]any{"client_id": "cid", "client_secret": "csecret"}, "c")
+	token := func(title, kind, access string) string {
+		body := `{"access_token":"` + access + `","expires_in":3600}`
+		return `{"title":"` + title + `","type":"` + kind + `","description":"Obtains access token",` +
+			`"request":{"url":"` + a.URL + `/oauth/token","headers":{"Accept":"application/json","Content-Type":"application/json"},"http_method":"POST",` +
+			`"body":"{\"client_id\":\"****\",\"client_secret\":\"****\",\"grant_type\":\"client_credentials\"}"},` +
+			`"response":{"status":200,"body":` + compactJSON(strings.ReplaceAll(body, access, "****")) + `,"headers":{"Content-Length":"` + fmt.Sprint(len(body)) + `","Content-Type":"application/json","Date":"DATE"}}}`
+	}
+	parents := `{"data":[{"id":"p1"},{"id":"p2"}]}`
+	child := func(pid string) string {
+		body := `{"data":[{"id":"/p/` + pid + `/c"}]}`
+		return `{"records":[{"id":"/p/` + pid + `/c"}],"request":{"url":"` + a.URL + `/p/` + pid + `/c","headers":{"Authorization":"Bearer ****"},"http_method":"GET","body":null},` +
+			`"response":{"status":200,"body":` + compactJSON(body) + `,"headers":{"Content-Length":"` + fmt.Sprint(len(body)) + `","Content-Type":"application/json","Date":"DATE"}}}`
+	}
+	want := `{"logs":[],"slices":[` +
+		`{"pages":[` + child("p1") + `],"slice_descriptor":{"parent_slice":{},"pid":"p1"},"state":[],"auxiliary_requests":[]},` +
+		`{"pages":[` + child("p2") + `],"slice_descriptor":{"parent_slice":{},"pid":"p2"},"state":[` + jsonState("c", `{"__ab_no_cursor_state_message":true}`, 2) + `],"auxiliary_requests":[]}],` +
+		`"test_read_limit_reached":false,"auxiliary_requests":[` +
+		token("Parent stream: Refresh token", "PARENT_STREAM", "tok-1") + `,` +
+		`{"title":"Parent stream: Stream 'parent' request","type":"PARENT_STREAM","description":"Request performed in order to extract records for stream 'parent'",` +
+		`"request":{"url":"` + a.URL + `/parents","headers":{"Authorization":"Bearer ****"},"http_method":"GET","body":null},` +
+		`"response":{"status":200,"body":` + compactJSON(parents) + `,"headers":{"Content-Length":"` + fmt.Sprint(len(parents)) + `","Content-Type":"application/json","Date":"DATE"}}},` +
+		token("Refresh token", "AUTH", "tok-2") + `],` +
+		`"inferred_schema":{"$schema":"http://json-schema.org/schema#","type":"object","properties":{"id":{"type":"string"}},"required":["id"]},` +
+		`"inferred_datetime_formats":{}}`
+	if got != want {
+		t.Errorf("StreamRead\n got: %s\nwant: %s", got, want)
+	}
+	equalLists(t, "requests", a.lines(), []string{"POST /oauth/token", "GET /parents", "POST /oauth/token", "GET /p/p1/c", "GET /p/p2/c"})
+}
+
+// The inferred schema follows the builder's (genson's SchemaBuilder under
+// the CDK's SchemaInferrer): fields in the order the records first show
+// them, integers as numbers, an object always empty without properties, an
+// array's items merged, a field only ever null left out, a null merged into
+// the type list of the one other kind, an anyOf of other kinds left as
+// genson writes it, every type nullable with null last, and the primary key
+// required and not nullable. A primary key path that does not reach an
+// object is reported in the builder's words, the node written as Python
+// prints it.
+func TestTestReadInferredSchemaAsTheBuilderInfersIt(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		fmt.Fprint(w, `{"data":[`+
+			`{"id":1,"addons":{},"tags":[],"meta":{"a":1},"mixed":"x","n":null,"arr":[{"k":1},{"k":"v","z":null}],"name":"it's"},`+
+			`{"id":2.5,"addons":{},"tags":["a"],"meta":null,"mixed":{"b":null,"c":"d"},"n":null,"arr":null,"b":true,"name":"b"}]}`)
+	})
+	m := strings.Replace(stream("s", "url_base: "+a.URL+"\npath: /s", "[data]", ""), "primary_key: [id]", "primary_key: [[id], [name, first]]", 1)
+	got, _ := rawStreamRead(t, m, nil, "s")
+	schema := got[strings.Index(got, `"inferred_schema":`):]
+	want := `"inferred_schema":{"$schema":"http://json-schema.org/schema#","type":"object","properties":{` +
+		`"id":{"type":"number"},` +
+		`"addons":{"type":["object","null"]},` +
+		`"tags":{"type":["array","null"],"items":{"type":["string","null"]}},` +
+		`"meta":{"type":["object","null"],"properties":{"a":{"type":["number","null"]}}},` +
+		`"mixed":{"anyOf":[{"type":"string"},{"type":"object","properties":{"b":{"type":"null"},"c":{"type":"string"}}}]},` +
+		`"arr":{"type":["array","null"],"items":{"type":["object","null"],"properties":{"k":{"type":["number","string","null"]}}}},` +
+		`"name":{"type":"string"},` +
+		`"b":{"type":["boolean","null"]}},` +
+		`"required":["id","name"]},"inferred_datetime_formats":{}}`
+	if schema != want {
+		t.Errorf("inferred schema\n got: %s\nwant: %s", schema, want)
+	}
+	logs := got[:strings.Index(got, `,"slices":`)]
+	if want := `{"logs":[{"message":"Path ['name'] does not refer to an object but is ` + "`{'type': 'string'}`" + ` and hence ['first'] can't be marked as required.","level":"ERROR","internal_message":null,"stacktrace":null}]`; logs != want {
+		t.Errorf("logs\n got: %s\nwant: %s", logs, want)
+	}
+}
