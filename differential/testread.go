@@ -37,6 +37,7 @@ func (m *run) compareTestRead(stream string, outs [2]output) {
 		d("no StreamRead from the reference%s", firstError(outs))
 		return
 	}
+	m.note("test-read-record-limit", cutAtRecordLimit(a, b))
 	for _, k := range []string{"test_read_limit_reached", "latest_config_update", "inferred_schema"} {
 		if diff := firstDifference(a[k], b[k], k); diff != "" {
 			d("%s", diff)
