@@ -7,6 +7,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/airbyte-go/source-declarative/runtime"
 )
 
 // Test reads as Airbyte's builder shows them (CDK 7.28's connector builder),
@@ -232,5 +235,84 @@ func TestTestReadInferredSchemaAsTheBuilderInfersIt(t *testing.T) {
 	logs := got[:strings.Index(got, `,"slices":`)]
 	if want := `{"logs":[{"message":"Path ['name'] does not refer to an object but is ` + "`{'type': 'string'}`" + ` and hence ['first'] can't be marked as required.","level":"ERROR","internal_message":null,"stacktrace":null}]`; logs != want {
 		t.Errorf("logs\n got: %s\nwant: %s", logs, want)
+	}
+}
+
+// A partitioned incremental stream writes a state after its first slice
+// only (the CDK's per-partition cursor writes at most one in ten minutes)
+// and when it ends: the slices between show the first one again, as the
+// builder shows the latest state written when each slice ends.
+func TestTestReadPartitionedStatesAsTheBuilderGroupsThem(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		if r.URL.Path == "/parents" {
+			fmt.Fprint(w, `{"data":[{"id":"p1"},{"id":"p2"},{"id":"p3"}]}`)
+			return
+		}
+		fmt.Fprintf(w, `{"data":[{"id":%q,"updated":"2024-01-01T05:00:00Z"}]}`, r.URL.Path)
+	})
+	m := stream("c", "url_base: "+a.URL+"\npath: /p/{{ stream_partition.pid }}/c", "[data]", `partition_router:
+  type: SubstreamPartitionRouter
+  parent_stream_configs:
+    - type: ParentStreamConfig
+      parent_key: id
+      partition_field: pid
+      stream:
+        type: DeclarativeStream
+        name: parent
+        primary_key: [id]
+        retriever:
+          type: SimpleRetriever
+          requester: {type: HttpRequester, url_base: `+a.URL+`, path: /parents}
+          record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}`) + `    incremental_sync:
+      type: DatetimeBasedCursor
+      cursor_field: updated
+      datetime_format: "%Y-%m-%dT%H:%M:%SZ"
+      start_datetime: "2024-01-01T00:00:00Z"
+      end_datetime: "2024-01-01T12:00:00Z"
+      step: P1D
+      cursor_granularity: PT1S
+`
+	got, _ := rawStreamRead(t, m, nil, "c")
+	var read struct {
+		Slices []struct {
+			SliceDescriptor map[string]any  `json:"slice_descriptor"`
+			State           json.RawMessage `json:"state"`
+		}
+	}
+	json.Unmarshal([]byte(got), &read)
+	var gotSlices []string
+	for _, s := range read.Slices {
+		gotSlices = append(gotSlices, fmt.Sprint(s.SliceDescriptor["pid"])+" "+string(s.State))
+	}
+	p := func(id string) string {
+		return `{"cursor":{"updated":"2024-01-01T05:00:00Z"},"partition":{"parent_slice":{},"pid":"` + id + `"}}`
+	}
+	first := `[` + jsonState("c", `{"lookback_window":0,"states":[`+p("p1")+`],"use_global_cursor":false}`, 1) + `]`
+	last := `[` + jsonState("c", `{"lookback_window":1,"state":{"updated":"2024-01-01T05:00:00Z"},"states":[`+p("p1")+`,`+p("p2")+`,`+p("p3")+`],"use_global_cursor":false}`, 2) + `]`
+	equalLists(t, "slices and their states", gotSlices, []string{"p1 " + first, "p2 " + first, "p3 " + last})
+}
+
+// A refresh token rotated during a test read comes back in
+// latest_config_update, the config without the builder's own keys, its
+// expiry date written as the CDK writes it (Python's isoformat in UTC, with
+// the microseconds of the clock).
+func TestTestReadLatestConfigUpdateAsTheCDKWritesIt(t *testing.T) {
+	prepareRunner = func(r *runtime.Runner) {
+		r.Now = func() time.Time { return time.Date(2024, 5, 6, 7, 8, 9, 123456789, time.UTC) }
+	}
+	t.Cleanup(func() { prepareRunner = nil })
+	o := newOAuthServer(t, true)
+	m := oauthManifest(o.URL, "", `refresh_token_updater:
+  refresh_token_name: refresh_token
+  access_token_config_path: [oauth_access_token]
+  refresh_token_config_path: [client_refresh_token]
+  token_expiry_date_config_path: [oauth_token_expiry_date]
+`)
+	got, _ := rawStreamRead(t, m, map[string]any{"client_id": "cid", "client_secret": "csecret", "client_refresh_token": "refresh-0",
+		"oauth_access_token": "stale", "oauth_token_expiry_date": "2020-01-01T00:00:00Z"}, "s")
+	update := got[strings.Index(got, `"latest_config_update":`):]
+	want := `"latest_config_update":{"client_id":"cid","client_refresh_token":"refresh-1","client_secret":"csecret","oauth_access_token":"access-1","oauth_token_expiry_date":"2024-05-06T08:08:09.123456+00:00"}}`
+	if update != want {
+		t.Errorf("latest_config_update\n got: %s\nwant: %s", update, want)
 	}
 }
