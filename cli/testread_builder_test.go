@@ -316,3 +316,26 @@ func TestTestReadLatestConfigUpdateAsTheCDKWritesIt(t *testing.T) {
 		t.Errorf("latest_config_update\n got: %s\nwant: %s", update, want)
 	}
 }
+
+// A response the error handler ignores ends the pages and is shown as a page
+// without records, as the builder shows every response.
+func TestTestReadShowsAnIgnoredResponse(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		if r.URL.Query().Get("page") != "" {
+			w.WriteHeader(403)
+			fmt.Fprint(w, `{"error":"no"}`)
+			return
+		}
+		fmt.Fprint(w, `{"data":[{"id":1}],"next":2}`)
+	})
+	m := stream("s", "url_base: "+a.URL+"\npath: /s\nerror_handler: {type: DefaultErrorHandler, response_filters: [{type: HttpResponseFilter, action: IGNORE, http_codes: [403]}]}", "[data]",
+		"paginator:\n  type: DefaultPaginator\n  page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: page}\n  pagination_strategy: {type: CursorPagination, cursor_value: \"{{ response.next }}\"}")
+	got, _ := rawStreamRead(t, m, nil, "s")
+	pages := got[strings.Index(got, `"pages":`):strings.Index(got, `,"slice_descriptor"`)]
+	want := `"pages":[` + jsonPage(a.URL+"/s", `{"data":[{"id":1}],"next":2}`, `[{"id":1}]`) + `,` +
+		strings.Replace(jsonPage(a.URL+"/s?page=2", `{"error":"no"}`, `[]`), `"status":200`, `"status":403`, 1) + `]`
+	if pages != want {
+		t.Errorf("pages\n got: %s\nwant: %s", pages, want)
+	}
+	equalLists(t, "requests", a.lines(), []string{"GET /s", "GET /s?page=2"})
+}
