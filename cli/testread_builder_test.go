@@ -339,3 +339,88 @@ func TestTestReadShowsAnIgnoredResponse(t *testing.T) {
 	}
 	equalLists(t, "requests", a.lines(), []string{"GET /s", "GET /s?page=2"})
 }
+
+// A partition that fails is shown with its failed page and its error logged,
+// and the partitions made before it are read still, as Airbyte's builder
+// reads every partition it made (up to max_slices) before it reads any.
+func TestTestReadGoesOnAfterAFailedPartition(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		switch r.URL.Path {
+		case "/parents":
+			fmt.Fprint(w, `{"data":[{"id":"p1"},{"id":"p2"},{"id":"p3"}]}`)
+		case "/p/p2/c":
+			w.WriteHeader(500)
+			fmt.Fprint(w, `{"error":"boom"}`)
+		default:
+			fmt.Fprintf(w, `{"data":[{"id":%q}]}`, r.URL.Path)
+		}
+	})
+	m := stream("c", "url_base: "+a.URL+"\npath: /p/{{ stream_partition.pid }}/c", "[data]", `partition_router:
+  type: SubstreamPartitionRouter
+  parent_stream_configs:
+    - type: ParentStreamConfig
+      parent_key: id
+      partition_field: pid
+      stream:
+        type: DeclarativeStream
+        name: parent
+        primary_key: [id]
+        retriever:
+          type: SimpleRetriever
+          requester: {type: HttpRequester, url_base: `+a.URL+`, path: /parents}
+          record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}`)
+	got, _ := rawStreamRead(t, m, nil, "c")
+	page := func(pid string) string {
+		return jsonPage(a.URL+"/p/"+pid+"/c", `{"data":[{"id":"/p/`+pid+`/c"}]}`, `[{"id":"/p/`+pid+`/c"}]`)
+	}
+	failed := strings.Replace(jsonPage(a.URL+"/p/p2/c", `{"error":"boom"}`, `[]`), `"status":200`, `"status":500`, 1)
+	msg := `stream c: HTTP 500 Internal Server Error from GET ` + a.URL + `/p/p2/c: {\"error\":\"boom\"} (gave up after 1 attempt)`
+	want := `{"logs":[{"message":"` + msg + `","level":"ERROR","internal_message":"` + msg + `","stacktrace":null}],"slices":[` +
+		`{"pages":[` + page("p1") + `],"slice_descriptor":{"parent_slice":{},"pid":"p1"},"state":[],"auxiliary_requests":[]},` +
+		`{"pages":[` + failed + `],"slice_descriptor":{"parent_slice":{},"pid":"p2"},"state":[],"auxiliary_requests":[]},` +
+		`{"pages":[` + page("p3") + `],"slice_descriptor":{"parent_slice":{},"pid":"p3"},"state":[` + jsonState("c", `{"__ab_no_cursor_state_message":true}`, 2) + `],"auxiliary_requests":[]}],` +
+		`"test_read_limit_reached":false,"auxiliary_requests":[`
+	if !strings.HasPrefix(got, want) {
+		t.Errorf("StreamRead\n got: %s\nwant: %s...", got, want)
+	}
+	equalLists(t, "requests", a.lines(), []string{"GET /parents", "GET /p/p1/c", "GET /p/p2/c", "GET /p/p3/c"})
+}
+
+// A substream's partitions are made before any is read, at most max_slices
+// of them, as in Airbyte's builder: the parent's pages come first, and a
+// parent page past the partitions needed is not requested.
+func TestTestReadMakesThePartitionsFirst(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		switch r.URL.Path {
+		case "/parents":
+			page := r.URL.Query().Get("page")
+			if page == "" {
+				fmt.Fprint(w, `{"data":[{"id":"p1"},{"id":"p2"}],"next":2}`)
+				return
+			}
+			fmt.Fprintf(w, `{"data":[{"id":"p%[1]s1"},{"id":"p%[1]s2"}],"next":%[1]s1}`, page)
+		default:
+			fmt.Fprint(w, `{"data":[{"id":1}]}`)
+		}
+	})
+	m := stream("c", "url_base: "+a.URL+"\npath: /p/{{ stream_partition.pid }}/c", "[data]", `partition_router:
+  type: SubstreamPartitionRouter
+  parent_stream_configs:
+    - type: ParentStreamConfig
+      parent_key: id
+      partition_field: pid
+      stream:
+        type: DeclarativeStream
+        name: parent
+        primary_key: [id]
+        retriever:
+          type: SimpleRetriever
+          requester: {type: HttpRequester, url_base: `+a.URL+`, path: /parents}
+          record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}
+          paginator:
+            type: DefaultPaginator
+            page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: page}
+            pagination_strategy: {type: CursorPagination, cursor_value: "{{ response.next }}"}`)
+	rawStreamRead(t, m, map[string]any{"__test_read_config": map[string]any{"max_slices": 3}}, "c")
+	equalLists(t, "requests", a.lines(), []string{"GET /parents", "GET /parents?page=2", "GET /p/p1/c", "GET /p/p2/c", "GET /p/p21/c"})
+}

@@ -199,11 +199,7 @@ func (t *testReader) slices(ctx context.Context, st *manifest.Stream, limits Tes
 				t.write(run.state())
 				written++
 			}
-			if t.latest != nil {
-				t.current.State = []*TestState{t.latest}
-			}
-			t.read.Slices = append(t.read.Slices, *t.current)
-			t.current = nil
+			t.closeSlice()
 			if len(t.read.Slices) >= limits.MaxSlices {
 				// As the reference counts it: max_slices slices read reach
 				// the limit, whether or not another slice would follow.
@@ -212,14 +208,11 @@ func (t *testReader) slices(ctx context.Context, st *manifest.Stream, limits Tes
 			return nil
 		},
 	}
-	err = run.sequential(ctx, h)
+	failed, err := t.readPartitions(ctx, run, h, limits.MaxSlices)
 	if t.current != nil && len(t.current.Pages) >= limits.MaxPagesPerSlice {
 		t.read.TestReadLimitReached = true
 	}
-	if errors.Is(err, errSlicesRead) {
-		err = nil
-	}
-	if err == nil {
+	if !failed && err == nil {
 		run.finish()
 	}
 	// The stream ends with its state, shown with the last slice, whether
@@ -231,6 +224,65 @@ func (t *testReader) slices(ctx context.Context, st *manifest.Stream, limits Tes
 		t.read.Slices[n-1].State = []*TestState{t.latest}
 	}
 	return err
+}
+
+// readPartitions reads the stream's partitions as Airbyte's builder does:
+// they are made first (their parents read), at most max of them, then read
+// in turn; a partition that fails is shown and its error logged, and the
+// others are read still. failed tells that one failed; err is errLimit when
+// the record limit stopped the read.
+func (t *testReader) readPartitions(ctx context.Context, run *streamRun, h sliceHooks, max int) (failed bool, err error) {
+	var works []partitionWork
+	for w, err := range run.partitions(ctx) {
+		if err != nil {
+			t.fail(err)
+			failed = true
+			break
+		}
+		works = append(works, w)
+		if len(works) == max {
+			break
+		}
+	}
+	for _, w := range works {
+		err := run.readPartition(ctx, w, h)
+		switch {
+		case errors.Is(err, errSlicesRead):
+			return failed, nil
+		case errors.Is(err, errLimit):
+			return failed, err
+		case err != nil:
+			t.fail(err)
+			failed = true
+			if t.current != nil {
+				t.closeSlice()
+			}
+		}
+	}
+	return failed, nil
+}
+
+// closeSlice ends the slice being read: it shows the latest state written.
+func (t *testReader) closeSlice() {
+	if t.latest != nil {
+		t.current.State = []*TestState{t.latest}
+	}
+	t.read.Slices = append(t.read.Slices, *t.current)
+	t.current = nil
+}
+
+// fail logs an error that ended a partition or the read, as the builder
+// shows an error TRACE: its internal message is the technical detail, or the
+// error itself (Airbyte's from_exception).
+func (t *testReader) fail(err error) {
+	internal := internalMessage(err)
+	if internal == "" {
+		internal = OneLine(err)
+	}
+	internal = t.r.Masker.Mask(internal)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.read.Logs = append(t.read.Logs, TestLog{Message: OneLine(err), Level: "ERROR", InternalMessage: &internal})
 }
 
 // write writes a state with the records emitted since the one before.
@@ -416,14 +468,7 @@ func (r *Runner) TestRead(ctx context.Context, stream string, limits TestLimits,
 		err = tr.slices(ctx, st, limits, state)
 	}
 	if err != nil && !errors.Is(err, errLimit) {
-		// As the builder shows an error TRACE: its internal message is the
-		// technical detail, or the error itself (Airbyte's from_exception).
-		internal := internalMessage(err)
-		if internal == "" {
-			internal = OneLine(err)
-		}
-		internal = r.Masker.Mask(internal)
-		read.Logs = append(read.Logs, TestLog{Message: OneLine(err), Level: "ERROR", InternalMessage: &internal})
+		tr.fail(err)
 	}
 	if tr.current != nil { // the slice that failed or met a limit
 		read.Slices = append(read.Slices, *tr.current)
