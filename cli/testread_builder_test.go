@@ -424,3 +424,48 @@ func TestTestReadMakesThePartitionsFirst(t *testing.T) {
 	rawStreamRead(t, m, map[string]any{"__test_read_config": map[string]any{"max_slices": 3}}, "c")
 	equalLists(t, "requests", a.lines(), []string{"GET /parents", "GET /parents?page=2", "GET /p/p1/c", "GET /p/p2/c", "GET /p/p21/c"})
 }
+
+// A partitioned incremental stream's cursor looks one partition ahead, as the
+// CDK's per-partition cursor does: the parent page of the partition after the
+// last one read (max_slices) is requested too, not read.
+func TestTestReadPartitionedStreamLooksOnePartitionAhead(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		if r.URL.Path == "/parents" {
+			page := r.URL.Query().Get("page")
+			if page == "" {
+				page = "1"
+			}
+			fmt.Fprintf(w, `{"data":[{"id":"p%[1]s"}],"next":%[1]s1}`, page)
+			return
+		}
+		fmt.Fprint(w, `{"data":[{"id":1,"updated":"2024-01-01T05:00:00Z"}]}`)
+	})
+	m := stream("c", "url_base: "+a.URL+"\npath: /p/{{ stream_partition.pid }}/c", "[data]", `partition_router:
+  type: SubstreamPartitionRouter
+  parent_stream_configs:
+    - type: ParentStreamConfig
+      parent_key: id
+      partition_field: pid
+      stream:
+        type: DeclarativeStream
+        name: parent
+        primary_key: [id]
+        retriever:
+          type: SimpleRetriever
+          requester: {type: HttpRequester, url_base: `+a.URL+`, path: /parents}
+          record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}
+          paginator:
+            type: DefaultPaginator
+            page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: page}
+            pagination_strategy: {type: CursorPagination, cursor_value: "{{ response.next }}"}`) + `    incremental_sync:
+      type: DatetimeBasedCursor
+      cursor_field: updated
+      datetime_format: "%Y-%m-%dT%H:%M:%SZ"
+      start_datetime: "2024-01-01T00:00:00Z"
+      end_datetime: "2024-01-01T12:00:00Z"
+      step: P1D
+      cursor_granularity: PT1S
+`
+	rawStreamRead(t, m, map[string]any{"__test_read_config": map[string]any{"max_slices": 2}}, "c")
+	equalLists(t, "requests", a.lines(), []string{"GET /parents", "GET /parents?page=11", "GET /parents?page=111", "GET /p/p1/c", "GET /p/p11/c"})
+}
