@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -144,6 +145,10 @@ func newOAuthServer(t *testing.T, rotate bool) *oauthServer {
 	return o
 }
 
+// isoformat is an expiry date as the CDK writes it into the config: Python's
+// isoformat in UTC, with microseconds unless they are zero.
+var isoformat = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{6})?\+00:00$`)
+
 const refreshLine = "refresh_token: \"{{ config['client_refresh_token'] }}\"\n"
 
 func oauthManifest(url, refresh, extra string) string {
@@ -269,8 +274,8 @@ func TestOAuthRotationPrintsControlBeforeUsingNewToken(t *testing.T) {
 	if cfg["client_refresh_token"] != "refresh-1" || cfg["oauth_access_token"] != "access-1" || cfg["client_id"] != "cid" || cfg["client_secret"] != "cs" {
 		t.Fatalf("control config: %v", cfg)
 	}
-	if exp, _ := cfg["oauth_token_expiry_date"].(string); !strings.HasSuffix(exp, "+00:00") || len(exp) != 25 {
-		t.Fatalf("expiry %q is not ISO 8601 with offset", exp)
+	if exp, _ := cfg["oauth_token_expiry_date"].(string); !isoformat.MatchString(exp) {
+		t.Fatalf("expiry %q is not written as the CDK writes it (Python's isoformat in UTC)", exp)
 	}
 	saved, _ := readJSONObject(c.config, "config")
 	if saved["client_refresh_token"] != "refresh-1" {

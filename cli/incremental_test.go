@@ -549,9 +549,9 @@ func TestBuilderTestReadGroupsPagesBySlice(t *testing.T) {
 		got = append(got, line)
 	}
 	equalLists(t, "slices", got, []string{
-		`{"end_time":"2024-01-01T23:59:59Z","start_time":"2024-01-01T00:00:00Z"} [{"sourceStats":{"recordCount":1},"stream":{"stream_descriptor":{"name":"items"},"stream_state":{"updated_at":"2024-01-01T10:00:00Z"}},"type":"STREAM"}] ` +
+		`{"end_time":"2024-01-01T23:59:59Z","start_time":"2024-01-01T00:00:00Z"} [{"data":null,"destinationStats":null,"global_":null,"sourceStats":{"recordCount":1},"stream":{"stream_descriptor":{"name":"items","namespace":null},"stream_state":{"updated_at":"2024-01-01T10:00:00Z"}},"type":"STREAM"}] ` +
 			a.URL + "/items?since=" + q("2024-01-01T00:00:00Z") + "&until=" + q("2024-01-01T23:59:59Z") + ` [{"id":1,"updated_at":"2024-01-01T10:00:00Z"}]`,
-		`{"end_time":"2024-01-02T23:59:59Z","start_time":"2024-01-02T00:00:00Z"} [{"sourceStats":{"recordCount":1},"stream":{"stream_descriptor":{"name":"items"},"stream_state":{"updated_at":"2024-01-02T11:00:00Z"}},"type":"STREAM"}] ` +
+		`{"end_time":"2024-01-02T23:59:59Z","start_time":"2024-01-02T00:00:00Z"} [{"data":null,"destinationStats":null,"global_":null,"sourceStats":{"recordCount":0},"stream":{"stream_descriptor":{"name":"items","namespace":null},"stream_state":{"updated_at":"2024-01-02T11:00:00Z"}},"type":"STREAM"}] ` +
 			a.URL + "/items?since=" + q("2024-01-02T00:00:00Z") + "&until=" + q("2024-01-02T23:59:59Z") + ` [{"id":2,"updated_at":"2024-01-02T11:00:00Z"}]`,
 	})
 	if data["test_read_limit_reached"] != true {
@@ -708,7 +708,7 @@ func TestBuilderTestReadStartsFromTheState(t *testing.T) {
 	equalLists(t, "builder requests", a.lines(), []string{first})
 	slices := recs[0]["record"].(map[string]any)["data"].(map[string]any)["slices"].([]any)
 	got, _ := json.Marshal(slices[0].(map[string]any)["state"])
-	if want := `[{"sourceStats":{"recordCount":1},"stream":{"stream_descriptor":{"name":"items"},"stream_state":{"updated_at":"2024-01-02T11:00:00Z"}},"type":"STREAM"}]`; string(got) != want {
+	if want := `[{"data":null,"destinationStats":null,"global_":null,"sourceStats":{"recordCount":0},"stream":{"stream_descriptor":{"name":"items","namespace":null},"stream_state":{"updated_at":"2024-01-02T11:00:00Z"}},"type":"STREAM"}]`; string(got) != want {
 		t.Errorf("slice state\n got: %s\nwant: %s", got, want)
 	}
 

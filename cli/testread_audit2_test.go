@@ -63,14 +63,13 @@ func TestTestReadSubstreamAsTheBuilderShowsIt(t *testing.T) {
 		`"title":"Parent stream: Stream 'parent' request","type":"PARENT_STREAM"}],` +
 		`"inferred_datetime_formats":{},` +
 		`"inferred_schema":{"$schema":"http://json-schema.org/schema#","properties":{"id":{"type":"number"}},"required":["id"],"type":"object"},` +
-		`"latest_config_update":null,` +
 		`"logs":[` +
 		`{"internal_message":null,"level":"WARN","message":"streams[0].retriever.requester.bogus: HttpRequester has no field \"bogus\"; it is ignored","stacktrace":null},` +
 		`{"internal_message":null,"level":"WARN","message":"Stream c: a record of parent stream parent has no \"id\" (streams[0].retriever.partition_router.parent_stream_configs[0].parent_key); it is skipped","stacktrace":null}],` +
 		`"slices":[{"auxiliary_requests":[],"pages":[{"records":[{"id":1}],` +
 		`"request":{"body":null,"headers":{},"http_method":"GET","url":"` + a.URL + `/p/p1/c"},` +
 		`"response":{"body":"{\"data\":[{\"id\":1}]}","headers":{"Content-Type":"application/json"},"status":200}}],` +
-		`"slice_descriptor":{"parent_slice":{},"pid":"p1"},"state":[]}],` +
+		`"slice_descriptor":{"parent_slice":{},"pid":"p1"},"state":[{"data":null,"destinationStats":null,"global_":null,"sourceStats":{"recordCount":1},"stream":{"stream_descriptor":{"name":"c","namespace":null},"stream_state":{"__ab_no_cursor_state_message":true}},"type":"STREAM"}]}],` +
 		`"test_read_limit_reached":false}`
 	if got := compactJSON(data); got != want {
 		t.Errorf("StreamRead\n got: %s\nwant: %s", got, want)
@@ -108,10 +107,10 @@ func TestTestReadIncrementalSliceStates(t *testing.T) {
 		page("2024-01-01T00%3A00%3A00Z", `"{\"data\":[{\"id\":1,\"updated\":\"2024-01-01T05:00:00Z\"},{\"id\":2,\"updated\":\"2024-01-01T06:00:00Z\"}]}"`,
 			`[{"id":1,"updated":"2024-01-01T05:00:00Z"},{"id":2,"updated":"2024-01-01T06:00:00Z"}]`) + `],` +
 		`"slice_descriptor":{"end_time":"2024-01-01T23:59:59Z","start_time":"2024-01-01T00:00:00Z"},` +
-		`"state":[{"sourceStats":{"recordCount":2},"stream":{"stream_descriptor":{"name":"c"},"stream_state":{"updated":"2024-01-01T06:00:00Z"}},"type":"STREAM"}]},` +
+		`"state":[{"data":null,"destinationStats":null,"global_":null,"sourceStats":{"recordCount":2},"stream":{"stream_descriptor":{"name":"c","namespace":null},"stream_state":{"updated":"2024-01-01T06:00:00Z"}},"type":"STREAM"}]},` +
 		`{"auxiliary_requests":[],"pages":[` + page("2024-01-02T00%3A00%3A00Z", `"{\"data\":[]}"`, `[]`) + `],` +
 		`"slice_descriptor":{"end_time":"2024-01-02T12:00:00Z","start_time":"2024-01-02T00:00:00Z"},` +
-		`"state":[{"sourceStats":{"recordCount":0},"stream":{"stream_descriptor":{"name":"c"},"stream_state":{"updated":"2024-01-01T06:00:00Z"}},"type":"STREAM"}]}]`
+		`"state":[{"data":null,"destinationStats":null,"global_":null,"sourceStats":{"recordCount":0},"stream":{"stream_descriptor":{"name":"c","namespace":null},"stream_state":{"updated":"2024-01-01T06:00:00Z"}},"type":"STREAM"}]}]`
 	if got := compactJSON(data["slices"]); got != want {
 		t.Errorf("slices\n got: %s\nwant: %s", got, want)
 	}
@@ -137,12 +136,12 @@ func TestTestReadRecordLimitInAPageAndFilteredPages(t *testing.T) {
 	data := builderRead(t, m, map[string]any{"__test_read_config": map[string]any{"max_records": 2}}, "s")
 	want := `{"auxiliary_requests":[],"inferred_datetime_formats":{},` +
 		`"inferred_schema":{"$schema":"http://json-schema.org/schema#","properties":{"id":{"type":"number"},"k":{"type":["string","null"]}},"required":["id"],"type":"object"},` +
-		`"latest_config_update":null,"logs":[],"slices":[{"auxiliary_requests":[],"pages":[` +
+		`"logs":[],"slices":[{"auxiliary_requests":[],"pages":[` +
 		`{"records":[],"request":{"body":null,"headers":{},"http_method":"GET","url":"` + a.URL + `/s"},` +
 		`"response":{"body":"{\"data\":[{\"id\":1,\"k\":\"no\"},{\"id\":2,\"k\":\"no\"}],\"next\":2}","headers":{"Content-Type":"application/json"},"status":200}},` +
 		`{"records":[{"id":3,"k":"yes"},{"id":4,"k":"yes"}],"request":{"body":null,"headers":{},"http_method":"GET","url":"` + a.URL + `/s?page=2"},` +
 		`"response":{"body":"{\"data\":[{\"id\":3,\"k\":\"yes\"},{\"id\":4,\"k\":\"yes\"},{\"id\":5,\"k\":\"yes\"}],\"next\":3}","headers":{"Content-Type":"application/json"},"status":200}}],` +
-		`"slice_descriptor":null,"state":[]}],"test_read_limit_reached":true}`
+		`"slice_descriptor":"{}","state":[{"data":null,"destinationStats":null,"global_":null,"sourceStats":{"recordCount":2},"stream":{"stream_descriptor":{"name":"s","namespace":null},"stream_state":{"__ab_no_cursor_state_message":true}},"type":"STREAM"}]}],"test_read_limit_reached":true}`
 	if got := compactJSON(data); got != want {
 		t.Errorf("StreamRead\n got: %s\nwant: %s", got, want)
 	}
@@ -155,7 +154,7 @@ func TestTestReadRecordLimitInAPageAndFilteredPages(t *testing.T) {
 func TestTestReadUnknownStream(t *testing.T) {
 	a := dataAPI(t)
 	data := builderRead(t, stream("s", "url_base: "+a.URL+"\npath: /s", "[data]", ""), nil, "nope")
-	want := `{"auxiliary_requests":[],"inferred_datetime_formats":{},"inferred_schema":null,"latest_config_update":null,` +
+	want := `{"auxiliary_requests":[],"inferred_datetime_formats":{},` +
 		`"logs":[{"internal_message":"stream \"nope\" is not defined in the manifest (streams: s)","level":"ERROR","message":"stream \"nope\" is not defined in the manifest (streams: s)","stacktrace":null}],` +
 		`"slices":[],"test_read_limit_reached":false}`
 	if got := compactJSON(data); got != want {

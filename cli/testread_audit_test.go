@@ -44,7 +44,7 @@ func TestTestReadShowsTheFailedPage(t *testing.T) {
 	want := `[{"auxiliary_requests":[],"pages":[` +
 		`{"records":[{"id":1}],"request":{"body":null,"headers":{"X-Key":"****"},"http_method":"GET","url":"` + a.URL + `/s"},"response":{"body":"{\"data\":[{\"id\":1}],\"next\":2}","headers":{"Content-Type":"application/json"},"status":200}},` +
 		`{"records":[],"request":{"body":null,"headers":{"X-Key":"****"},"http_method":"GET","url":"` + a.URL + `/s?page=2"},"response":{"body":"{\"error\":\"forbidden for key ****\"}","headers":{"Content-Type":"application/json"},"status":403}}` +
-		`],"slice_descriptor":null,"state":[]}]`
+		`],"slice_descriptor":"{}","state":[{"data":null,"destinationStats":null,"global_":null,"sourceStats":{"recordCount":1},"stream":{"stream_descriptor":{"name":"s","namespace":null},"stream_state":{"__ab_no_cursor_state_message":true}},"type":"STREAM"}]}]`
 	if got := compactJSON(data["slices"]); got != want {
 		t.Errorf("slices\n got: %s\nwant: %s", got, want)
 	}
@@ -64,7 +64,7 @@ func TestTestReadShowsAPageThatCannotBeDecoded(t *testing.T) {
 	})
 	c := newConnector(t, stream("s", "url_base: "+a.URL+"\npath: /s", "[data]", ""), nil)
 	data := testReadData(t, c, "s")
-	want := `[{"auxiliary_requests":[],"pages":[{"records":[],"request":{"body":null,"headers":{},"http_method":"GET","url":"` + a.URL + `/s"},"response":{"body":"\u003chtml\u003emaintenance\u003c/html\u003e","headers":{"Content-Type":"text/html"},"status":200}}],"slice_descriptor":null,"state":[]}]`
+	want := `[{"auxiliary_requests":[],"pages":[{"records":[],"request":{"body":null,"headers":{},"http_method":"GET","url":"` + a.URL + `/s"},"response":{"body":"\u003chtml\u003emaintenance\u003c/html\u003e","headers":{"Content-Type":"text/html"},"status":200}}],"slice_descriptor":"{}","state":[{"data":null,"destinationStats":null,"global_":null,"sourceStats":{"recordCount":0},"stream":{"stream_descriptor":{"name":"s","namespace":null},"stream_state":{"__ab_no_cursor_state_message":true}},"type":"STREAM"}]}]`
 	if got := compactJSON(data["slices"]); got != want {
 		t.Errorf("slices\n got: %s\nwant: %s", got, want)
 	}

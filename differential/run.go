@@ -230,7 +230,7 @@ func (m *run) testReads(streams []map[string]any, catalog map[string]any) {
 			config := readJSON(s.config)
 			config["__injected_declarative_manifest"] = readJSON(s.manifest)
 			config["__command"] = "test_read"
-			config["__test_read_config"] = map[string]any{"max_records": 100, "max_pages_per_slice": 5, "max_slices": 5}
+			config["__test_read_config"] = map[string]any{"max_records": testReadMaxRecords, "max_pages_per_slice": 5, "max_slices": 5}
 			cp := filepath.Join(s.dir, "test-read-"+safeName(name)+".json")
 			writeJSON(cp, config)
 			kp := filepath.Join(s.dir, "test-read-catalog-"+safeName(name)+".json")

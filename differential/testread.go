@@ -37,12 +37,13 @@ func (m *run) compareTestRead(stream string, outs [2]output) {
 		d("no StreamRead from the reference%s", firstError(outs))
 		return
 	}
+	m.note("test-read-record-limit", cutAtRecordLimit(a, b))
 	for _, k := range []string{"test_read_limit_reached", "latest_config_update", "inferred_schema"} {
 		if diff := firstDifference(a[k], b[k], k); diff != "" {
 			d("%s", diff)
 		}
 	}
-	if diff := firstDifference(auxiliary(a["auxiliary_requests"]), auxiliary(b["auxiliary_requests"]), "auxiliary_requests"); diff != "" {
+	if diff := m.compareAuxiliary(a["auxiliary_requests"], b["auxiliary_requests"], "auxiliary_requests"); diff != "" {
 		d("%s", diff)
 	}
 	sa, sb := list(a["slices"]), list(b["slices"])
@@ -58,7 +59,7 @@ func (m *run) compareTestRead(stream string, outs [2]output) {
 				d("%s", diff)
 			}
 		}
-		if diff := firstDifference(auxiliary(x["auxiliary_requests"]), auxiliary(y["auxiliary_requests"]), where+".auxiliary_requests"); diff != "" {
+		if diff := m.compareAuxiliary(x["auxiliary_requests"], y["auxiliary_requests"], where+".auxiliary_requests"); diff != "" {
 			d("%s", diff)
 		}
 		pa, pb := list(x["pages"]), list(y["pages"])
@@ -77,10 +78,7 @@ func (m *run) compareTestRead(stream string, outs [2]output) {
 // comparePage compares a test read's page: its request, status and records.
 func (m *run) comparePage(a, b map[string]any, where string) string {
 	ra, rb := pageRequest(asMap(a["request"])), pageRequest(asMap(b["request"]))
-	if ra["url"] != rb["url"] && withoutFirstPageToken(fmt.Sprint(ra["url"]), fmt.Sprint(rb["url"])) {
-		ra["url"] = rb["url"]
-		m.note("first-page-token", 1)
-	}
+	m.firstPageToken(ra, rb)
 	if diff := firstDifference(ra, rb, where+".request"); diff != "" {
 		return diff
 	}
@@ -138,6 +136,26 @@ func withoutFirstPageToken(ours, theirs string) bool {
 		}
 	}
 	return false
+}
+
+// firstPageToken takes the seed's first page token out of our request's
+// URL where it is the one difference with the reference's.
+func (m *run) firstPageToken(ours, theirs map[string]any) {
+	if ours["url"] != theirs["url"] && withoutFirstPageToken(fmt.Sprint(ours["url"]), fmt.Sprint(theirs["url"])) {
+		ours["url"] = theirs["url"]
+		m.note("first-page-token", 1)
+	}
+}
+
+// compareAuxiliary compares two lists of auxiliary requests. A parent
+// stream's requests are paginated as the stream's own pages are: the first
+// carries the seed's first page token.
+func (m *run) compareAuxiliary(ours, theirs any, where string) string {
+	a, b := auxiliary(ours), auxiliary(theirs)
+	for i := 0; i < len(a) && i < len(b); i++ {
+		m.firstPageToken(asMap(a[i]), asMap(b[i]))
+	}
+	return firstDifference(a, b, where)
 }
 
 // auxiliary is what is compared of auxiliary requests: title, type and the

@@ -313,7 +313,7 @@ func (s *streamReader) jobRequest(ctx context.Context, b *builder, step jobStep,
 		return p.HTTP(ctx)
 	}, b.policy, nil)
 	if s.r.Observer != nil && step.kind != "" && parts != nil && resp != nil {
-		s.r.Observer.Auxiliary(step.kind, step.title, step.description, parts, resp)
+		s.r.Observer.Auxiliary(step.kind, b.req.Path, step.title, step.description, parts, resp)
 	}
 	if err != nil {
 		return s.requestError(fmt.Errorf("%s: %w", b.req.Path, err))

@@ -53,8 +53,9 @@ type Observer interface {
 	Page(stream string, req *request.Parts, resp *request.Response, records [][]byte, decision string)
 	// Auxiliary sees a request made for the read but not for a page: kind
 	// is AUTH for token and login requests, ASYNC_CREATE, ASYNC_POLL,
-	// ASYNC_ABORT or ASYNC_DELETE for an AsyncRetriever's job.
-	Auxiliary(kind, title, description string, req *request.Parts, resp *request.Response)
+	// ASYNC_ABORT or ASYNC_DELETE for an AsyncRetriever's job; path is the
+	// manifest path of the component that made it.
+	Auxiliary(kind, path, title, description string, req *request.Parts, resp *request.Response)
 }
 
 // New prepares a runner. The writer's masker hides the spec's secrets.
@@ -84,6 +85,11 @@ func (r *Runner) authenticator(a *manifest.Auth) (auth.Authenticator, error) {
 		return nil, nil
 	}
 	key := authKey(a)
+	if r.Observer != nil {
+		// In a test read each requester has its own authenticator, as in
+		// Airbyte's builder: a parent stream's token request is its own.
+		key = a.Path
+	}
 	r.authMu.Lock()
 	defer r.authMu.Unlock()
 	if existing, ok := r.auths[key]; ok {
@@ -110,7 +116,7 @@ func (r *Runner) authenticator(a *manifest.Auth) (auth.Authenticator, error) {
 	if r.Observer != nil {
 		obs := r.Observer
 		env.Exchange = func(title, description string, req *request.Parts, resp *request.Response) {
-			obs.Auxiliary("AUTH", title, description, req, resp)
+			obs.Auxiliary("AUTH", a.Path, title, description, req, resp)
 		}
 	}
 	au, err := auth.New(a, env)
@@ -154,7 +160,7 @@ func (r *Runner) login(ctx context.Context, req *manifest.Requester) (*request.R
 		return p.HTTP(ctx)
 	}, b.policy)
 	if r.Observer != nil && parts != nil {
-		r.Observer.Auxiliary("AUTH", "Login request", "Obtains session token", parts, resp)
+		r.Observer.Auxiliary("AUTH", req.Path, "Login request", "Obtains session token", parts, resp)
 	}
 	return resp, err
 }

@@ -168,7 +168,11 @@ func (s *streamReader) readPages(ctx context.Context, resets *pageResets, maxPag
 		}
 		if res.resp.Ignored {
 			// The last response was ignored: no next page. Records of a
-			// page's other chunks still go out.
+			// page's other chunks still go out. A test read shows it, as
+			// the builder shows every response.
+			if s.r.Observer != nil {
+				s.r.Observer.Page(s.st.Name, res.parts, res.resp, records, "stop: the response was ignored")
+			}
 			if len(records) > 0 {
 				if err := emit(records); err != nil {
 					return err

@@ -32,13 +32,16 @@ var DefaultTestLimits = TestLimits{MaxRecords: 100, MaxPagesPerSlice: 5, MaxSlic
 
 // StreamRead is what a test read returns, in the shape of Airbyte's builder backend.
 type StreamRead struct {
-	Logs                    []TestLog          `json:"logs"`
-	Slices                  []TestSlice        `json:"slices"`
-	TestReadLimitReached    bool               `json:"test_read_limit_reached"`
-	AuxiliaryRequests       []AuxiliaryRequest `json:"auxiliary_requests"`
-	InferredSchema          map[string]any     `json:"inferred_schema"` // nil without records
-	InferredDatetimeFormats map[string]string  `json:"inferred_datetime_formats"`
-	LatestConfigUpdate      map[string]any     `json:"latest_config_update"`
+	Logs                 []TestLog          `json:"logs"`
+	Slices               []TestSlice        `json:"slices"`
+	TestReadLimitReached bool               `json:"test_read_limit_reached"`
+	AuxiliaryRequests    []AuxiliaryRequest `json:"auxiliary_requests"`
+	// InferredSchema is left out without records, LatestConfigUpdate
+	// without a config update: the builder's serializer leaves out the
+	// StreamRead's nulls.
+	InferredSchema          *object           `json:"inferred_schema,omitzero"`
+	InferredDatetimeFormats map[string]string `json:"inferred_datetime_formats"`
+	LatestConfigUpdate      map[string]any    `json:"latest_config_update,omitzero"`
 }
 
 // TestLog is a log line of a test read: a WARN or ERROR logged during the
@@ -53,10 +56,56 @@ type TestLog struct {
 
 // TestSlice is one slice (a stream without partitions has one).
 type TestSlice struct {
-	Pages             []TestPage         `json:"pages"`
-	SliceDescriptor   any                `json:"slice_descriptor"`
-	State             []*protocol.State  `json:"state"`
+	Pages           []TestPage `json:"pages"`
+	SliceDescriptor any        `json:"slice_descriptor"`
+	// State is the latest state written when the slice ended: the one
+	// written after it, or the one before when none was (a full refresh
+	// stream writes one, when it ends; a partitioned one after its first
+	// slice and when it ends), as Airbyte's builder groups them.
+	State             []*TestState       `json:"state"`
 	AuxiliaryRequests []AuxiliaryRequest `json:"auxiliary_requests"`
+}
+
+// TestState is a STATE as the builder shows it in a slice: the protocol's
+// state message with each of its fields, null where unset.
+type TestState struct {
+	Type   string `json:"type"`
+	Stream struct {
+		StreamDescriptor struct {
+			Name      string  `json:"name"`
+			Namespace *string `json:"namespace"`
+		} `json:"stream_descriptor"`
+		StreamState map[string]any `json:"stream_state"`
+	} `json:"stream"`
+	Global           any                 `json:"global_"`
+	Data             any                 `json:"data"`
+	SourceStats      protocol.StateStats `json:"sourceStats"`
+	DestinationStats any                 `json:"destinationStats"`
+}
+
+func newTestState(stream string, state map[string]any, records int) *TestState {
+	s := &TestState{Type: "STREAM", SourceStats: protocol.StateStats{RecordCount: protocol.Count(records)}}
+	s.Stream.StreamDescriptor.Name = stream
+	s.Stream.StreamState = state
+	return s
+}
+
+// sliceDescriptor is a slice as the builder shows it: its partition and
+// cursor keys, or "{}" (a JSON string: the CDK logs an empty slice as the
+// text of the object) for the one slice of a stream without partitions or
+// cursor.
+func sliceDescriptor(sl *incremental.Slice) any {
+	if len(sl.Partition) == 0 && len(sl.Cursor) == 0 && len(sl.Extra) == 0 {
+		return "{}"
+	}
+	m := make(map[string]any, len(sl.Partition)+len(sl.Cursor))
+	for k, v := range sl.Partition {
+		m[k] = v
+	}
+	for k, v := range sl.Cursor {
+		m[k] = v
+	}
+	return m
 }
 
 // TestPage is one request, its response and its records.
@@ -99,11 +148,18 @@ type testReader struct {
 	read    *StreamRead
 	current *TestSlice // the slice being read
 	stream  string     // the stream read (pages of others are its parents')
+	path    string     // its manifest path
 	field   string     // the cursor field, "" without one
+	// latest is the last state written, since the records emitted after it.
+	latest *TestState
+	since  int
 }
 
 // slices reads up to MaxSlices slices (each partition's slices in turn) of
-// MaxPagesPerSlice pages each, and stops at MaxRecords records.
+// MaxPagesPerSlice pages each, and stops at MaxRecords records. States are
+// written where a read writes them in Airbyte's builder: after each slice of
+// an incremental stream (after the first only for a partitioned one, as its
+// cursor writes at most one state in ten minutes), and when the stream ends.
 func (t *testReader) slices(ctx context.Context, st *manifest.Stream, limits TestLimits, state map[string]any) error {
 	run, err := t.r.newRun(st, nil, state)
 	if err != nil {
@@ -112,14 +168,15 @@ func (t *testReader) slices(ctx context.Context, st *manifest.Stream, limits Tes
 	if err := run.prepare(); err != nil {
 		return err
 	}
-	t.stream = st.Name
+	t.stream, t.path = st.Name, st.Path
 	t.field = run.sr.field
-	total, read, inSlice := 0, 0, 0
+	total, read, written := 0, 0, 0
 	h := sliceHooks{
 		maxPages: limits.MaxPagesPerSlice,
 		emit: func(records [][]byte) error {
-			total += len(records)
-			inSlice += len(records)
+			n := min(len(records), limits.MaxRecords-total)
+			total += n
+			t.since += n
 			if total >= limits.MaxRecords {
 				return errLimit
 			}
@@ -131,22 +188,18 @@ func (t *testReader) slices(ctx context.Context, st *manifest.Stream, limits Tes
 				return errSlicesRead
 			}
 			read++
-			inSlice = 0
-			t.current = &TestSlice{Pages: []TestPage{}, SliceDescriptor: sl.Descriptor(), State: []*protocol.State{}, AuxiliaryRequests: []AuxiliaryRequest{}}
+			t.current = &TestSlice{Pages: []TestPage{}, SliceDescriptor: sliceDescriptor(sl), State: []*TestState{}, AuxiliaryRequests: []AuxiliaryRequest{}}
 			return nil
 		},
 		after: func(*incremental.Slice) error {
 			if len(t.current.Pages) >= limits.MaxPagesPerSlice {
 				t.read.TestReadLimitReached = true
 			}
-			if run.incremental() {
-				// As the STATE a read writes after the slice, with its records counted.
-				t.current.State = []*protocol.State{{Type: "STREAM", Stream: &protocol.StreamState{
-					StreamDescriptor: protocol.StreamDescriptor{Name: st.Name}, StreamState: run.state()},
-					SourceStats: &protocol.StateStats{RecordCount: protocol.Count(inSlice)}}}
+			if run.incremental() && (run.parts == nil || written == 0) {
+				t.write(run.state())
+				written++
 			}
-			t.read.Slices = append(t.read.Slices, *t.current)
-			t.current = nil
+			t.closeSlice()
 			if len(t.read.Slices) >= limits.MaxSlices {
 				// As the reference counts it: max_slices slices read reach
 				// the limit, whether or not another slice would follow.
@@ -155,14 +208,96 @@ func (t *testReader) slices(ctx context.Context, st *manifest.Stream, limits Tes
 			return nil
 		},
 	}
-	err = run.sequential(ctx, h)
+	failed, err := t.readPartitions(ctx, run, h, limits.MaxSlices)
 	if t.current != nil && len(t.current.Pages) >= limits.MaxPagesPerSlice {
 		t.read.TestReadLimitReached = true
 	}
-	if errors.Is(err, errSlicesRead) {
-		return nil
+	if !failed && err == nil {
+		run.finish()
+	}
+	// The stream ends with its state, shown with the last slice, whether
+	// the read ended, met the record limit or failed.
+	t.write(run.state())
+	if t.current != nil {
+		t.current.State = []*TestState{t.latest}
+	} else if n := len(t.read.Slices); n > 0 {
+		t.read.Slices[n-1].State = []*TestState{t.latest}
 	}
 	return err
+}
+
+// readPartitions reads the stream's partitions as Airbyte's builder does:
+// they are made first (their parents read), at most max of them, then read
+// in turn; a partition that fails is shown and its error logged, and the
+// others are read still. failed tells that one failed; err is errLimit when
+// the record limit stopped the read.
+func (t *testReader) readPartitions(ctx context.Context, run *streamRun, h sliceHooks, max int) (failed bool, err error) {
+	// A partitioned incremental stream's cursor looks one partition ahead
+	// (the CDK's per-partition cursor does, to know the last one): the
+	// partition after the last one read is made too, its parent's page
+	// requested.
+	ahead := 0
+	if run.parts != nil {
+		ahead = 1
+	}
+	var works []partitionWork
+	for w, err := range run.partitions(ctx) {
+		if err != nil {
+			t.fail(err)
+			failed = true
+			break
+		}
+		works = append(works, w)
+		if len(works) == max+ahead {
+			break
+		}
+	}
+	works = works[:min(len(works), max)]
+	for _, w := range works {
+		err := run.readPartition(ctx, w, h)
+		switch {
+		case errors.Is(err, errSlicesRead):
+			return failed, nil
+		case errors.Is(err, errLimit):
+			return failed, err
+		case err != nil:
+			t.fail(err)
+			failed = true
+			if t.current != nil {
+				t.closeSlice()
+			}
+		}
+	}
+	return failed, nil
+}
+
+// closeSlice ends the slice being read: it shows the latest state written.
+func (t *testReader) closeSlice() {
+	if t.latest != nil {
+		t.current.State = []*TestState{t.latest}
+	}
+	t.read.Slices = append(t.read.Slices, *t.current)
+	t.current = nil
+}
+
+// fail logs an error that ended a partition or the read, as the builder
+// shows an error TRACE: its internal message is the technical detail, or the
+// error itself (Airbyte's from_exception).
+func (t *testReader) fail(err error) {
+	internal := internalMessage(err)
+	if internal == "" {
+		internal = OneLine(err)
+	}
+	internal = t.r.Masker.Mask(internal)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.read.Logs = append(t.read.Logs, TestLog{Message: OneLine(err), Level: "ERROR", InternalMessage: &internal})
+}
+
+// write writes a state with the records emitted since the one before.
+func (t *testReader) write(state map[string]any) {
+	t.latest = newTestState(t.stream, state, t.since)
+	t.since = 0
 }
 
 func (t *testReader) Page(stream string, req *request.Parts, resp *request.Response, records [][]byte, decision string) {
@@ -188,12 +323,15 @@ func (t *testReader) Page(stream string, req *request.Parts, resp *request.Respo
 	t.mu.Unlock()
 }
 
-// Auxiliary keeps an auxiliary request: an AsyncRetriever's job requests
-// with the slice being read, as Airbyte's builder shows them, the others
-// with the whole read.
-func (t *testReader) Auxiliary(kind, title, description string, req *request.Parts, resp *request.Response) {
+// Auxiliary keeps an auxiliary request as Airbyte's builder shows it: an
+// AsyncRetriever's job requests with the slice being read, the others with
+// the whole read; one made for a parent stream is titled as the parent's.
+func (t *testReader) Auxiliary(kind, path, title, description string, req *request.Parts, resp *request.Response) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if rest, ok := strings.CutPrefix(path, t.path+"."); ok && strings.Contains(rest, "parent_stream_configs[") {
+		kind, title = "PARENT_STREAM", "Parent stream: "+title
+	}
 	a := AuxiliaryRequest{Title: title, Type: kind, Description: description, Request: t.request(req), Response: t.response(resp)}
 	if strings.HasPrefix(kind, "ASYNC_") && t.current != nil {
 		t.current.AuxiliaryRequests = append(t.current.AuxiliaryRequests, a)
@@ -339,14 +477,7 @@ func (r *Runner) TestRead(ctx context.Context, stream string, limits TestLimits,
 		err = tr.slices(ctx, st, limits, state)
 	}
 	if err != nil && !errors.Is(err, errLimit) {
-		// As the builder shows an error TRACE: its internal message is the
-		// technical detail, or the error itself (Airbyte's from_exception).
-		internal := internalMessage(err)
-		if internal == "" {
-			internal = OneLine(err)
-		}
-		internal = r.Masker.Mask(internal)
-		read.Logs = append(read.Logs, TestLog{Message: OneLine(err), Level: "ERROR", InternalMessage: &internal})
+		tr.fail(err)
 	}
 	if tr.current != nil { // the slice that failed or met a limit
 		read.Slices = append(read.Slices, *tr.current)
@@ -411,7 +542,7 @@ func (s *StreamRead) WritePretty(w io.Writer, stream string) {
 		fmt.Fprintf(w, "%s (%s): %s %s -> %d\n", a.Title, a.Description, a.Request.HTTPMethod, a.Request.URL, status)
 	}
 	for n, sl := range s.Slices {
-		if sl.SliceDescriptor != nil {
+		if _, ok := sl.SliceDescriptor.(map[string]any); ok {
 			b, _ := json.Marshal(sl.SliceDescriptor)
 			fmt.Fprintf(w, "slice %d: %s\n", n+1, b)
 		}
@@ -423,6 +554,9 @@ func (s *StreamRead) WritePretty(w io.Writer, stream string) {
 			fmt.Fprintf(w, "page %d: %s %s -> %d, %d records; %s\n", i+1, p.Request.HTTPMethod, p.Request.URL, status, len(p.Records), p.Decision)
 		}
 		for _, st := range sl.State {
+			if st.Stream.StreamState["__ab_no_cursor_state_message"] != nil {
+				continue // a full refresh stream's: nothing to start from
+			}
 			b, _ := json.Marshal(st.Stream.StreamState)
 			fmt.Fprintf(w, "state: %s\n", b)
 		}

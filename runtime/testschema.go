@@ -1,175 +1,370 @@
 package runtime
 
 import (
+	"bytes"
 	"encoding/json"
-	"fmt"
 	"slices"
-	"sort"
+	"strings"
+
+	"github.com/airbyte-go/source-declarative/runtime/interp"
 )
 
-// schemaNode gathers what the records hold at one place: the JSON types
-// seen, an object's fields and an array's items.
-type schemaNode struct {
-	types map[string]bool
-	props map[string]*schemaNode
-	items *schemaNode
+// A test read infers its records' schema as Airbyte's builder does: genson's
+// SchemaBuilder (integers as numbers, no required lists), then the CDK's
+// SchemaInferrer, which merges a null alternative into the type list, drops
+// fields that were only ever null, makes every type nullable with null
+// last, and marks the primary key and cursor field required.
+
+// schemaNode is genson's SchemaNode: the kinds of values seen at one place,
+// in the order first seen.
+type schemaNode struct{ kinds []*schemaKind }
+
+// schemaKind is one kind of value seen at a place (genson's strategy): an
+// object's fields in the order first seen, an array's items.
+type schemaKind struct {
+	name  string // null, boolean, number, string, array or object
+	props []string
+	prop  map[string]*schemaNode
+	items *schemaNode // nil until an item was seen
 }
 
-func (n *schemaNode) add(v any) {
-	if n.types == nil {
-		n.types = map[string]bool{}
-	}
-	n.types[jsonType(v)] = true
-	switch x := v.(type) {
-	case map[string]any:
-		if n.props == nil {
-			n.props = map[string]*schemaNode{}
-		}
-		for k, e := range x {
-			if n.props[k] == nil {
-				n.props[k] = &schemaNode{}
-			}
-			n.props[k].add(e)
-		}
-	case []any:
-		for _, e := range x {
-			if n.items == nil {
-				n.items = &schemaNode{}
-			}
-			n.items.add(e)
+func (n *schemaNode) kind(name string) *schemaKind {
+	for _, k := range n.kinds {
+		if k.name == name {
+			return k
 		}
 	}
+	k := &schemaKind{name: name}
+	n.kinds = append(n.kinds, k)
+	return k
 }
 
-// onlyNull tells a field that was never anything but null.
-func (n *schemaNode) onlyNull() bool {
-	return len(n.types) == 1 && n.types["null"]
-}
-
-// schema is the node as Airbyte's SchemaInferrer writes it: the types
-// sorted, null last and always there.
-func (n *schemaNode) schema() map[string]any {
-	var types []any
-	var names []string
-	for t := range n.types {
-		if t != "null" {
-			names = append(names, t)
-		}
+// add adds the value the decoder is at.
+func (n *schemaNode) add(dec *json.Decoder) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
 	}
-	sort.Strings(names)
-	for _, t := range names {
-		types = append(types, t)
-	}
-	out := map[string]any{"type": append(types, "null")}
-	if n.types["object"] {
-		props := map[string]any{}
-		for k, p := range n.props {
-			if !p.onlyNull() {
-				props[k] = p.schema()
+	switch t := tok.(type) {
+	case json.Delim:
+		if t == '[' {
+			k := n.kind("array")
+			for dec.More() {
+				if k.items == nil {
+					k.items = &schemaNode{}
+				}
+				if err := k.items.add(dec); err != nil {
+					return err
+				}
+			}
+		} else {
+			k := n.kind("object")
+			for dec.More() {
+				key, err := dec.Token()
+				if err != nil {
+					return err
+				}
+				name, _ := key.(string)
+				if k.prop == nil {
+					k.prop = map[string]*schemaNode{}
+				}
+				p := k.prop[name]
+				if p == nil {
+					p = &schemaNode{}
+					k.prop[name] = p
+					k.props = append(k.props, name)
+				}
+				if err := p.add(dec); err != nil {
+					return err
+				}
 			}
 		}
-		out["properties"] = props
+		_, err = dec.Token() // the closing delimiter
+		return err
+	case nil:
+		n.kind("null")
+	case bool:
+		n.kind("boolean")
+	case json.Number:
+		n.kind("number")
+	case string:
+		n.kind("string")
 	}
-	if n.types["array"] && n.items != nil {
-		out["items"] = n.items.schema()
+	return nil
+}
+
+// schema is genson's to_schema: the kinds that are only a type are merged
+// into one type (a sorted list when several), the others follow, and more
+// than one schema is an anyOf.
+func (n *schemaNode) schema() *object {
+	var types []string
+	var generated []*object
+	for _, k := range n.kinds {
+		g := k.schema()
+		if len(g.keys) == 1 {
+			types = append(types, k.name)
+		} else {
+			generated = append(generated, g)
+		}
+	}
+	if len(types) > 0 {
+		t := &object{}
+		if len(types) == 1 {
+			t.set("type", types[0])
+		} else {
+			slices.Sort(types)
+			t.set("type", stringList(types))
+		}
+		generated = append([]*object{t}, generated...)
+	}
+	switch len(generated) {
+	case 0:
+		return &object{}
+	case 1:
+		return generated[0]
+	}
+	anyOf := make([]any, len(generated))
+	for i, g := range generated {
+		anyOf[i] = g
+	}
+	out := &object{}
+	out.set("anyOf", anyOf)
+	return out
+}
+
+func (k *schemaKind) schema() *object {
+	out := &object{}
+	out.set("type", k.name)
+	switch {
+	case k.name == "object" && len(k.props) > 0:
+		props := &object{}
+		for _, p := range k.props {
+			props.set(p, k.prop[p].schema())
+		}
+		out.set("properties", props)
+	case k.name == "array" && k.items != nil:
+		out.set("items", k.items.schema())
 	}
 	return out
 }
 
-// inferSchema infers the records' JSON schema as Airbyte's builder does
-// (nil without records). Each primary key path and the cursor field are
-// required and not nullable; a path the records do not hold is reported, as
-// Airbyte's builder reports it, among the errors.
-func inferSchema(pages []TestPage, pk [][]string, cursorField string) (map[string]any, []string) {
-	root := &schemaNode{}
-	for _, p := range pages {
-		for _, rec := range p.Records {
-			var v map[string]any
-			if json.Unmarshal(rec, &v) == nil {
-				root.add(v)
+// clean is the SchemaInferrer's _clean: an anyOf of null and one schema
+// becomes that schema with a nullable type, a field only ever null is
+// dropped, and every type is nullable with null last. The schemas inside an
+// anyOf of several are left as genson wrote them.
+func clean(node *object) {
+	if anyOf, ok := node.get("anyOf"); ok {
+		alts := anyOf.([]any)
+		nullAt := slices.IndexFunc(alts, func(a any) bool { return isNullSchema(a.(*object)) })
+		switch {
+		case len(alts) == 2 && nullAt >= 0:
+			real := alts[1-nullAt].(*object)
+			for _, k := range real.keys {
+				node.set(k, real.vals[k])
+			}
+			node.set("type", []any{real.vals["type"], "null"})
+			node.del("anyOf")
+		case len(alts) > 1:
+			node.set("type", []any{"null"})
+		}
+	}
+	if props, ok := node.get("properties"); ok {
+		p := props.(*object)
+		for _, k := range slices.Clone(p.keys) {
+			child := p.vals[k].(*object)
+			if t, _ := child.get("type"); t == "null" {
+				p.del(k)
+			} else {
+				clean(child)
 			}
 		}
 	}
-	if root.types == nil {
+	if items, ok := node.get("items"); ok {
+		clean(items.(*object))
+	}
+	t, _ := node.get("type")
+	if list, ok := t.([]any); ok {
+		list = slices.DeleteFunc(slices.Clone(list), func(e any) bool { return e == "null" })
+		node.set("type", append(list, "null"))
+	} else {
+		node.set("type", []any{t, "null"})
+	}
+	if _, ok := node.get("anyOf"); ok {
+		node.del("type")
+	}
+}
+
+// isNullSchema tells the schema {"type": "null"}.
+func isNullSchema(o *object) bool {
+	t, _ := o.get("type")
+	return len(o.keys) == 1 && t == "null"
+}
+
+// inferSchema infers the records' JSON schema as Airbyte's builder does (nil
+// without records). Each primary key path and the cursor field are required
+// and not nullable; a path the schema cannot mark is reported, in the
+// builder's words, among the errors.
+func inferSchema(pages []TestPage, pk [][]string, cursorField string) (*object, []string) {
+	root := &schemaNode{}
+	for _, p := range pages {
+		for _, rec := range p.Records {
+			dec := json.NewDecoder(bytes.NewReader(rec))
+			dec.UseNumber()
+			root.add(dec) // a record is JSON we wrote: it decodes
+		}
+	}
+	if len(root.kinds) == 0 {
 		return nil, nil
 	}
-	schema := root.schema()
-	schema["type"] = "object"
-	schema["$schema"] = "http://json-schema.org/schema#"
-	paths := slices.Clone(pk)
-	if cursorField != "" {
-		paths = append(paths, []string{cursorField})
+	schema := &object{}
+	schema.set("$schema", "http://json-schema.org/schema#")
+	inferred := root.schema()
+	for _, k := range inferred.keys {
+		schema.set(k, inferred.vals[k])
 	}
+	clean(schema)
+	schema.set("type", "object")
 	var errs []string
-	for _, path := range paths {
-		if err := require(schema, path); err != "" {
-			errs = append(errs, err)
+	for _, composite := range [][][]string{pk, {{cursorField}}} {
+		for _, path := range composite {
+			if len(path) == 1 && path[0] == "" {
+				continue
+			}
+			if err := require(schema, path, nil); err != "" {
+				errs = append(errs, err)
+			}
 		}
 	}
 	return schema, errs
 }
 
-// require marks each field along path required and not nullable.
-func require(node map[string]any, path []string) string {
-	var traveled []string
-	for _, name := range path {
-		props, _ := node["properties"].(map[string]any)
-		if props == nil {
-			return fmt.Sprintf("Path %s does not refer to an object but is `%v` and hence %s can't be marked as required.", pyList(traveled), node["type"], pyList(path))
-		}
-		child, ok := props[name].(map[string]any)
-		if !ok {
-			return fmt.Sprintf("Path %s does not have field `%s` in the schema and hence can't be marked as required.", pyList(traveled), name)
-		}
-		required, _ := node["required"].([]string)
-		if !slices.Contains(required, name) {
-			node["required"] = append(required, name)
-		}
-		notNull(child)
-		traveled = append(traveled, name)
-		node = child
+// require marks each field along path required and not nullable, as the
+// SchemaInferrer's _add_field_as_required does, with its error messages.
+func require(node *object, path, traveled []string) string {
+	notNull(node)
+	if len(path) == 0 {
+		return ""
 	}
-	return ""
+	props, ok := node.get("properties")
+	if !ok {
+		return "Path " + interp.Repr(stringList(traveled)) + " does not refer to an object but is `" + node.repr() + "` and hence " + interp.Repr(stringList(path)) + " can't be marked as required."
+	}
+	child, ok := props.(*object).get(path[0])
+	if !ok {
+		return "Path " + interp.Repr(stringList(traveled)) + " does not have field `" + path[0] + "` in the schema and hence can't be marked as required."
+	}
+	required, _ := node.get("required")
+	list, _ := required.([]any)
+	if !slices.Contains(list, any(path[0])) {
+		node.set("required", append(list, path[0]))
+	}
+	return require(child.(*object), path[1:], append(traveled, path[0]))
 }
 
 // notNull drops null from a node's types; a single type is written alone.
-func notNull(node map[string]any) {
-	types, ok := node["type"].([]any)
+func notNull(node *object) {
+	t, _ := node.get("type")
+	list, ok := t.([]any)
 	if !ok {
 		return
 	}
-	types = slices.DeleteFunc(slices.Clone(types), func(t any) bool { return t == "null" })
-	if len(types) == 1 {
-		node["type"] = types[0]
+	list = slices.DeleteFunc(slices.Clone(list), func(e any) bool { return e == "null" })
+	if len(list) == 1 {
+		node.set("type", list[0])
 	} else {
-		node["type"] = types
+		node.set("type", list)
 	}
 }
 
-// pyList writes names as Python prints a list of strings: ['a', 'b'].
-func pyList(names []string) string {
-	out := "["
+func stringList(names []string) []any {
+	out := make([]any, len(names))
 	for i, n := range names {
-		if i > 0 {
-			out += ", "
-		}
-		out += "'" + n + "'"
+		out[i] = n
 	}
-	return out + "]"
+	return out
 }
 
-func jsonType(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "boolean"
-	case float64, json.Number:
-		return "number"
-	case string:
-		return "string"
-	case []any:
-		return "array"
+// object is a JSON object that keeps its keys in the order they were set,
+// as a Python dict does: the inferred schema lists the fields in the order
+// the records first showed them, as the builder writes it.
+type object struct {
+	keys []string
+	vals map[string]any
+}
+
+func (o *object) set(k string, v any) {
+	if o.vals == nil {
+		o.vals = map[string]any{}
 	}
-	return "object"
+	if _, ok := o.vals[k]; !ok {
+		o.keys = append(o.keys, k)
+	}
+	o.vals[k] = v
+}
+
+func (o *object) get(k string) (any, bool) {
+	v, ok := o.vals[k]
+	return v, ok
+}
+
+func (o *object) del(k string) {
+	if _, ok := o.vals[k]; ok {
+		delete(o.vals, k)
+		o.keys = slices.DeleteFunc(o.keys, func(e string) bool { return e == k })
+	}
+}
+
+// MarshalJSON writes the object with its keys in order.
+func (o *object) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, k := range o.keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		key, _ := json.Marshal(k)
+		val, err := json.Marshal(o.vals[k])
+		if err != nil {
+			return nil, err
+		}
+		b.Write(key)
+		b.WriteByte(':')
+		b.Write(val)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// repr writes the object as Python's repr writes a dict.
+func (o *object) repr() string {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, k := range o.keys {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(interp.Repr(k))
+		b.WriteString(": ")
+		switch v := o.vals[k].(type) {
+		case *object:
+			b.WriteString(v.repr())
+		case []any:
+			b.WriteByte('[')
+			for j, e := range v {
+				if j > 0 {
+					b.WriteString(", ")
+				}
+				if eo, ok := e.(*object); ok {
+					b.WriteString(eo.repr())
+				} else {
+					b.WriteString(interp.Repr(e))
+				}
+			}
+			b.WriteByte(']')
+		default:
+			b.WriteString(interp.Repr(v))
+		}
+	}
+	b.WriteByte('}')
+	return b.String()
 }

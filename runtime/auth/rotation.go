@@ -3,6 +3,7 @@ package auth
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"golang.org/x/oauth2"
 
@@ -35,7 +36,7 @@ func (r *rotatingSource) Token(ctx context.Context) (*oauth2.Token, error) {
 	} else {
 		r.env.log(protocol.LevelWarn, fmt.Sprintf("The token response has no new refresh token (property %q); keeping the current one", u.RefreshTokenName))
 	}
-	setPath(r.env.Config, u.ExpiryDatePath, t.Expiry.UTC().Format("2006-01-02T15:04:05-07:00"))
+	setPath(r.env.Config, u.ExpiryDatePath, isoformat(t.Expiry))
 	snapshot := manifest.DeepCopy(r.env.Config).(map[string]any)
 	r.env.ConfigMu.Unlock()
 	if r.env.ConfigUpdated != nil {
@@ -44,6 +45,15 @@ func (r *rotatingSource) Token(ctx context.Context) (*oauth2.Token, error) {
 		}
 	}
 	return t, nil
+}
+
+// isoformat writes a time in UTC as the CDK writes the expiry date into the
+// config (Python's isoformat): with microseconds unless they are zero.
+func isoformat(t time.Time) string {
+	if t.Nanosecond()/1000 == 0 {
+		return t.UTC().Format("2006-01-02T15:04:05-07:00")
+	}
+	return t.UTC().Format("2006-01-02T15:04:05.000000-07:00")
 }
 
 // configValue reads the config at path under the config lock.

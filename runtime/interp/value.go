@@ -103,6 +103,9 @@ func pyStr(v any) string {
 	return b.String()
 }
 
+// Repr is Python's repr() of a value.
+func Repr(v any) string { return repr(v) }
+
 // repr is Python's repr().
 func repr(v any) string {
 	var b strings.Builder
