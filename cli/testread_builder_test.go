@@ -238,7 +238,7 @@ func TestTestReadInferredSchemaAsTheBuilderInfersIt(t *testing.T) {
 	}
 }
 
-// A partitioned incremental stream writes a state after its first slice
+// A partitioned incremental stream writes a state after its first partition
 // only (the CDK's per-partition cursor writes at most one in ten minutes)
 // and when it ends: the slices between show the first one again, as the
 // builder shows the latest state written when each slice ends.
@@ -287,8 +287,13 @@ func TestTestReadPartitionedStatesAsTheBuilderGroupsThem(t *testing.T) {
 	p := func(id string) string {
 		return `{"cursor":{"updated":"2024-01-01T05:00:00Z"},"partition":{"parent_slice":{},"pid":"` + id + `"}}`
 	}
-	first := `[` + jsonState("c", `{"lookback_window":0,"states":[`+p("p1")+`],"use_global_cursor":false}`, 1) + `]`
-	last := `[` + jsonState("c", `{"lookback_window":1,"state":{"updated":"2024-01-01T05:00:00Z"},"states":[`+p("p1")+`,`+p("p2")+`,`+p("p3")+`],"use_global_cursor":false}`, 2) + `]`
+	start := func(id string) string {
+		return `{"cursor":{"updated":"2024-01-01T00:00:00Z"},"partition":{"parent_slice":{},"pid":"` + id + `"}}`
+	}
+	// Every partition is made before the first is read: the first state
+	// lists them all, those not read yet at their start.
+	first := `[` + jsonState("c", `{"lookback_window":0,"parent_state":{},"states":[`+p("p1")+`,`+start("p2")+`,`+start("p3")+`],"use_global_cursor":false}`, 1) + `]`
+	last := `[` + jsonState("c", `{"lookback_window":1,"parent_state":{},"state":{"updated":"2024-01-01T05:00:00Z"},"states":[`+p("p1")+`,`+p("p2")+`,`+p("p3")+`],"use_global_cursor":false}`, 2) + `]`
 	equalLists(t, "slices and their states", gotSlices, []string{"p1 " + first, "p2 " + first, "p3 " + last})
 }
 
