@@ -5,7 +5,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/airbyte-go/source-declarative/runtime/interp"
+	"github.com/airbyte-go/source-declarative/lang/interp"
 )
 
 func TestRewriteURLs(t *testing.T) {

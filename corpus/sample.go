@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/airbyte-go/source-declarative/runtime/datetime"
-	"github.com/airbyte-go/source-declarative/runtime/interp"
+	"github.com/airbyte-go/source-declarative/lang/datetime"
+	"github.com/airbyte-go/source-declarative/lang/interp"
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 

@@ -3,7 +3,7 @@ package manifest
 import (
 	"fmt"
 
-	"github.com/airbyte-go/source-declarative/runtime/interp"
+	"github.com/airbyte-go/source-declarative/lang/interp"
 )
 
 // AsyncJob is what an AsyncRetriever adds to the download retriever it

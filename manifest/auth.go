@@ -1,8 +1,8 @@
 package manifest
 
 import (
-	"github.com/airbyte-go/source-declarative/runtime/datetime"
-	"github.com/airbyte-go/source-declarative/runtime/interp"
+	"github.com/airbyte-go/source-declarative/lang/datetime"
+	"github.com/airbyte-go/source-declarative/lang/interp"
 )
 
 // Authenticator types.

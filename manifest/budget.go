@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/airbyte-go/source-declarative/runtime/datetime"
-	"github.com/airbyte-go/source-declarative/runtime/interp"
+	"github.com/airbyte-go/source-declarative/lang/datetime"
+	"github.com/airbyte-go/source-declarative/lang/interp"
 )
 
 // Call rate policy types.

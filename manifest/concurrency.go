@@ -1,6 +1,6 @@
 package manifest
 
-import "github.com/airbyte-go/source-declarative/runtime/interp"
+import "github.com/airbyte-go/source-declarative/lang/interp"
 
 // ConcurrencyLevel is a source's concurrency_level: how many partitions are
 // read at the same time.

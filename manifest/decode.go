@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/airbyte-go/source-declarative/runtime/interp"
+	"github.com/airbyte-go/source-declarative/lang/interp"
 )
 
 // Mapping is a string-keyed map of templates, in key order.

@@ -6,8 +6,8 @@ import (
 
 	"github.com/dlclark/regexp2"
 
-	"github.com/airbyte-go/source-declarative/runtime/interp"
-	"github.com/airbyte-go/source-declarative/runtime/pyregex"
+	"github.com/airbyte-go/source-declarative/lang/interp"
+	"github.com/airbyte-go/source-declarative/lang/pyregex"
 )
 
 // ErrorHandler is a DefaultErrorHandler, or several for a CompositeErrorHandler.

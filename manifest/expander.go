@@ -3,7 +3,7 @@ package manifest
 import (
 	"strings"
 
-	"github.com/airbyte-go/source-declarative/runtime/interp"
+	"github.com/airbyte-go/source-declarative/lang/interp"
 )
 
 // RecordExpander is a DpathExtractor's record_expander: each extracted

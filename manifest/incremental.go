@@ -4,8 +4,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/airbyte-go/source-declarative/runtime/datetime"
-	"github.com/airbyte-go/source-declarative/runtime/interp"
+	"github.com/airbyte-go/source-declarative/lang/datetime"
+	"github.com/airbyte-go/source-declarative/lang/interp"
 )
 
 // Incremental cursor types.

@@ -3,7 +3,7 @@ package manifest
 import (
 	"slices"
 
-	"github.com/airbyte-go/source-declarative/runtime/interp"
+	"github.com/airbyte-go/source-declarative/lang/interp"
 )
 
 // JWTAuth is the JwtAuthenticator type.

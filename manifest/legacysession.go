@@ -1,6 +1,6 @@
 package manifest
 
-import "github.com/airbyte-go/source-declarative/runtime/interp"
+import "github.com/airbyte-go/source-declarative/lang/interp"
 
 // LegacySessionToken is the deprecated LegacySessionTokenAuthenticator type.
 const LegacySessionToken = "LegacySessionTokenAuthenticator"

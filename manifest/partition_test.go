@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/airbyte-go/source-declarative/runtime/interp"
+	"github.com/airbyte-go/source-declarative/lang/interp"
 )
 
 // decodeField resolves and decodes one field of a YAML document with f,

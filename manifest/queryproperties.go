@@ -1,7 +1,7 @@
 package manifest
 
 import (
-	"github.com/airbyte-go/source-declarative/runtime/interp"
+	"github.com/airbyte-go/source-declarative/lang/interp"
 )
 
 // QueryProperties is a requester's QueryProperties: the properties a request

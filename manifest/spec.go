@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/airbyte-go/source-declarative/runtime/interp"
+	"github.com/airbyte-go/source-declarative/lang/interp"
 )
 
 // ConfigPath returns the config keys a template refers to, when it is

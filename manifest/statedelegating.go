@@ -1,6 +1,6 @@
 package manifest
 
-import "github.com/airbyte-go/source-declarative/runtime/interp"
+import "github.com/airbyte-go/source-declarative/lang/interp"
 
 // StateDelegation is a StateDelegatingStream: two streams of one name, one
 // read when the stream has no state, the other when it has one.

@@ -3,7 +3,7 @@ package manifest
 import (
 	"fmt"
 
-	"github.com/airbyte-go/source-declarative/runtime/interp"
+	"github.com/airbyte-go/source-declarative/lang/interp"
 )
 
 // Stream is a DeclarativeStream.

@@ -7,7 +7,7 @@ import (
 
 	"github.com/airbyte-go/source-declarative/runtime/jsontext"
 
-	"github.com/airbyte-go/source-declarative/runtime/interp"
+	"github.com/airbyte-go/source-declarative/lang/interp"
 )
 
 // scanner walks JSON bytes once, validating them and returning the spans of

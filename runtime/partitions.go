@@ -9,9 +9,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/airbyte-go/source-declarative/lang/interp"
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/runtime/incremental"
-	"github.com/airbyte-go/source-declarative/runtime/interp"
 	"github.com/airbyte-go/source-declarative/runtime/partition"
 	"github.com/airbyte-go/source-declarative/runtime/request"
 )

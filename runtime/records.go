@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/airbyte-go/source-declarative/runtime/interp"
+	"github.com/airbyte-go/source-declarative/lang/interp"
 )
 
 // extractRecords cuts the records at path out of one decoded document, as

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/airbyte-go/source-declarative/runtime/interp"
+	"github.com/airbyte-go/source-declarative/lang/interp"
 )
 
 // TestExtractRecords pins DpathExtractor's choices: what a path leads to,

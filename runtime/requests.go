@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/airbyte-go/source-declarative/lang/interp"
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/runtime/auth"
 	"github.com/airbyte-go/source-declarative/runtime/incremental"
-	"github.com/airbyte-go/source-declarative/runtime/interp"
 	"github.com/airbyte-go/source-declarative/runtime/paginate"
 	"github.com/airbyte-go/source-declarative/runtime/request"
 )

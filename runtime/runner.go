@@ -7,11 +7,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/airbyte-go/source-declarative/lang/interp"
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/protocol"
 	"github.com/airbyte-go/source-declarative/runtime/auth"
 	"github.com/airbyte-go/source-declarative/runtime/incremental"
-	"github.com/airbyte-go/source-declarative/runtime/interp"
 	"github.com/airbyte-go/source-declarative/runtime/request"
 )
 

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/airbyte-go/source-declarative/lang/datetime"
 	"github.com/airbyte-go/source-declarative/manifest"
-	"github.com/airbyte-go/source-declarative/runtime/datetime"
 	"github.com/airbyte-go/source-declarative/runtime/incremental"
 )
 

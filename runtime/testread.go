@@ -10,9 +10,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/airbyte-go/source-declarative/lang/datetime"
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/protocol"
-	"github.com/airbyte-go/source-declarative/runtime/datetime"
 	"github.com/airbyte-go/source-declarative/runtime/incremental"
 	"github.com/airbyte-go/source-declarative/runtime/request"
 )

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/airbyte-go/source-declarative/runtime/interp"
+	"github.com/airbyte-go/source-declarative/lang/interp"
 )
 
 // A test read infers its records' schema as Airbyte's builder does: genson's

@@ -1,6 +1,6 @@
 """The generic API's reference for templates: what the manifest's templates
 mean is decided here by Jinja2 set up as Airbyte's declarative CDK sets it up
-(runtime/interp/testdata/cdk_jinja.py), never by the runtime under test.
+(lang/interp/testdata/cdk_jinja.py), never by the runtime under test.
 
 Reads on stdin {"now", "config", "renders": [{"template", "parameters"}],
 "cursors": [{...}]} and writes {"renders": [...], "cursors": [...]}:
@@ -21,7 +21,7 @@ import os
 import re
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "runtime", "interp", "testdata"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "lang", "interp", "testdata"))
 import datetime  # noqa: E402
 
 import cdk_jinja  # noqa: E402

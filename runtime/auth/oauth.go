@@ -7,11 +7,11 @@ import (
 
 	"golang.org/x/oauth2"
 
+	"github.com/airbyte-go/source-declarative/lang/datetime"
+	"github.com/airbyte-go/source-declarative/lang/interp"
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/protocol"
-	"github.com/airbyte-go/source-declarative/runtime/datetime"
 	"github.com/airbyte-go/source-declarative/runtime/failure"
-	"github.com/airbyte-go/source-declarative/runtime/interp"
 	"github.com/airbyte-go/source-declarative/runtime/request"
 )
 

@@ -3,9 +3,9 @@ package auth
 import (
 	"strings"
 
+	"github.com/airbyte-go/source-declarative/lang/interp"
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/runtime/failure"
-	"github.com/airbyte-go/source-declarative/runtime/interp"
 )
 
 // newSelective builds the authenticator a SelectiveAuthenticator's config

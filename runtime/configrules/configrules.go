@@ -11,8 +11,8 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/airbyte-go/source-declarative/lang/interp"
 	"github.com/airbyte-go/source-declarative/manifest"
-	"github.com/airbyte-go/source-declarative/runtime/interp"
 	"github.com/airbyte-go/source-declarative/runtime/transform"
 )
 

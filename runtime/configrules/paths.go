@@ -3,7 +3,7 @@ package configrules
 import (
 	"strconv"
 
-	"github.com/airbyte-go/source-declarative/runtime/interp"
+	"github.com/airbyte-go/source-declarative/lang/interp"
 	"github.com/airbyte-go/source-declarative/runtime/transform"
 )
 

@@ -3,8 +3,8 @@ package configrules
 import (
 	"fmt"
 
+	"github.com/airbyte-go/source-declarative/lang/interp"
 	"github.com/airbyte-go/source-declarative/manifest"
-	"github.com/airbyte-go/source-declarative/runtime/interp"
 )
 
 // Invalid is a config that fails a validation: which rule, which config key

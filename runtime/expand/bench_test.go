@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/airbyte-go/source-declarative/lang/interp"
 	"github.com/airbyte-go/source-declarative/manifest"
-	"github.com/airbyte-go/source-declarative/runtime/interp"
 	"github.com/airbyte-go/source-declarative/runtime/transform"
 )
 

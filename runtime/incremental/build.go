@@ -3,8 +3,8 @@ package incremental
 import (
 	"time"
 
+	"github.com/airbyte-go/source-declarative/lang/interp"
 	"github.com/airbyte-go/source-declarative/manifest"
-	"github.com/airbyte-go/source-declarative/runtime/interp"
 )
 
 // Spec is a stream's incremental_sync rendered over the config; it makes

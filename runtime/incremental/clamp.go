@@ -6,9 +6,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/airbyte-go/source-declarative/lang/datetime"
+	"github.com/airbyte-go/source-declarative/lang/interp"
 	"github.com/airbyte-go/source-declarative/manifest"
-	"github.com/airbyte-go/source-declarative/runtime/datetime"
-	"github.com/airbyte-go/source-declarative/runtime/interp"
 )
 
 // clamper aligns windows on days, weeks or months, for APIs that only answer

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/airbyte-go/source-declarative/lang/interp"
 	"github.com/airbyte-go/source-declarative/manifest"
-	"github.com/airbyte-go/source-declarative/runtime/interp"
 )
 
 // CountSpec is an IncrementingCountCursor rendered over the config.

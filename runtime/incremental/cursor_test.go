@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airbyte-go/source-declarative/lang/datetime"
 	"github.com/airbyte-go/source-declarative/manifest"
-	"github.com/airbyte-go/source-declarative/runtime/datetime"
 )
 
 // spec decodes a DatetimeBasedCursor written in YAML through the manifest

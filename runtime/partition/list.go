@@ -7,8 +7,8 @@ import (
 	"iter"
 	"strings"
 
+	"github.com/airbyte-go/source-declarative/lang/interp"
 	"github.com/airbyte-go/source-declarative/manifest"
-	"github.com/airbyte-go/source-declarative/runtime/interp"
 )
 
 // list is a ListPartitionRouter: one partition per value, in order, not

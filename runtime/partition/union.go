@@ -4,8 +4,8 @@ import (
 	"context"
 	"iter"
 
+	"github.com/airbyte-go/source-declarative/lang/interp"
 	"github.com/airbyte-go/source-declarative/manifest"
-	"github.com/airbyte-go/source-declarative/runtime/interp"
 )
 
 // union is a UnionPartitionRouter: its routers' partitions in order, each

@@ -11,10 +11,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/airbyte-go/source-declarative/lang/interp"
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/protocol"
 	"github.com/airbyte-go/source-declarative/runtime/failure"
-	"github.com/airbyte-go/source-declarative/runtime/interp"
 )
 
 // Budget is the manifest's api_budget, shared by every request of a read:

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airbyte-go/source-declarative/lang/interp"
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/runtime/failure"
-	"github.com/airbyte-go/source-declarative/runtime/interp"
 )
 
 // fakeClock is the budget's time: Sleep records the wait and, when

@@ -3,8 +3,8 @@ package request
 import (
 	"fmt"
 
+	"github.com/airbyte-go/source-declarative/lang/interp"
 	"github.com/airbyte-go/source-declarative/manifest"
-	"github.com/airbyte-go/source-declarative/runtime/interp"
 )
 
 // Inject puts value where the request option says.

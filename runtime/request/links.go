@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/airbyte-go/source-declarative/runtime/interp"
+	"github.com/airbyte-go/source-declarative/lang/interp"
 )
 
 // ParseLinks parses Link headers (RFC 8288) into rel -> {url, rel}; a link

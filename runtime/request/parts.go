@@ -14,7 +14,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/airbyte-go/source-declarative/runtime/interp"
+	"github.com/airbyte-go/source-declarative/lang/interp"
 )
 
 // Parts is a request under construction. Every setter refuses a key that is

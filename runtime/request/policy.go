@@ -7,10 +7,10 @@ import (
 
 	"github.com/dlclark/regexp2"
 
+	"github.com/airbyte-go/source-declarative/lang/interp"
+	"github.com/airbyte-go/source-declarative/lang/pyregex"
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/runtime/failure"
-	"github.com/airbyte-go/source-declarative/runtime/interp"
-	"github.com/airbyte-go/source-declarative/runtime/pyregex"
 )
 
 // Policy is a requester's error handler ready to run: its numbers, header

@@ -13,11 +13,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/airbyte-go/source-declarative/lang/interp"
+	"github.com/airbyte-go/source-declarative/lang/pyregex"
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/protocol"
 	"github.com/airbyte-go/source-declarative/runtime/failure"
-	"github.com/airbyte-go/source-declarative/runtime/interp"
-	"github.com/airbyte-go/source-declarative/runtime/pyregex"
 )
 
 // Send sends the request build makes, retrying as the policy (or the default

@@ -11,10 +11,10 @@ import (
 
 	"github.com/dlclark/regexp2"
 
+	"github.com/airbyte-go/source-declarative/lang/interp"
+	"github.com/airbyte-go/source-declarative/lang/pyregex"
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/runtime/failure"
-	"github.com/airbyte-go/source-declarative/runtime/interp"
-	"github.com/airbyte-go/source-declarative/runtime/pyregex"
 )
 
 // script answers the statuses in order, then 200.

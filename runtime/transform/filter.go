@@ -1,6 +1,6 @@
 package transform
 
-import "github.com/airbyte-go/source-declarative/runtime/interp"
+import "github.com/airbyte-go/source-declarative/lang/interp"
 
 // Filter is a RecordFilter: a record is kept when its condition holds. The
 // condition sees record, config, parameters, next_page_token and the slice

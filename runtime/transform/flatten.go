@@ -3,8 +3,8 @@ package transform
 import (
 	"strconv"
 
+	"github.com/airbyte-go/source-declarative/lang/interp"
 	"github.com/airbyte-go/source-declarative/manifest"
-	"github.com/airbyte-go/source-declarative/runtime/interp"
 )
 
 // flattenFields is FlattenFields: the record becomes one level of scalar

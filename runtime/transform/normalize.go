@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/airbyte-go/source-declarative/runtime/interp"
+	"github.com/airbyte-go/source-declarative/lang/interp"
 )
 
 // Normalizer casts record values to the types a stream's JSON schema

@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/airbyte-go/source-declarative/lang/interp"
 	"github.com/airbyte-go/source-declarative/manifest"
-	"github.com/airbyte-go/source-declarative/runtime/interp"
 )
 
 // Transformation changes one record in place. vars are the template

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/airbyte-go/source-declarative/lang/interp"
 	"github.com/airbyte-go/source-declarative/manifest"
-	"github.com/airbyte-go/source-declarative/runtime/interp"
 )
 
 func decode(t *testing.T, s string) *Object {

@@ -15,7 +15,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/airbyte-go/source-declarative/runtime/interp"
+	"github.com/airbyte-go/source-declarative/lang/interp"
 )
 
 // Number is a JSON number kept exactly as the API wrote it.

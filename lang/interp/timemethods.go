@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/airbyte-go/source-declarative/runtime/datetime"
+	"github.com/airbyte-go/source-declarative/lang/datetime"
 )
 
 // Methods of Python's datetime, date and timedelta.

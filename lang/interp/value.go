@@ -11,7 +11,7 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/airbyte-go/source-declarative/runtime/datetime"
+	"github.com/airbyte-go/source-declarative/lang/datetime"
 )
 
 // The values templates compute with are plain Go values: nil (None), bool,

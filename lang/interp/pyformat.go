@@ -8,7 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/airbyte-go/source-declarative/runtime/datetime"
+	"github.com/airbyte-go/source-declarative/lang/datetime"
 )
 
 // Python's two string formattings: 'fmt' % args and 'fmt'.format(...).

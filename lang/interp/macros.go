@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/airbyte-go/source-declarative/runtime/datetime"
+	"github.com/airbyte-go/source-declarative/lang/datetime"
 )
 
 // Now is the clock of the date macros; tests replace it.
