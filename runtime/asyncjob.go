@@ -13,6 +13,7 @@ import (
 	"github.com/airbyte-go/source-declarative/lang/interp"
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/protocol"
+	"github.com/airbyte-go/source-declarative/runtime/extract"
 	"github.com/airbyte-go/source-declarative/runtime/incremental"
 	"github.com/airbyte-go/source-declarative/runtime/request"
 )
@@ -246,7 +247,7 @@ func (s *streamReader) download(ctx context.Context, sl *incremental.Slice, run 
 		if err := s.jobRequest(ctx, j.target, stepTarget, &incremental.Slice{Extra: map[string]any{"polling_response": run.polling}}, &resp); err != nil {
 			return err
 		}
-		targets = decodeJSON(resp.Body)
+		targets = extract.DecodeJSON(resp.Body)
 	}
 	s.downloading = sl
 	defer func() { s.downloading = nil }()
@@ -330,7 +331,7 @@ func (s *streamReader) jobRequest(ctx context.Context, b *builder, step jobStep,
 // status maps the status the polling response gives to a job status.
 func (j *asyncJob) status(resp *request.Response) (string, error) {
 	var api any
-	if values := dpathValues(decodeJSON(resp.Body), j.statusPath); len(values) > 0 {
+	if values := dpathValues(extract.DecodeJSON(resp.Body), j.statusPath); len(values) > 0 {
 		api = values[0]
 	}
 	text := interp.String(api)
@@ -357,7 +358,7 @@ func (j *asyncJob) wait(ctx context.Context) error {
 // responseContext is a job response as templates see it: its JSON object,
 // with its headers under "headers" unless the body has that key.
 func responseContext(resp *request.Response) (any, error) {
-	obj, ok := decodeJSON(resp.Body).(map[string]any)
+	obj, ok := extract.DecodeJSON(resp.Body).(map[string]any)
 	if !ok {
 		return nil, fmt.Errorf("HTTP %d from %s is not a JSON object: %s", resp.Status, resp.URL, request.BodyStart(resp.Body))
 	}
@@ -382,7 +383,7 @@ func dpathValues(v any, fieldPath []string) []any {
 		for _, c := range cur {
 			switch x := c.(type) {
 			case map[string]any:
-				if !isGlob(seg) {
+				if !extract.IsGlob(seg) {
 					if e, ok := x[seg]; ok {
 						next = append(next, e)
 					}
@@ -394,7 +395,7 @@ func dpathValues(v any, fieldPath []string) []any {
 					}
 				}
 			case interp.List:
-				if isGlob(seg) {
+				if extract.IsGlob(seg) {
 					next = append(next, x...)
 				} else if i, err := strconv.Atoi(seg); err == nil && i >= 0 && i < len(x) {
 					next = append(next, x[i])

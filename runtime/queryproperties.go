@@ -13,6 +13,7 @@ import (
 	"github.com/airbyte-go/source-declarative/lang/interp"
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/protocol"
+	"github.com/airbyte-go/source-declarative/runtime/extract"
 	"github.com/airbyte-go/source-declarative/runtime/incremental"
 	"github.com/airbyte-go/source-declarative/runtime/transform"
 )
@@ -245,10 +246,10 @@ func (m *recordMerger) records() [][]byte {
 // token, and merges the chunks' records by key (with property_chunking).
 // The page's response, for the paginator, is the last chunk's, as in the
 // reference; a chunk whose response is ignored adds no records.
-func (s *streamReader) fetchChunks(ctx context.Context, pr pageRequest, sl *incremental.Slice) (*pageResult, decodedPage, [][]byte, error) {
+func (s *streamReader) fetchChunks(ctx context.Context, pr pageRequest, sl *incremental.Slice) (*pageResult, extract.Page, [][]byte, error) {
 	chunks, err := s.propertyChunks(ctx)
 	if err != nil {
-		return nil, decodedPage{}, nil, err
+		return nil, extract.Page{}, nil, err
 	}
 	var merger *recordMerger
 	if c := s.props.m.Chunking; c != nil {
@@ -256,7 +257,7 @@ func (s *streamReader) fetchChunks(ctx context.Context, pr pageRequest, sl *incr
 	}
 	base := pr.slice
 	var res *pageResult
-	var body decodedPage
+	var body extract.Page
 	var all [][]byte
 	for i, chunk := range chunks {
 		list := make([]any, len(chunk))

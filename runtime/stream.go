@@ -12,6 +12,7 @@ import (
 	"github.com/airbyte-go/source-declarative/runtime/auth"
 	"github.com/airbyte-go/source-declarative/runtime/decode"
 	"github.com/airbyte-go/source-declarative/runtime/expand"
+	"github.com/airbyte-go/source-declarative/runtime/extract"
 	"github.com/airbyte-go/source-declarative/runtime/failure"
 	"github.com/airbyte-go/source-declarative/runtime/incremental"
 	"github.com/airbyte-go/source-declarative/runtime/paginate"
@@ -21,27 +22,18 @@ import (
 
 // streamReader reads the pages of one stream, slice by slice.
 type streamReader struct {
-	r    *Runner
-	st   *manifest.Stream
-	b    *builder
-	path []string        // the record path, rendered
-	dec  *decode.Decoder // the retriever's decoder
-	// expander splits each extracted record (record_expander); nil: none.
-	expander *expand.Expander
-	cursor   incremental.Cursor
-	field    string // the record key holding the cursor value ("": none)
-	warned   bool   // whether a record without a readable cursor value was logged
-	// nonFiniteLogged says that a body with NaN or Infinity was logged.
-	nonFiniteLogged bool
-	pipe            *pipeline
-	piped           bool // whether pipe was made (nil: records need no processing)
+	r      *Runner
+	st     *manifest.Stream
+	b      *builder
+	ext    extract.Extractor // the records of its responses
+	cursor incremental.Cursor
+	field  string // the record key holding the cursor value ("": none)
+	warned bool   // whether a record without a readable cursor value was logged
+	pipe   *extract.Pipeline
+	piped  bool // whether pipe was made (nil: records need no processing)
 	// lazy, when not nil, is the first page of each slice, taken from the
 	// parent record (lazy_read_pointer) instead of requested.
 	lazy []byte
-	// recycle says that nothing keeps a record once emit returns: each
-	// page's body buffer is then reused for a later response.
-	recycle bool
-	spare   [][]byte // with recycle, the slice the last page's records were cut into
 	// probe reads only to see that the stream answers (check): as in the
 	// reference, whose check stops at the first record, pagination_reset's
 	// limits do not apply.
@@ -74,14 +66,15 @@ func (r *Runner) streamReader(st *manifest.Stream, cursor incremental.Cursor) (*
 	if err != nil {
 		return nil, err
 	}
-	sr := &streamReader{r: r, st: st, b: b, dec: decode.New(st.Retriever.Decoder, r.Client.MaxBody), cursor: cursor, field: cursor.Field()}
+	sr := &streamReader{r: r, st: st, b: b, cursor: cursor, field: cursor.Field(),
+		ext: extract.Extractor{Stream: st.Name, Decoder: decode.New(st.Retriever.Decoder, r.Client.MaxBody), Log: r.log}}
 	if req.Properties != nil {
 		sr.props = &queryProperties{m: req.Properties}
 	}
-	if sr.path, err = interp.RenderEach(st.Retriever.Selector.FieldPath, vars); err != nil {
+	if sr.ext.Path, err = interp.RenderEach(st.Retriever.Selector.FieldPath, vars); err != nil {
 		return nil, &Error{Failure: protocol.ConfigError, Message: err.Error()}
 	}
-	if err := checkRecordPath(sr.path, st.Path+".retriever.record_selector.extractor.field_path"); err != nil {
+	if err := extract.CheckPath(sr.ext.Path, st.Path+".retriever.record_selector.extractor.field_path"); err != nil {
 		return nil, err
 	}
 	if st.Retriever.Async != nil {
@@ -90,12 +83,12 @@ func (r *Runner) streamReader(st *manifest.Stream, cursor incremental.Cursor) (*
 		}
 	}
 	if m := st.Retriever.Selector.Expander; m != nil {
-		sr.expander, err = expand.New(m, r.vars(m.Parameters, nil), func(msg string) { r.log("WARN", "Stream "+st.Name+": "+msg) })
+		sr.ext.Expander, err = expand.New(m, r.vars(m.Parameters, nil), func(msg string) { r.log("WARN", "Stream "+st.Name+": "+msg) })
 		if err != nil {
 			return nil, ConfigErr("%v", err)
 		}
-		if m.TruncatedRetriever != nil && sr.expander != nil {
-			sr.expander.FetchTruncated(func(ctx context.Context, parent *transform.Object) ([]any, error) {
+		if m.TruncatedRetriever != nil && sr.ext.Expander != nil {
+			sr.ext.Expander.FetchTruncated(func(ctx context.Context, parent *transform.Object) ([]any, error) {
 				return r.truncatedList(ctx, st, m, parent) // expandlist.go
 			})
 		}
@@ -149,7 +142,7 @@ func (s *streamReader) readPages(ctx context.Context, resets *pageResets, maxPag
 		pr := pageRequest{token: token, slice: req, withSlice: page == 1 || !s.st.Retriever.IgnoreSlicerOnPages,
 			check: func(p *request.Parts) error { return sent.Check(page, token, p) }}
 		var res *pageResult
-		var body decodedPage
+		var body extract.Page
 		var records [][]byte
 		var err error
 		if s.props != nil {
@@ -187,14 +180,14 @@ func (s *streamReader) readPages(ctx context.Context, resets *pageResets, maxPag
 		}
 		var decoded []any
 		pg := paginate.Page{
-			Count:    len(body.records),
+			Count:    len(body.Records),
 			Header:   res.resp.Header,
-			Response: body.responseValue,
+			Response: body.ResponseValue,
 			LastRecords: func() []any {
 				if decoded == nil {
 					decoded = make([]any, len(records))
 					for i, rec := range records {
-						decoded[i] = decodeJSON(rec)
+						decoded[i] = extract.DecodeJSON(rec)
 					}
 				}
 				return decoded
@@ -223,7 +216,7 @@ func (s *streamReader) readPages(ctx context.Context, resets *pageResets, maxPag
 			}
 			s.observe(sl, records)
 		}
-		if s.recycle && s.r.Observer == nil {
+		if s.ext.Recycle && s.r.Observer == nil {
 			res.resp.Release()
 		}
 		if restart {
@@ -241,18 +234,18 @@ func (s *streamReader) readPages(ctx context.Context, resets *pageResets, maxPag
 
 // fetchPage requests one page (or takes the parent's, lazy) and returns its
 // records, processed; a response the error handler ignores has none.
-func (s *streamReader) fetchPage(ctx context.Context, pr pageRequest, sl *incremental.Slice, lazy bool) (*pageResult, decodedPage, [][]byte, error) {
-	var body decodedPage
+func (s *streamReader) fetchPage(ctx context.Context, pr pageRequest, sl *incremental.Slice, lazy bool) (*pageResult, extract.Page, [][]byte, error) {
+	var body extract.Page
 	var extractErr error
 	var res *pageResult
 	var err error
 	if lazy {
 		res = &pageResult{resp: &request.Response{Status: http.StatusOK, Header: http.Header{}, Body: s.lazy}}
-		body, extractErr = s.decodePage(ctx, res.resp)
+		body, extractErr = s.ext.Page(ctx, res.resp)
 	} else {
 		res, err = s.fetch(ctx, pr, func(resp *request.Response) error {
-			body, extractErr = s.decodePage(ctx, resp)
-			if isBadBody(extractErr) {
+			body, extractErr = s.ext.Page(ctx, resp)
+			if extract.IsBadBody(extractErr) {
 				return extractErr // a truncated or garbled body is fetched again
 			}
 			return nil
@@ -265,7 +258,7 @@ func (s *streamReader) fetchPage(ctx context.Context, pr pageRequest, sl *increm
 		s.observeFailed(res)
 		return nil, body, nil, s.badResponse(res.resp, extractErr)
 	}
-	records, err := s.process(ctx, body.records, pr.token, sl)
+	records, err := s.process(ctx, body.Records, pr.token, sl)
 	return res, body, records, err
 }
 
@@ -336,11 +329,12 @@ func (s *streamReader) badResponse(resp *request.Response, err error) error {
 }
 
 // process runs the record filter, transformations and normalization
-// (pipeline.go) on a page's records, with the template variables of the
+// (extract.Pipeline) on a page's records, with the template variables of the
 // request that fetched the page.
 func (s *streamReader) process(ctx context.Context, records [][]byte, token paginate.Token, sl *incremental.Slice) ([][]byte, error) {
 	if !s.piped {
-		pipe, err := s.r.newPipeline(ctx, s.st)
+		pipe, err := extract.NewPipeline(s.st, func() (map[string]any, error) { return s.r.streamSchema(ctx, s.st) },
+			func(msg string) { s.r.log("WARN", msg) })
 		if err != nil {
 			return nil, err
 		}
@@ -351,7 +345,7 @@ func (s *streamReader) process(ctx context.Context, records [][]byte, token pagi
 	}
 	vars := s.r.vars(s.b.req.Parameters, sl)
 	vars["next_page_token"] = token.Vars()
-	return s.pipe.run(records, vars)
+	return s.pipe.Run(records, vars)
 }
 
 // inWindow keeps the records whose cursor value is inside the sync's window
@@ -399,6 +393,6 @@ func (s *streamReader) withCursor(c incremental.Cursor) *streamReader {
 	other := *s
 	other.cursor, other.warned = c, false
 	other.pipe, other.piped = nil, false
-	other.spare = nil
+	other.ext = s.ext.Fresh()
 	return &other
 }

@@ -174,7 +174,7 @@ func (p *readerPool) get(c incremental.Cursor, lazy []byte) *streamReader {
 	p.mu.Unlock()
 	if sr == nil {
 		sr = p.base.withCursor(c)
-		sr.recycle = true // the sync's emit copies the records out
+		sr.ext.Recycle = true // the sync's emit copies the records out: each body buffer is reused
 	}
 	sr.cursor, sr.lazy = c, lazy
 	return sr

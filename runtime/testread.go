@@ -13,6 +13,7 @@ import (
 	"github.com/airbyte-go/source-declarative/lang/datetime"
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/protocol"
+	"github.com/airbyte-go/source-declarative/runtime/extract"
 	"github.com/airbyte-go/source-declarative/runtime/incremental"
 	"github.com/airbyte-go/source-declarative/runtime/request"
 )
@@ -532,7 +533,7 @@ func inferDatetimeFormats(pages []TestPage) map[string]string {
 	var in datetime.Inferrer
 	for _, p := range pages {
 		for _, rec := range p.Records {
-			if m, ok := decodeJSON(rec).(map[string]any); ok {
+			if m, ok := extract.DecodeJSON(rec).(map[string]any); ok {
 				in.Add(m)
 			}
 		}

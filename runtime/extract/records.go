@@ -1,4 +1,4 @@
-package runtime
+package extract
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/airbyte-go/source-declarative/lang/interp"
+	"github.com/airbyte-go/source-declarative/runtime/failure"
 )
 
 // extractRecords cuts the records at path out of one decoded document, as
@@ -50,7 +51,7 @@ func cutRecords(into [][]byte, doc []byte, path []string, elements bool) ([][]by
 	}
 	x := &extractor{s: s, path: path, out: into, docStart: start}
 	for _, seg := range path {
-		x.glob = x.glob || isGlob(seg)
+		x.glob = x.glob || IsGlob(seg)
 	}
 	var end int
 	var err error
@@ -132,7 +133,7 @@ func (x *extractor) segmentMatches(seg string, key []byte, index int) bool {
 		if seg == "*" {
 			return true
 		}
-		if isGlob(seg) {
+		if IsGlob(seg) {
 			ok, _ := path.Match(seg, strconv.Itoa(index))
 			return ok
 		}
@@ -142,24 +143,26 @@ func (x *extractor) segmentMatches(seg string, key []byte, index int) bool {
 	if seg == "*" {
 		return true
 	}
-	if isGlob(seg) {
+	if IsGlob(seg) {
 		ok, _ := path.Match(seg, unquote(key))
 		return ok
 	}
 	return keyEquals(key, seg)
 }
 
-// checkRecordPath refuses the recursive wildcard "**", which is not supported.
-func checkRecordPath(segs []string, where string) error {
+// CheckPath refuses the recursive wildcard "**", which is not supported.
+func CheckPath(segs []string, where string) error {
 	for i, seg := range segs {
 		if strings.Contains(seg, "**") {
-			return ConfigErr("%s[%d]: the recursive wildcard ** is not supported; name each level, with * for any key", where, i)
+			return failure.Config("%s[%d]: the recursive wildcard ** is not supported; name each level, with * for any key", where, i)
 		}
 	}
 	return nil
 }
 
-func isGlob(seg string) bool { return strings.ContainsAny(seg, "*?[") }
+// IsGlob tells whether a path segment is a wildcard ("*", or a glob such as
+// "item_*") rather than a key.
+func IsGlob(seg string) bool { return strings.ContainsAny(seg, "*?[") }
 
 // take scans the value at i that the path led to and keeps its records.
 func (x *extractor) take(i int) (int, error) {
@@ -249,9 +252,9 @@ func truncate(b []byte, n int) []byte {
 	return b
 }
 
-// decodeJSON decodes JSON into template values (integers as int64, lists
+// DecodeJSON decodes JSON into template values (integers as int64, lists
 // with negative indexes); anything that is not JSON is an empty object.
-func decodeJSON(b []byte) any {
+func DecodeJSON(b []byte) any {
 	s := &scanner{b: b}
 	v, end, err := s.decode(0)
 	if err != nil || s.ws(end) != len(b) {
@@ -281,12 +284,12 @@ func decodeTopKeys(b []byte, top []topMember, u interp.Usage) any {
 		return m
 	}
 	if u.All {
-		return decodeJSON(b)
+		return DecodeJSON(b)
 	}
 	s := &scanner{b: b}
 	start := s.ws(0)
 	if start >= len(b) || b[start] != '{' {
-		return decodeJSON(b)
+		return DecodeJSON(b)
 	}
 	m := map[string]any{}
 	var failed bool

@@ -1,4 +1,4 @@
-package runtime
+package extract
 
 import (
 	"encoding/json"

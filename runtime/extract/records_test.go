@@ -1,4 +1,4 @@
-package runtime
+package extract
 
 import (
 	"bytes"
@@ -109,7 +109,7 @@ func FuzzExtractRecords(f *testing.F) {
 
 func TestDecodeJSONMatchesEncodingJSON(t *testing.T) {
 	for _, s := range []string{`{"a":[1,-2.5,"x\u00e9\n",true,false,null,{"b":{}}],"c":9007199254740993}`, `[]`, `"s"`, `{"k\"q":1}`} {
-		got, _ := json.Marshal(decodeJSON([]byte(s)))
+		got, _ := json.Marshal(DecodeJSON([]byte(s)))
 		var v any
 		d := json.NewDecoder(strings.NewReader(s))
 		d.UseNumber()
@@ -119,7 +119,7 @@ func TestDecodeJSONMatchesEncodingJSON(t *testing.T) {
 			t.Errorf("%s: got %s want %s", s, got, want)
 		}
 	}
-	if _, ok := decodeJSON([]byte(`{"a":`)).(map[string]any); !ok {
+	if _, ok := DecodeJSON([]byte(`{"a":`)).(map[string]any); !ok {
 		t.Error("a truncated body decodes to an empty object")
 	}
 }
