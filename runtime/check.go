@@ -88,7 +88,7 @@ func (r *Runner) Discover(ctx context.Context) error {
 	}
 	cat := &protocol.Catalog{Streams: []protocol.Stream{}}
 	for _, st := range r.Source.Streams {
-		schema, err := r.streamSchema(ctx, st)
+		schema, err := r.schemas.Stream(ctx, st)
 		if err != nil {
 			return err
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/airbyte-go/source-declarative/runtime/auth"
 	"github.com/airbyte-go/source-declarative/runtime/incremental"
 	"github.com/airbyte-go/source-declarative/runtime/request"
+	"github.com/airbyte-go/source-declarative/runtime/schema"
 )
 
 // Runner runs the streams of one manifest with one config.
@@ -31,7 +32,7 @@ type Runner struct {
 
 	authMu  sync.Mutex
 	auths   map[string]auth.Authenticator
-	schemas sync.Map // *manifest.Stream -> its JSON schema (schema.go)
+	schemas *schema.Loader
 	// configuredSchemas are the json_schema of each stream of the read's
 	// configured catalog, by name, for property selectors (propertyselector.go).
 	configuredSchemas map[string]any
@@ -65,6 +66,8 @@ func New(src *manifest.Source, config map[string]any, out *protocol.Writer, mask
 	r.Client.Debug = out.Debugging
 	r.Client.RateLimited = func(stream string) { out.RateLimited(stream) }
 	r.Client.Budget = request.NewBudget(src.APIBudget, r.vars(nil, nil), r.log)
+	r.schemas = &schema.Loader{Folder: src.Folder, Log: r.log, FirstRecord: r.firstRecord,
+		Vars: func(params map[string]any) interp.Vars { return r.vars(params, nil) }}
 	return r
 }
 

@@ -333,7 +333,7 @@ func (s *streamReader) badResponse(resp *request.Response, err error) error {
 // request that fetched the page.
 func (s *streamReader) process(ctx context.Context, records [][]byte, token paginate.Token, sl *incremental.Slice) ([][]byte, error) {
 	if !s.piped {
-		pipe, err := extract.NewPipeline(s.st, func() (map[string]any, error) { return s.r.streamSchema(ctx, s.st) },
+		pipe, err := extract.NewPipeline(s.st, func() (map[string]any, error) { return s.r.schemas.Stream(ctx, s.st) },
 			func(msg string) { s.r.log("WARN", msg) })
 		if err != nil {
 			return nil, err
@@ -395,4 +395,25 @@ func (s *streamReader) withCursor(c incremental.Cursor) *streamReader {
 	other.pipe, other.piped = nil, false
 	other.ext = s.ext.Fresh()
 	return &other
+}
+
+// errFirstRecord stops a read at its first record.
+var errFirstRecord = errors.New("first record read")
+
+// firstRecord reads the first record of a stream's retriever, from the
+// start (nil: it has none): the field descriptions of a dynamic schema.
+func (r *Runner) firstRecord(ctx context.Context, st *manifest.Stream) ([]byte, error) {
+	sr, err := r.streamReader(st, incremental.FullRefresh{})
+	if err != nil {
+		return nil, err
+	}
+	var first []byte
+	err = sr.read(ctx, nil, 0, func(records [][]byte) error {
+		first = records[0]
+		return errFirstRecord
+	})
+	if err != nil && !errors.Is(err, errFirstRecord) {
+		return nil, err
+	}
+	return first, nil
 }

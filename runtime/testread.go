@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"net/http"
 	"strings"
 	"sync"
@@ -16,6 +17,7 @@ import (
 	"github.com/airbyte-go/source-declarative/runtime/extract"
 	"github.com/airbyte-go/source-declarative/runtime/incremental"
 	"github.com/airbyte-go/source-declarative/runtime/request"
+	"github.com/airbyte-go/source-declarative/runtime/schema"
 )
 
 // TestLimits bound a Connector Builder test read.
@@ -40,7 +42,7 @@ type StreamRead struct {
 	// InferredSchema is left out without records, LatestConfigUpdate
 	// without a config update: the builder's serializer leaves out the
 	// StreamRead's nulls.
-	InferredSchema          *object           `json:"inferred_schema,omitzero"`
+	InferredSchema          *schema.Object    `json:"inferred_schema,omitzero"`
 	InferredDatetimeFormats map[string]string `json:"inferred_datetime_formats"`
 	LatestConfigUpdate      map[string]any    `json:"latest_config_update,omitzero"`
 }
@@ -507,13 +509,13 @@ func (r *Runner) TestRead(ctx context.Context, stream string, limits TestLimits,
 		}
 	}
 	read.TestReadLimitReached = read.TestReadLimitReached || left <= 0
-	read.InferredDatetimeFormats = inferDatetimeFormats(pages)
+	read.InferredDatetimeFormats = inferDatetimeFormats(pageRecords(pages))
 	var pk [][]string
 	if st != nil {
 		pk = st.PrimaryKey
 	}
 	var schemaErrs []string
-	read.InferredSchema, schemaErrs = inferSchema(pages, pk, tr.field)
+	read.InferredSchema, schemaErrs = schema.Infer(pageRecords(pages), pk, tr.field)
 	for _, e := range schemaErrs {
 		read.Logs = append(read.Logs, TestLog{Message: e, Level: "ERROR"})
 	}
@@ -529,16 +531,27 @@ func (r *Runner) TestRead(ctx context.Context, stream string, limits TestLimits,
 }
 
 // inferDatetimeFormats finds the top-level fields holding dates in one format.
-func inferDatetimeFormats(pages []TestPage) map[string]string {
+func inferDatetimeFormats(records iter.Seq[[]byte]) map[string]string {
 	var in datetime.Inferrer
-	for _, p := range pages {
-		for _, rec := range p.Records {
-			if m, ok := extract.DecodeJSON(rec).(map[string]any); ok {
-				in.Add(m)
-			}
+	for rec := range records {
+		if m, ok := extract.DecodeJSON(rec).(map[string]any); ok {
+			in.Add(m)
 		}
 	}
 	return in.Formats()
+}
+
+// pageRecords yields the records of pages, in order.
+func pageRecords(pages []TestPage) iter.Seq[[]byte] {
+	return func(yield func([]byte) bool) {
+		for _, p := range pages {
+			for _, rec := range p.Records {
+				if !yield(rec) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // WritePretty prints a test read for a person: each page's request line,

@@ -1,8 +1,9 @@
-package runtime
+package schema
 
 import (
 	"bytes"
 	"encoding/json"
+	"iter"
 	"slices"
 	"strings"
 
@@ -96,9 +97,9 @@ func (n *schemaNode) add(dec *json.Decoder) error {
 // schema is genson's to_schema: the kinds that are only a type are merged
 // into one type (a sorted list when several), the others follow, and more
 // than one schema is an anyOf.
-func (n *schemaNode) schema() *object {
+func (n *schemaNode) schema() *Object {
 	var types []string
-	var generated []*object
+	var generated []*Object
 	for _, k := range n.kinds {
 		g := k.schema()
 		if len(g.keys) == 1 {
@@ -108,18 +109,18 @@ func (n *schemaNode) schema() *object {
 		}
 	}
 	if len(types) > 0 {
-		t := &object{}
+		t := &Object{}
 		if len(types) == 1 {
 			t.set("type", types[0])
 		} else {
 			slices.Sort(types)
 			t.set("type", stringList(types))
 		}
-		generated = append([]*object{t}, generated...)
+		generated = append([]*Object{t}, generated...)
 	}
 	switch len(generated) {
 	case 0:
-		return &object{}
+		return &Object{}
 	case 1:
 		return generated[0]
 	}
@@ -127,17 +128,17 @@ func (n *schemaNode) schema() *object {
 	for i, g := range generated {
 		anyOf[i] = g
 	}
-	out := &object{}
+	out := &Object{}
 	out.set("anyOf", anyOf)
 	return out
 }
 
-func (k *schemaKind) schema() *object {
-	out := &object{}
+func (k *schemaKind) schema() *Object {
+	out := &Object{}
 	out.set("type", k.name)
 	switch {
 	case k.name == "object" && len(k.props) > 0:
-		props := &object{}
+		props := &Object{}
 		for _, p := range k.props {
 			props.set(p, k.prop[p].schema())
 		}
@@ -152,13 +153,13 @@ func (k *schemaKind) schema() *object {
 // becomes that schema with a nullable type, a field only ever null is
 // dropped, and every type is nullable with null last. The schemas inside an
 // anyOf of several are left as genson wrote them.
-func clean(node *object) {
+func clean(node *Object) {
 	if anyOf, ok := node.get("anyOf"); ok {
 		alts := anyOf.([]any)
-		nullAt := slices.IndexFunc(alts, func(a any) bool { return isNullSchema(a.(*object)) })
+		nullAt := slices.IndexFunc(alts, func(a any) bool { return isNullSchema(a.(*Object)) })
 		switch {
 		case len(alts) == 2 && nullAt >= 0:
-			real := alts[1-nullAt].(*object)
+			real := alts[1-nullAt].(*Object)
 			for _, k := range real.keys {
 				node.set(k, real.vals[k])
 			}
@@ -169,9 +170,9 @@ func clean(node *object) {
 		}
 	}
 	if props, ok := node.get("properties"); ok {
-		p := props.(*object)
+		p := props.(*Object)
 		for _, k := range slices.Clone(p.keys) {
-			child := p.vals[k].(*object)
+			child := p.vals[k].(*Object)
 			if t, _ := child.get("type"); t == "null" {
 				p.del(k)
 			} else {
@@ -180,7 +181,7 @@ func clean(node *object) {
 		}
 	}
 	if items, ok := node.get("items"); ok {
-		clean(items.(*object))
+		clean(items.(*Object))
 	}
 	t, _ := node.get("type")
 	if list, ok := t.([]any); ok {
@@ -195,28 +196,26 @@ func clean(node *object) {
 }
 
 // isNullSchema tells the schema {"type": "null"}.
-func isNullSchema(o *object) bool {
+func isNullSchema(o *Object) bool {
 	t, _ := o.get("type")
 	return len(o.keys) == 1 && t == "null"
 }
 
-// inferSchema infers the records' JSON schema as Airbyte's builder does (nil
+// Infer infers the records' JSON schema as Airbyte's builder does (nil
 // without records). Each primary key path and the cursor field are required
 // and not nullable; a path the schema cannot mark is reported, in the
 // builder's words, among the errors.
-func inferSchema(pages []TestPage, pk [][]string, cursorField string) (*object, []string) {
+func Infer(records iter.Seq[[]byte], pk [][]string, cursorField string) (*Object, []string) {
 	root := &schemaNode{}
-	for _, p := range pages {
-		for _, rec := range p.Records {
-			dec := json.NewDecoder(bytes.NewReader(rec))
-			dec.UseNumber()
-			root.add(dec) // a record is JSON we wrote: it decodes
-		}
+	for rec := range records {
+		dec := json.NewDecoder(bytes.NewReader(rec))
+		dec.UseNumber()
+		root.add(dec) // a record is JSON we wrote: it decodes
 	}
 	if len(root.kinds) == 0 {
 		return nil, nil
 	}
-	schema := &object{}
+	schema := &Object{}
 	schema.set("$schema", "http://json-schema.org/schema#")
 	inferred := root.schema()
 	for _, k := range inferred.keys {
@@ -240,7 +239,7 @@ func inferSchema(pages []TestPage, pk [][]string, cursorField string) (*object, 
 
 // require marks each field along path required and not nullable, as the
 // SchemaInferrer's _add_field_as_required does, with its error messages.
-func require(node *object, path, traveled []string) string {
+func require(node *Object, path, traveled []string) string {
 	notNull(node)
 	if len(path) == 0 {
 		return ""
@@ -249,7 +248,7 @@ func require(node *object, path, traveled []string) string {
 	if !ok {
 		return "Path " + interp.Repr(stringList(traveled)) + " does not refer to an object but is `" + node.repr() + "` and hence " + interp.Repr(stringList(path)) + " can't be marked as required."
 	}
-	child, ok := props.(*object).get(path[0])
+	child, ok := props.(*Object).get(path[0])
 	if !ok {
 		return "Path " + interp.Repr(stringList(traveled)) + " does not have field `" + path[0] + "` in the schema and hence can't be marked as required."
 	}
@@ -258,11 +257,11 @@ func require(node *object, path, traveled []string) string {
 	if !slices.Contains(list, any(path[0])) {
 		node.set("required", append(list, path[0]))
 	}
-	return require(child.(*object), path[1:], append(traveled, path[0]))
+	return require(child.(*Object), path[1:], append(traveled, path[0]))
 }
 
 // notNull drops null from a node's types; a single type is written alone.
-func notNull(node *object) {
+func notNull(node *Object) {
 	t, _ := node.get("type")
 	list, ok := t.([]any)
 	if !ok {
@@ -284,15 +283,15 @@ func stringList(names []string) []any {
 	return out
 }
 
-// object is a JSON object that keeps its keys in the order they were set,
+// Object is a JSON object that keeps its keys in the order they were set,
 // as a Python dict does: the inferred schema lists the fields in the order
 // the records first showed them, as the builder writes it.
-type object struct {
+type Object struct {
 	keys []string
 	vals map[string]any
 }
 
-func (o *object) set(k string, v any) {
+func (o *Object) set(k string, v any) {
 	if o.vals == nil {
 		o.vals = map[string]any{}
 	}
@@ -302,12 +301,12 @@ func (o *object) set(k string, v any) {
 	o.vals[k] = v
 }
 
-func (o *object) get(k string) (any, bool) {
+func (o *Object) get(k string) (any, bool) {
 	v, ok := o.vals[k]
 	return v, ok
 }
 
-func (o *object) del(k string) {
+func (o *Object) del(k string) {
 	if _, ok := o.vals[k]; ok {
 		delete(o.vals, k)
 		o.keys = slices.DeleteFunc(o.keys, func(e string) bool { return e == k })
@@ -315,7 +314,7 @@ func (o *object) del(k string) {
 }
 
 // MarshalJSON writes the object with its keys in order.
-func (o *object) MarshalJSON() ([]byte, error) {
+func (o *Object) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteByte('{')
 	for i, k := range o.keys {
@@ -336,7 +335,7 @@ func (o *object) MarshalJSON() ([]byte, error) {
 }
 
 // repr writes the object as Python's repr writes a dict.
-func (o *object) repr() string {
+func (o *Object) repr() string {
 	var b strings.Builder
 	b.WriteByte('{')
 	for i, k := range o.keys {
@@ -346,7 +345,7 @@ func (o *object) repr() string {
 		b.WriteString(interp.Repr(k))
 		b.WriteString(": ")
 		switch v := o.vals[k].(type) {
-		case *object:
+		case *Object:
 			b.WriteString(v.repr())
 		case []any:
 			b.WriteByte('[')
@@ -354,7 +353,7 @@ func (o *object) repr() string {
 				if j > 0 {
 					b.WriteString(", ")
 				}
-				if eo, ok := e.(*object); ok {
+				if eo, ok := e.(*Object); ok {
 					b.WriteString(eo.repr())
 				} else {
 					b.WriteString(interp.Repr(e))
