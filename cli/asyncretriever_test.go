@@ -546,3 +546,21 @@ func TestAsyncRetrieverCheckAndDiscover(t *testing.T) {
 		t.Fatalf("discover: exit %d: %s", res.code, res.stdout)
 	}
 }
+
+// TestAsyncRetrieverStreamedDownloadsCountForTheJobSlice: downloads read by a
+// streaming decoder (JSON lines) count their records for the job's slice, as
+// downloads read whole do: each slice's state holds its newest record.
+func TestAsyncRetrieverStreamedDownloadsCountForTheJobSlice(t *testing.T) {
+	fastJobs(t)
+	a := datedReportAPI(t)
+	m := strings.Replace(datedAsyncManifest(a.URL), "      download_target_extractor:", "      download_decoder: {type: JsonlDecoder}\n      download_target_extractor:", 1)
+	res := incrementalConnector(t, m, nil, "items").read(t)
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stdout)
+	}
+	equalLists(t, "records", res.records("items"), []string{`{"id":"j1","updated_at":"2024-01-01T06:00:00Z"}`, `{"id":"j2","updated_at":"2024-01-02T06:00:00Z"}`})
+	equalLists(t, "states", res.states(), []string{
+		itemState(`{"updated_at":"2024-01-01T06:00:00Z"}`, 1),
+		itemState(`{"updated_at":"2024-01-02T06:00:00Z"}`, 1),
+	})
+}

@@ -10,7 +10,6 @@ import (
 	"github.com/airbyte-go/source-declarative/examples/exampleapi"
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/protocol"
-	"github.com/airbyte-go/source-declarative/runtime/incremental"
 )
 
 func benchRunner(b *testing.B, url string) *Runner {
@@ -43,26 +42,6 @@ func BenchmarkRead(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		r := benchRunner(b, srv.URL)
 		if err := r.Read(context.Background(), cat, nil); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-// BenchmarkBuildRequest builds one page request: templates, pagination
-// options and an API key.
-func BenchmarkBuildRequest(b *testing.B) {
-	r := benchRunner(b, "http://127.0.0.1:1")
-	sr, err := r.streamReader(r.Source.Streams[0], incremental.FullRefresh{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	token := sr.b.pag.First()
-	for i := 0; i < b.N; i++ {
-		p, err := sr.b.build(context.Background(), pageRequest{token: token})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := p.HTTP(context.Background()); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -59,10 +59,10 @@ func (r *Runner) checkStream(ctx context.Context, st *manifest.Stream) error {
 	if err != nil {
 		return err
 	}
+	run.probe = true
 	if err := run.prepare(); err != nil {
 		return err
 	}
-	run.sr.probe = true
 	slices := 0
 	err = run.sequential(ctx, sliceHooks{maxPages: 1, emit: func([][]byte) error { return nil },
 		before: func(*incremental.Slice) error {

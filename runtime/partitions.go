@@ -14,6 +14,7 @@ import (
 	"github.com/airbyte-go/source-declarative/runtime/incremental"
 	"github.com/airbyte-go/source-declarative/runtime/partition"
 	"github.com/airbyte-go/source-declarative/runtime/request"
+	"github.com/airbyte-go/source-declarative/runtime/retrieve"
 )
 
 // defaultConcurrency is the number of a sync's workers (slices read at
@@ -58,7 +59,9 @@ func (r *Runner) concurrency() (int, error) {
 type streamRun struct {
 	r  *Runner
 	st *manifest.Stream
-	sr *streamReader // made by prepare
+	rt retrieve.Retriever // made by prepare
+	// probe reads only to see that the stream answers (check).
+	probe bool
 	// router yields the partitions (nil: no partition router).
 	router partition.Router
 	// single is the cursor of a stream without partition router.
@@ -79,7 +82,7 @@ type streamRun struct {
 	// StateDelegatingStream's api_retention_period.
 	cleared bool
 	// cached is how the stream's requests use the sync's response cache
-	// (cache.go); this read's answers are kept under it.
+	// (retrieve.ParentCache); this read's answers are kept under it.
 	cached request.CacheUse
 }
 
@@ -99,7 +102,7 @@ func (r *Runner) newRun(st *manifest.Stream, catalogField []string, state map[st
 	if err != nil {
 		return nil, err
 	}
-	run := &streamRun{r: r, st: st, lazy: len(state) == 0, cleared: cleared, cached: r.cacheUse(st)}
+	run := &streamRun{r: r, st: st, lazy: len(state) == 0, cleared: cleared, cached: r.cache.Use(st)}
 	if st.Retriever == nil || st.Retriever.PartitionRouter == nil {
 		run.single, err = r.cursor(st, catalogField, state)
 		return run, err
@@ -126,22 +129,22 @@ func (r *Runner) newRun(st *manifest.Stream, catalogField []string, state map[st
 	return run, nil
 }
 
-// prepare makes the stream's reader and router: templates over the config
+// prepare makes the stream's retriever and router: templates over the config
 // are rendered here, so a config that does not fit fails before any request.
 func (run *streamRun) prepare() error {
 	cursor := run.single
 	if cursor == nil {
 		cursor = incremental.FullRefresh{} // each partition brings its own
 	}
-	sr, err := run.r.streamReader(run.st, cursor)
+	opts := retrieve.Options{Cursor: cursor, Cached: run.cached, Probe: run.probe}
+	if run.parts != nil {
+		opts.Field = run.parts.Field()
+	}
+	rt, err := retrieve.New(run.r.env(), run.st, opts)
 	if err != nil {
 		return err
 	}
-	if run.parts != nil {
-		sr.field = run.parts.Field()
-	}
-	sr.cached = run.cached
-	run.sr = sr
+	run.rt = rt
 	pr := run.st.Retriever.PartitionRouter
 	if pr == nil {
 		return nil
@@ -255,10 +258,10 @@ func (run *streamRun) lazyBody(w partitionWork) []byte {
 	return nil
 }
 
-// readSlice reads a slice of the partition with sr, then closes it: its
+// readSlice reads a slice of the partition with rt, then closes it: its
 // records count for the state.
-func (run *streamRun) readSlice(ctx context.Context, sr *streamReader, w partitionWork, sl *incremental.Slice, maxPages int, emit func([][]byte) error) error {
-	if err := sr.read(ctx, sl, maxPages, emit); err != nil {
+func (run *streamRun) readSlice(ctx context.Context, rt retrieve.Retriever, w partitionWork, sl *incremental.Slice, maxPages int, emit func([][]byte) error) error {
+	if err := rt.Read(ctx, sl, maxPages, emit); err != nil {
 		return err
 	}
 	w.cursor.Close(sl)
@@ -267,10 +270,8 @@ func (run *streamRun) readSlice(ctx context.Context, sr *streamReader, w partiti
 
 // readPartition reads the slices of one partition in order.
 func (run *streamRun) readPartition(ctx context.Context, w partitionWork, h sliceHooks) error {
-	sr := run.sr.withCursor(w.cursor)
-	if lazy := run.lazyBody(w); lazy != nil {
-		sr = sr.withLazy(lazy)
-	}
+	rt := run.rt.Worker(w.cursor, false)
+	rt.Rebind(w.cursor, run.lazyBody(w))
 	for sl := range w.cursor.Slices() {
 		sl = run.inPartition(w, sl)
 		if h.before != nil {
@@ -278,7 +279,7 @@ func (run *streamRun) readPartition(ctx context.Context, w partitionWork, h slic
 				return err
 			}
 		}
-		if err := run.readSlice(ctx, sr, w, sl, h.maxPages, h.emit); err != nil {
+		if err := run.readSlice(ctx, rt, w, sl, h.maxPages, h.emit); err != nil {
 			return err
 		}
 		if h.after != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/protocol"
 	"github.com/airbyte-go/source-declarative/runtime/incremental"
+	"github.com/airbyte-go/source-declarative/runtime/retrieve"
 	"github.com/airbyte-go/source-declarative/runtime/schedule"
 )
 
@@ -34,8 +35,11 @@ func (r *Runner) Read(ctx context.Context, catalog *protocol.ConfiguredCatalog, 
 	if err != nil {
 		return err
 	}
-	r.startCache() // cache.go
-	defer r.closeCache()
+	r.cache = retrieve.StartCache(r.Source.Streams, r.log)
+	defer func() {
+		r.cache.Close()
+		r.cache = nil
+	}()
 	streams := make([]*syncStream, 0, len(catalog.Streams))
 	for _, cs := range catalog.Streams {
 		s, err := r.plan(cs, states)

@@ -3,7 +3,6 @@ package runtime
 import (
 	"context"
 	"encoding/json"
-	"net/http"
 	"sync"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/airbyte-go/source-declarative/runtime/auth"
 	"github.com/airbyte-go/source-declarative/runtime/incremental"
 	"github.com/airbyte-go/source-declarative/runtime/request"
+	"github.com/airbyte-go/source-declarative/runtime/retrieve"
 	"github.com/airbyte-go/source-declarative/runtime/schema"
 )
 
@@ -28,35 +28,21 @@ type Runner struct {
 	// SaveConfig, when set, also writes a rotated config back (to the --config file).
 	SaveConfig func(map[string]any) error
 	// Observer, when set, sees every exchange (for test reads).
-	Observer Observer
+	Observer retrieve.Observer
 
 	authMu  sync.Mutex
 	auths   map[string]auth.Authenticator
 	schemas *schema.Loader
 	// configuredSchemas are the json_schema of each stream of the read's
-	// configured catalog, by name, for property selectors (propertyselector.go).
+	// configured catalog, by name, for property selectors (retrieve.Env.Catalog).
 	configuredSchemas map[string]any
 	dynamic           dynamicStreams // the streams dynamic_streams made (dynamic.go)
 	// logSink, during a test read, takes the WARN and ERROR logs: they are
 	// part of the StreamRead the builder shows (testread.go).
 	logSink func(level, msg string)
-	// cache keeps answers for reuse during a sync (cache.go); nil outside
-	// one. parentNames are the streams some stream reads as a parent.
-	cache       *request.Cache
-	parentNames map[string]bool
-	// jobs holds a place per AsyncRetriever job running (asyncjob.go).
-	jobs     chan struct{}
-	jobsOnce sync.Once
-}
-
-// Observer is told of each data request and of each token or login request.
-type Observer interface {
-	Page(stream string, req *request.Parts, resp *request.Response, records [][]byte, decision string)
-	// Auxiliary sees a request made for the read but not for a page: kind
-	// is AUTH for token and login requests, ASYNC_CREATE, ASYNC_POLL,
-	// ASYNC_ABORT or ASYNC_DELETE for an AsyncRetriever's job; path is the
-	// manifest path of the component that made it.
-	Auxiliary(kind, path, title, description string, req *request.Parts, resp *request.Response)
+	// cache keeps answers for reuse during a sync; nil outside one.
+	cache *retrieve.ParentCache
+	jobs  *retrieve.JobPlaces
 }
 
 // New prepares a runner. The writer's masker hides the spec's secrets.
@@ -66,7 +52,11 @@ func New(src *manifest.Source, config map[string]any, out *protocol.Writer, mask
 	r.Client.Debug = out.Debugging
 	r.Client.RateLimited = func(stream string) { out.RateLimited(stream) }
 	r.Client.Budget = request.NewBudget(src.APIBudget, r.vars(nil, nil), r.log)
-	r.schemas = &schema.Loader{Folder: src.Folder, Log: r.log, FirstRecord: r.firstRecord,
+	r.jobs = &retrieve.JobPlaces{Limit: src.AsyncJobLimit}
+	r.schemas = &schema.Loader{Folder: src.Folder, Log: r.log,
+		FirstRecord: func(ctx context.Context, st *manifest.Stream) ([]byte, error) {
+			return retrieve.FirstRecord(ctx, r.env(), st)
+		},
 		Vars: func(params map[string]any) interp.Vars { return r.vars(params, nil) }}
 	return r
 }
@@ -114,7 +104,9 @@ func (r *Runner) authenticator(a *manifest.Auth) (auth.Authenticator, error) {
 			}
 			return nil
 		},
-		Login: r.login,
+		Login: func(ctx context.Context, req *manifest.Requester) (*request.Response, error) {
+			return retrieve.Login(ctx, r.env(), req)
+		},
 	}
 	if r.Observer != nil {
 		obs := r.Observer
@@ -147,36 +139,17 @@ func authKey(a *manifest.Auth) string {
 	return jsonText(m)
 }
 
-// login sends a session-token login request.
-func (r *Runner) login(ctx context.Context, req *manifest.Requester) (*request.Response, error) {
-	b, err := r.newBuilder(req, nil)
-	if err != nil {
-		return nil, err
-	}
-	var parts *request.Parts
-	resp, err := r.Client.Send(ctx, func() (*http.Request, error) {
-		p, err := b.build(ctx, pageRequest{})
-		if err != nil {
-			return nil, err
-		}
-		parts = p
-		return p.HTTP(ctx)
-	}, b.policy)
-	if r.Observer != nil && parts != nil {
-		r.Observer.Auxiliary("AUTH", req.Path, "Login request", "Obtains session token", parts, resp)
-	}
-	return resp, err
+// env is what the retrievers of a stream take from the runner now.
+func (r *Runner) env() *retrieve.Env {
+	return &retrieve.Env{Config: r.Config, Client: r.Client, Observer: r.Observer, Log: r.log, Now: r.Now,
+		Auth: r.authenticator, Schema: r.schemas.Stream, Catalog: r.configuredSchemas, Jobs: r.jobs}
 }
 
 // vars are the template variables of requests and records, the one place
 // they come from: config, a component's parameters, and the slice being read
 // (nil: none) under stream_slice, stream_partition and stream_interval.
 func (r *Runner) vars(params map[string]any, sl *incremental.Slice) interp.Vars {
-	if params == nil {
-		params = map[string]any{}
-	}
-	m := sl.Template()
-	return interp.Vars{"config": r.Config, "parameters": params, "stream_slice": m, "stream_partition": m, "stream_interval": m}
+	return retrieve.Vars(r.Config, params, sl)
 }
 
 // ConfigJSON is the config as JSON, for writing it back.

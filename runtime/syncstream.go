@@ -8,6 +8,7 @@ import (
 
 	"github.com/airbyte-go/source-declarative/protocol"
 	"github.com/airbyte-go/source-declarative/runtime/incremental"
+	"github.com/airbyte-go/source-declarative/runtime/retrieve"
 	"github.com/airbyte-go/source-declarative/runtime/schedule"
 )
 
@@ -31,7 +32,7 @@ type syncStream struct {
 	failed  bool // set by Finish
 }
 
-// Start writes STARTED and prepares the stream's reader and router:
+// Start writes STARTED and prepares the stream's retriever and router:
 // templates over the config are rendered here, so a config that does not
 // fit fails the stream before any request.
 func (s *syncStream) Start(context.Context) error {
@@ -43,7 +44,7 @@ func (s *syncStream) Start(context.Context) error {
 		return err
 	}
 	s.pg = &progress{r: s.r, name: s.name, run: s.run}
-	s.readers.base = s.run.sr
+	s.readers.base = s.run.rt
 	if s.run.cleared {
 		s.pg.last = "{}"
 		return s.r.Out.StreamState(s.name, map[string]any{}, 0)
@@ -154,33 +155,32 @@ func (r *sliceRead) Read(ctx context.Context) error {
 	return r.p.release()
 }
 
-// readerPool keeps the readers of a stream that no slice is reading: a
-// slice takes one and sets its cursor, so that a stream makes one reader
+// readerPool keeps the retrievers of a stream that no slice is reading: a
+// slice takes one and sets its cursor, so that a stream makes one retriever
 // (and one record pipeline) per slice read at the same time, not per slice.
 type readerPool struct {
 	mu   sync.Mutex
-	base *streamReader
-	free []*streamReader
+	base retrieve.Retriever
+	free []retrieve.Retriever
 }
 
-// get returns a reader observing cursor c, whose slices start with lazy
+// get returns a retriever observing cursor c, whose slices start with lazy
 // (nil: with a request).
-func (p *readerPool) get(c incremental.Cursor, lazy []byte) *streamReader {
+func (p *readerPool) get(c incremental.Cursor, lazy []byte) retrieve.Retriever {
 	p.mu.Lock()
-	var sr *streamReader
+	var sr retrieve.Retriever
 	if n := len(p.free); n > 0 {
 		sr, p.free = p.free[n-1], p.free[:n-1]
 	}
 	p.mu.Unlock()
 	if sr == nil {
-		sr = p.base.withCursor(c)
-		sr.ext.Recycle = true // the sync's emit copies the records out: each body buffer is reused
+		sr = p.base.Worker(c, true) // the sync's emit copies the records out
 	}
-	sr.cursor, sr.lazy = c, lazy
+	sr.Rebind(c, lazy)
 	return sr
 }
 
-func (p *readerPool) put(sr *streamReader) {
+func (p *readerPool) put(sr retrieve.Retriever) {
 	p.mu.Lock()
 	p.free = append(p.free, sr)
 	p.mu.Unlock()

@@ -172,7 +172,7 @@ func (t *testReader) slices(ctx context.Context, st *manifest.Stream, limits Tes
 		return err
 	}
 	t.stream, t.path = st.Name, st.Path
-	t.field = run.sr.field
+	t.field = run.rt.Field()
 	total, read := 0, 0
 	h := sliceHooks{
 		maxPages: limits.MaxPagesPerSlice,

@@ -1,4 +1,4 @@
-package runtime
+package retrieve
 
 import (
 	"bytes"
@@ -12,8 +12,8 @@ import (
 
 	"github.com/airbyte-go/source-declarative/lang/interp"
 	"github.com/airbyte-go/source-declarative/manifest"
-	"github.com/airbyte-go/source-declarative/protocol"
 	"github.com/airbyte-go/source-declarative/runtime/extract"
+	"github.com/airbyte-go/source-declarative/runtime/failure"
 	"github.com/airbyte-go/source-declarative/runtime/incremental"
 	"github.com/airbyte-go/source-declarative/runtime/transform"
 )
@@ -30,17 +30,16 @@ type queryProperties struct {
 
 // propertyChunks are the chunks of properties each page is requested with,
 // in order; the first call reads the properties endpoint.
-func (s *streamReader) propertyChunks(ctx context.Context) ([][]string, error) {
-	q := s.props
+func (q *queryProperties) propertyChunks(ctx context.Context, s *pages) ([][]string, error) {
 	q.once.Do(func() {
 		names := q.m.List
 		if q.m.FromEndpoint != nil {
-			names, q.err = s.r.propertiesFromEndpoint(ctx, s.st.Name, q.m.FromEndpoint)
+			names, q.err = propertiesFromEndpoint(ctx, s.env, s.st.Name, q.m.FromEndpoint)
 		}
 		if sel := q.m.Selector; sel != nil && q.err == nil {
 			var selected map[string]bool
 			var ok bool
-			if selected, ok, q.err = s.r.selectedProperties(s.st.Name, sel); ok {
+			if selected, ok, q.err = selectedProperties(s.env, s.st.Name, sel); ok {
 				names = slices.DeleteFunc(slices.Clone(names), func(n string) bool { return !selected[n] })
 			}
 		}
@@ -57,15 +56,15 @@ func (s *streamReader) propertyChunks(ctx context.Context) ([][]string, error) {
 // property_field_path of each record of the endpoint's retriever, in order.
 // A record without a text or number there is skipped, with a warning (the
 // reference would request a property named "[]" or "None").
-func (r *Runner) propertiesFromEndpoint(ctx context.Context, stream string, fe *manifest.PropertiesFromEndpoint) ([]string, error) {
-	vars := r.vars(fe.Parameters, nil)
+func propertiesFromEndpoint(ctx context.Context, env *Env, stream string, fe *manifest.PropertiesFromEndpoint) ([]string, error) {
+	vars := env.Vars(fe.Parameters, nil)
 	path, err := interp.RenderEach(fe.FieldPath, vars)
 	if err != nil {
-		return nil, ConfigErr("%v", err)
+		return nil, failure.Config("%v", err)
 	}
 	var names []string
 	skipped := 0
-	err = r.readNested(ctx, stream, fe.Path, fe.Retriever, nil, "reading the property names of", func(obj *transform.Object) {
+	err = readNested(ctx, env, stream, fe.Path, fe.Retriever, nil, "reading the property names of", func(obj *transform.Object) {
 		v, _ := transform.Get(obj, path)
 		switch x := v.(type) {
 		case string:
@@ -80,7 +79,7 @@ func (r *Runner) propertiesFromEndpoint(ctx context.Context, stream string, fe *
 		return nil, err
 	}
 	if skipped > 0 {
-		r.log("WARN", fmt.Sprintf("Stream %s: %d record(s) of %s have no text at property_field_path %q; they name no property", stream, skipped, fe.Path, strings.Join(path, "/")))
+		env.Log("WARN", fmt.Sprintf("Stream %s: %d record(s) of %s have no text at property_field_path %q; they name no property", stream, skipped, fe.Path, strings.Join(path, "/")))
 	}
 	return names, nil
 }
@@ -242,17 +241,17 @@ func (m *recordMerger) records() [][]byte {
 	return m.out
 }
 
-// fetchChunks requests one page once per chunk of properties, with the same
+// page requests one page once per chunk of properties, with the same
 // token, and merges the chunks' records by key (with property_chunking).
 // The page's response, for the paginator, is the last chunk's, as in the
 // reference; a chunk whose response is ignored adds no records.
-func (s *streamReader) fetchChunks(ctx context.Context, pr pageRequest, sl *incremental.Slice) (*pageResult, extract.Page, [][]byte, error) {
-	chunks, err := s.propertyChunks(ctx)
+func (q *queryProperties) page(ctx context.Context, s *pages, pr pageRequest, sl *incremental.Slice, _ int) (*pageResult, extract.Page, [][]byte, error) {
+	chunks, err := q.propertyChunks(ctx, s)
 	if err != nil {
 		return nil, extract.Page{}, nil, err
 	}
 	var merger *recordMerger
-	if c := s.props.m.Chunking; c != nil {
+	if c := q.m.Chunking; c != nil {
 		merger = &recordMerger{keys: c.MergeKeys}
 	}
 	base := pr.slice
@@ -270,13 +269,13 @@ func (s *streamReader) fetchChunks(ctx context.Context, pr pageRequest, sl *incr
 		if err != nil {
 			return nil, body, nil, err
 		}
-		if i < len(chunks)-1 && s.r.Observer != nil && !res.resp.Ignored {
-			s.r.Observer.Page(s.st.Name, res.parts, res.resp, records, fmt.Sprintf("next: chunk %d of %d of the properties", i+2, len(chunks)))
+		if i < len(chunks)-1 && s.env.Observer != nil && !res.resp.Ignored {
+			s.env.Observer.Page(s.st.Name, res.parts, res.resp, records, fmt.Sprintf("next: chunk %d of %d of the properties", i+2, len(chunks)))
 		}
 		if merger == nil {
 			all = append(all, records...)
 		} else if err := merger.add(records); err != nil {
-			return nil, body, nil, &Error{Failure: protocol.SystemError, Message: fmt.Sprintf("stream %s: %v", s.st.Name, err)}
+			return nil, body, nil, failure.System("stream %s: %v", s.st.Name, err)
 		}
 	}
 	if merger != nil {
@@ -284,3 +283,6 @@ func (s *streamReader) fetchChunks(ctx context.Context, pr pageRequest, sl *incr
 	}
 	return res, body, all, nil
 }
+
+// streams is false: each page is requested once per chunk, read whole.
+func (q *queryProperties) streams() bool { return false }

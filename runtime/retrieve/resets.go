@@ -1,12 +1,14 @@
-package runtime
+package retrieve
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/protocol"
+	"github.com/airbyte-go/source-declarative/runtime/failure"
 	"github.com/airbyte-go/source-declarative/runtime/incremental"
 	"github.com/airbyte-go/source-declarative/runtime/request"
 )
@@ -20,19 +22,22 @@ var errRestartPages = errors.New("pagination reset")
 // limits.number_of_records), the slice requested (narrowed with
 // SPLIT_USING_CURSOR) and how often a run started with the same slice.
 type pageResets struct {
-	s *streamReader
+	s *pages
 	// original is the slice read: records are observed into it and it is
 	// the one closed. current is the slice requested in this run.
 	original, current *incremental.Slice
-	narrower          incremental.Narrower // nil: restart the same slice
-	limit             int                  // records per run; 0: none
-	count             int                  // records read in this run
-	reason            string               // why the run ended, for the log
-	same              int                  // runs restarted with the same slice
+	// observed is the slice the records count for: original, or the
+	// job's slice while its downloads are read.
+	observed *incremental.Slice
+	narrower incremental.Narrower // nil: restart the same slice
+	limit    int                  // records per run; 0: none
+	count    int                  // records read in this run
+	reason   string               // why the run ended, for the log
+	same     int                  // runs restarted with the same slice
 }
 
-func (s *streamReader) pageResets(sl *incremental.Slice) *pageResets {
-	pr := &pageResets{s: s, original: sl, current: sl}
+func (s *pages) pageResets(sl *incremental.Slice) *pageResets {
+	pr := &pageResets{s: s, original: sl, current: sl, observed: sl}
 	cfg := s.st.Retriever.PaginationReset
 	if cfg == nil {
 		return pr
@@ -81,7 +86,7 @@ func (pr *pageResets) restart() error {
 		}
 	}
 	if !ascending {
-		s.r.log("WARN", fmt.Sprintf("Stream %s: records of the slice did not come in ascending %s order; narrowing the slice may skip records", s.st.Name, s.field))
+		s.env.Log("WARN", fmt.Sprintf("Stream %s: records of the slice did not come in ascending %s order; narrowing the slice may skip records", s.st.Name, s.field))
 	}
 	allowed := 2
 	if pr.narrower != nil {
@@ -90,18 +95,18 @@ func (pr *pageResets) restart() error {
 	if sameSlice(next, pr.current) {
 		pr.same++
 		if pr.same >= allowed {
-			return &Error{Failure: protocol.SystemError, Message: pr.exhausted()}
+			return &failure.Error{Failure: protocol.SystemError, Message: pr.exhausted()}
 		}
 	} else {
 		pr.same = 0
 	}
 	msg := fmt.Sprintf("Stream %s: pagination reset (%s); reading from the first page again", s.st.Name, pr.reason)
 	if next != pr.current {
-		msg += fmt.Sprintf(", the slice going from %s to %s", jsonText(pr.current.Mapping()), jsonText(next.Mapping()))
+		msg += fmt.Sprintf(", the slice going from %s to %s", mappingText(pr.current), mappingText(next))
 	} else if d := describeSlice(next); d != "" {
 		msg += ", with the same slice " + d
 	}
-	s.r.log("INFO", msg)
+	s.env.Log("INFO", msg)
 	pr.current, pr.count = next, 0
 	return nil
 }
@@ -123,12 +128,18 @@ func (pr *pageResets) exhausted() string {
 
 // sameSlice tells whether two slices request the same thing.
 func sameSlice(a, b *incremental.Slice) bool {
-	return a == b || jsonText(a.Mapping()) == jsonText(b.Mapping())
+	return a == b || mappingText(a) == mappingText(b)
 }
 
 func describeSlice(sl *incremental.Slice) string {
 	if sl == nil || sl.Descriptor() == nil {
 		return ""
 	}
-	return jsonText(sl.Mapping())
+	return mappingText(sl)
+}
+
+// mappingText is a slice's mapping as JSON, as logs and errors show it.
+func mappingText(sl *incremental.Slice) string {
+	b, _ := json.Marshal(sl.Mapping())
+	return string(b)
 }

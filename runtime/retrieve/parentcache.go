@@ -1,4 +1,4 @@
-package runtime
+package retrieve
 
 import (
 	"os"
@@ -17,28 +17,34 @@ const (
 	cacheMemoryEnv = "SOURCE_DECLARATIVE_CACHE_MEMORY"
 )
 
-// startCache makes the sync's response cache, so that a parent stream is
-// read once: the streams that are a parent of another stream (at any depth)
+// ParentCache is a sync's response cache, so that a parent stream is read
+// once: the streams that are a parent of another stream (at any depth)
 // keep their answers, as Airbyte turns use_cache on for them.
-func (r *Runner) startCache() {
+type ParentCache struct {
+	cache   *request.Cache
+	parents map[string]bool // the streams some stream reads as a parent
+}
+
+// StartCache makes the response cache of a sync of the streams.
+func StartCache(streams []*manifest.Stream, log func(level, msg string)) *ParentCache {
 	limit := int64(cacheMemory)
 	if v := os.Getenv(cacheMemoryEnv); v != "" {
 		if n, err := strconv.ParseInt(v, 10, 64); err == nil && n >= 0 {
 			limit = n
 		} else {
-			r.log(protocol.LevelWarn, cacheMemoryEnv+": "+strconv.Quote(v)+" is not a number of bytes; the default is used")
+			log(protocol.LevelWarn, cacheMemoryEnv+": "+strconv.Quote(v)+" is not a number of bytes; the default is used")
 		}
 	}
-	r.cache = request.NewCache(limit, r.log)
-	r.parentNames = map[string]bool{}
-	for _, st := range r.Source.Streams {
-		addParents(st, r.parentNames)
+	c := &ParentCache{cache: request.NewCache(limit, log), parents: map[string]bool{}}
+	for _, st := range streams {
+		addParents(st, c.parents)
 	}
+	return c
 }
 
-func (r *Runner) closeCache() {
-	r.cache.Close()
-	r.cache = nil
+// Close drops the answers kept.
+func (c *ParentCache) Close() {
+	c.cache.Close()
 }
 
 // addParents adds the names of the stream's parent streams, and of theirs.
@@ -78,20 +84,21 @@ func addParents(st *manifest.Stream, names map[string]bool) {
 	}
 }
 
-// cacheUse is how a stream's page requests use the sync's cache: a
+// Use is how a stream's page requests use the sync's cache (c nil: outside
+// a sync): a
 // requester with use_cache, and a parent stream's unless it says
 // use_cache: false, share their answers at once (an answer being fetched
 // is waited for, not asked again), as in Airbyte; a parent stream with
 // use_cache: false takes only the answers of a read of it that went to its
 // end (a stream read in full in this sync is not asked again; Airbyte asks
 // again). Outside a sync, and for asynchronous jobs, nothing is cached.
-func (r *Runner) cacheUse(st *manifest.Stream) request.CacheUse {
-	if r.cache == nil || st.Retriever == nil || st.Retriever.Requester == nil || st.Retriever.Async != nil {
+func (c *ParentCache) Use(st *manifest.Stream) request.CacheUse {
+	if c == nil || st.Retriever == nil || st.Retriever.Requester == nil || st.Retriever.Async != nil {
 		return request.CacheUse{}
 	}
 	use := st.Retriever.Requester.UseCache
-	if !r.parentNames[st.Name] && (use == nil || !*use) {
+	if !c.parents[st.Name] && (use == nil || !*use) {
 		return request.CacheUse{}
 	}
-	return request.CacheUse{Cache: r.cache, Read: &request.CacheRead{}, Shared: use == nil || *use}
+	return request.CacheUse{Cache: c.cache, Read: &request.CacheRead{}, Shared: use == nil || *use}
 }

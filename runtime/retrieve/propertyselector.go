@@ -1,7 +1,8 @@
-package runtime
+package retrieve
 
 import (
 	"github.com/airbyte-go/source-declarative/manifest"
+	"github.com/airbyte-go/source-declarative/runtime/failure"
 	"github.com/airbyte-go/source-declarative/runtime/transform"
 )
 
@@ -12,8 +13,8 @@ import (
 // there is nothing to select from (check, discover and test reads have no
 // configured stream; a configured schema may list no properties at all):
 // then every property is requested.
-func (r *Runner) selectedProperties(stream string, sel *manifest.PropertySelector) (set map[string]bool, ok bool, err error) {
-	schema, _ := r.configuredSchemas[stream].(map[string]any)
+func selectedProperties(env *Env, stream string, sel *manifest.PropertySelector) (set map[string]bool, ok bool, err error) {
+	schema, _ := env.Catalog[stream].(map[string]any)
 	props, listed := schema["properties"].(map[string]any)
 	if !listed {
 		return nil, false, nil
@@ -21,12 +22,12 @@ func (r *Runner) selectedProperties(stream string, sel *manifest.PropertySelecto
 	obj, _ := transform.FromPlain(props).(*transform.Object)
 	ts, err := transform.NewList(sel.Transformations)
 	if err != nil {
-		return nil, false, ConfigErr("%v", err)
+		return nil, false, failure.Config("%v", err)
 	}
-	vars := r.vars(nil, nil)
+	vars := env.Vars(nil, nil)
 	for _, t := range ts {
 		if err := t.Apply(obj, vars); err != nil {
-			return nil, false, ConfigErr("%v", err) // the error names the transformation
+			return nil, false, failure.Config("%v", err) // the error names the transformation
 		}
 	}
 	set = map[string]bool{}

@@ -1,4 +1,4 @@
-package runtime
+package retrieve
 
 import (
 	"context"
@@ -14,9 +14,10 @@ import (
 
 // streams tells whether the stream's records are read as the body arrives:
 // a streaming decoder (these never paginate), outside a test read (which
-// shows bodies), with an error handler that does not read bodies.
-func (s *streamReader) streams() bool {
-	return s.ext.Decoder.Streams() && s.r.Observer == nil && !s.b.policy.ReadsBody() && s.props == nil
+// shows bodies), with an error handler that does not read bodies and pages
+// requested once each (pageFetcher.streams).
+func (s *pages) streams() bool {
+	return s.ext.Decoder.Streams() && s.env.Observer == nil && !s.b.policy.ReadsBody() && s.fetcher.streams()
 }
 
 // Batches of streamed records: the first is emitted once it holds
@@ -38,7 +39,7 @@ const (
 // With firstOnly (a check), reading stops at the first records. As one run
 // of the slice's pages, it ends with errRestartPages when they must start
 // again (pageResets).
-func (s *streamReader) readStreamed(ctx context.Context, resets *pageResets, firstOnly bool, emit func([][]byte) error) error {
+func (s *pages) readStreamed(ctx context.Context, resets *pageResets, firstOnly bool, emit func([][]byte) error) error {
 	token, sl := s.b.pag.First(), resets.original
 	emitted := 0
 	var batch extract.Batch
@@ -49,7 +50,7 @@ func (s *streamReader) readStreamed(ctx context.Context, resets *pageResets, fir
 		}
 		if err == nil && len(records) > 0 {
 			if err = emit(records); err == nil {
-				s.observe(sl, records)
+				s.observe(resets.observed, records)
 			}
 			emitted += len(records)
 		}
@@ -94,7 +95,7 @@ func (s *streamReader) readStreamed(ctx context.Context, resets *pageResets, fir
 var errEnough = errors.New("enough records read")
 
 // streamError says whether a streamed body that failed is fetched again.
-func (s *streamReader) streamError(resp *request.Response, src *trackedReader, emitted int, err error) error {
+func (s *pages) streamError(resp *request.Response, src *trackedReader, emitted int, err error) error {
 	var de *decode.Error
 	var bb *extract.BadBody
 	switch {
@@ -108,7 +109,7 @@ func (s *streamReader) streamError(resp *request.Response, src *trackedReader, e
 	case errors.As(err, &de), errors.As(err, &bb):
 		return failure.System("%v (HTTP %d from %s)", err, resp.Status, resp.URL)
 	}
-	return &failure.Error{Failure: FailureType(err), Message: fmt.Sprintf("%v (HTTP %d from %s)", err, resp.Status, resp.URL)}
+	return &failure.Error{Failure: failure.Type(err), Message: fmt.Sprintf("%v (HTTP %d from %s)", err, resp.Status, resp.URL)}
 }
 
 // trackedReader remembers the error of the body it reads, telling a

@@ -1,4 +1,4 @@
-package runtime
+package retrieve
 
 import (
 	"context"
@@ -20,80 +20,78 @@ import (
 	"github.com/airbyte-go/source-declarative/runtime/transform"
 )
 
-// streamReader reads the pages of one stream, slice by slice.
-type streamReader struct {
-	r      *Runner
-	st     *manifest.Stream
-	b      *builder
-	ext    extract.Extractor // the records of its responses
+// pages is the Retriever of a SimpleRetriever: it reads a slice's pages,
+// each fetched as its requester says (pageFetcher), following the
+// paginator.
+type pages struct {
+	env     *Env
+	st      *manifest.Stream
+	b       *builder
+	fetcher pageFetcher
+	ext     extract.Extractor // the records of its responses
+	// lazy, when not nil, is the first page of each slice, taken from the
+	// parent record (lazy_read_pointer) instead of requested.
+	lazy   []byte
 	cursor incremental.Cursor
 	field  string // the record key holding the cursor value ("": none)
 	warned bool   // whether a record without a readable cursor value was logged
 	pipe   *extract.Pipeline
 	piped  bool // whether pipe was made (nil: records need no processing)
-	// lazy, when not nil, is the first page of each slice, taken from the
-	// parent record (lazy_read_pointer) instead of requested.
-	lazy []byte
-	// probe reads only to see that the stream answers (check): as in the
-	// reference, whose check stops at the first record, pagination_reset's
-	// limits do not apply.
-	probe bool
-	// props, when set, are the requester's query properties: each page is
-	// requested once per chunk (queryproperties.go); shared by the copies
-	// of the reader.
-	props *queryProperties
-	// job, for an AsyncRetriever, runs each slice's job before its
-	// downloads are read (asyncjob.go); nil: the slice's pages are read.
-	job *asyncJob
-	// downloading is the job's slice while its downloads are read: the
-	// records observed count for it.
-	downloading *incremental.Slice
+	probe  bool // Options.Probe
 	// cached is how page requests use the sync's response cache.
 	cached request.CacheUse
 }
 
-func (r *Runner) streamReader(st *manifest.Stream, cursor incremental.Cursor) (*streamReader, error) {
+func newPages(env *Env, st *manifest.Stream, opts Options) (*pages, error) {
 	if st.Retriever == nil || st.Retriever.Requester == nil || st.Retriever.Selector == nil {
-		return nil, ConfigErr("%s: the stream has no usable retriever", st.Path)
+		return nil, failure.Config("%s: the stream has no usable retriever", st.Path)
 	}
 	req := st.Retriever.Requester
-	vars := r.vars(req.Parameters, nil)
+	vars := env.Vars(req.Parameters, nil)
 	pag, err := paginate.New(st.Retriever.Paginator, vars)
 	if err != nil {
-		return nil, &Error{Failure: protocol.ConfigError, Message: err.Error()}
+		return nil, failure.Config("%s", err.Error())
 	}
-	b, err := r.newBuilder(req, pag)
+	b, err := newBuilder(env, req, pag)
 	if err != nil {
 		return nil, err
 	}
-	sr := &streamReader{r: r, st: st, b: b, cursor: cursor, field: cursor.Field(),
-		ext: extract.Extractor{Stream: st.Name, Decoder: decode.New(st.Retriever.Decoder, r.Client.MaxBody), Log: r.log}}
+	field := opts.Field
+	if field == "" {
+		field = opts.Cursor.Field()
+	}
+	s := &pages{env: env, st: st, b: b, fetcher: requested{}, cursor: opts.Cursor, field: field, probe: opts.Probe, cached: opts.Cached,
+		ext: extract.Extractor{Stream: st.Name, Decoder: decode.New(st.Retriever.Decoder, env.Client.MaxBody), Log: env.Log}}
 	if req.Properties != nil {
-		sr.props = &queryProperties{m: req.Properties}
+		s.fetcher = &queryProperties{m: req.Properties}
 	}
-	if sr.ext.Path, err = interp.RenderEach(st.Retriever.Selector.FieldPath, vars); err != nil {
-		return nil, &Error{Failure: protocol.ConfigError, Message: err.Error()}
+	if s.ext.Path, err = interp.RenderEach(st.Retriever.Selector.FieldPath, vars); err != nil {
+		return nil, failure.Config("%s", err.Error())
 	}
-	if err := extract.CheckPath(sr.ext.Path, st.Path+".retriever.record_selector.extractor.field_path"); err != nil {
+	if err := extract.CheckPath(s.ext.Path, st.Path+".retriever.record_selector.extractor.field_path"); err != nil {
 		return nil, err
 	}
-	if st.Retriever.Async != nil {
-		if sr.job, err = r.newAsyncJob(st); err != nil {
-			return nil, err
-		}
+	return s, nil
+}
+
+// expand prepares the extractor's record_expander, if it has one.
+func (s *pages) expand() error {
+	m := s.st.Retriever.Selector.Expander
+	if m == nil {
+		return nil
 	}
-	if m := st.Retriever.Selector.Expander; m != nil {
-		sr.ext.Expander, err = expand.New(m, r.vars(m.Parameters, nil), func(msg string) { r.log("WARN", "Stream "+st.Name+": "+msg) })
-		if err != nil {
-			return nil, ConfigErr("%v", err)
-		}
-		if m.TruncatedRetriever != nil && sr.ext.Expander != nil {
-			sr.ext.Expander.FetchTruncated(func(ctx context.Context, parent *transform.Object) ([]any, error) {
-				return r.truncatedList(ctx, st, m, parent) // expandlist.go
-			})
-		}
+	env, st := s.env, s.st
+	var err error
+	s.ext.Expander, err = expand.New(m, env.Vars(m.Parameters, nil), func(msg string) { env.Log("WARN", "Stream "+st.Name+": "+msg) })
+	if err != nil {
+		return failure.Config("%v", err)
 	}
-	return sr, nil
+	if m.TruncatedRetriever != nil && s.ext.Expander != nil {
+		s.ext.Expander.FetchTruncated(func(ctx context.Context, parent *transform.Object) ([]any, error) {
+			return truncatedList(ctx, env, st, m, parent) // truncated.go
+		})
+	}
+	return nil
 }
 
 // pageResult is one page read.
@@ -102,20 +100,16 @@ type pageResult struct {
 	resp  *request.Response
 }
 
-// read fetches the pages of a slice, from the first, until the paginator
-// stops or maxPages pages were read (0: no limit), handing each page's
-// records to emit; the cursor then observes them. An AsyncRetriever's
-// slice runs its job first and reads the pages of each download.
-func (s *streamReader) read(ctx context.Context, sl *incremental.Slice, maxPages int, emit func([][]byte) error) error {
-	if s.job != nil {
-		return s.readJob(ctx, sl, maxPages, emit)
-	}
-	return s.readSlice(ctx, sl, maxPages, emit)
+// Read is Retriever.Read.
+func (s *pages) Read(ctx context.Context, sl *incremental.Slice, maxPages int, emit func([][]byte) error) error {
+	return s.readSlice(ctx, sl, sl, maxPages, emit)
 }
 
-// readSlice is read of the slice's own pages.
-func (s *streamReader) readSlice(ctx context.Context, sl *incremental.Slice, maxPages int, emit func([][]byte) error) error {
+// readSlice reads the slice's pages, its records observed into observed
+// (sl, or the job's slice while its downloads are read).
+func (s *pages) readSlice(ctx context.Context, sl, observed *incremental.Slice, maxPages int, emit func([][]byte) error) error {
 	resets := s.pageResets(sl)
+	resets.observed = observed
 	for {
 		var err error
 		if s.streams() && s.lazy == nil {
@@ -134,7 +128,7 @@ func (s *streamReader) readSlice(ctx context.Context, sl *incremental.Slice, max
 
 // readPages is one run of a slice's pages, from the first: it ends with
 // errRestartPages when they must start again (pageResets).
-func (s *streamReader) readPages(ctx context.Context, resets *pageResets, maxPages int, emit func([][]byte) error) error {
+func (s *pages) readPages(ctx context.Context, resets *pageResets, maxPages int, emit func([][]byte) error) error {
 	sl, req := resets.original, resets.current
 	token := s.b.pag.First()
 	sent := paginate.NewRequestLog()
@@ -145,15 +139,11 @@ func (s *streamReader) readPages(ctx context.Context, resets *pageResets, maxPag
 		var body extract.Page
 		var records [][]byte
 		var err error
-		if s.props != nil {
-			res, body, records, err = s.fetchChunks(ctx, pr, sl)
-		} else {
-			res, body, records, err = s.fetchPage(ctx, pr, sl, page == 1 && s.lazy != nil)
-		}
+		res, body, records, err = s.fetcher.page(ctx, s, pr, sl, page)
 		if err != nil {
 			if resets.asked(err) {
 				if s.lazy != nil {
-					return &Error{Failure: protocol.SystemError, Message: fmt.Sprintf("stream %s: %s; a partition whose first page comes from its parent record (lazy_read_pointer) cannot start its pages again, as in Airbyte", s.st.Name, resets.reason)}
+					return &failure.Error{Failure: protocol.SystemError, Message: fmt.Sprintf("stream %s: %s; a partition whose first page comes from its parent record (lazy_read_pointer) cannot start its pages again, as in Airbyte", s.st.Name, resets.reason)}
 				}
 				return errRestartPages
 			}
@@ -163,14 +153,14 @@ func (s *streamReader) readPages(ctx context.Context, resets *pageResets, maxPag
 			// The last response was ignored: no next page. Records of a
 			// page's other chunks still go out. A test read shows it, as
 			// the builder shows every response.
-			if s.r.Observer != nil {
-				s.r.Observer.Page(s.st.Name, res.parts, res.resp, records, "stop: the response was ignored")
+			if s.env.Observer != nil {
+				s.env.Observer.Page(s.st.Name, res.parts, res.resp, records, "stop: the response was ignored")
 			}
 			if len(records) > 0 {
 				if err := emit(records); err != nil {
 					return err
 				}
-				s.observe(sl, records)
+				s.observe(resets.observed, records)
 			}
 			return nil
 		}
@@ -203,27 +193,27 @@ func (s *streamReader) readPages(ctx context.Context, resets *pageResets, maxPag
 			records = s.inWindow(records)
 		}
 		restart := resets.counted(len(records))
-		if s.r.Observer != nil {
+		if s.env.Observer != nil {
 			d := decision(next, more, err)
 			if restart {
 				d = "pagination reset: " + resets.reason
 			}
-			s.r.Observer.Page(s.st.Name, res.parts, res.resp, records, d)
+			s.env.Observer.Page(s.st.Name, res.parts, res.resp, records, d)
 		}
 		if len(records) > 0 {
 			if err := emit(records); err != nil {
 				return err
 			}
-			s.observe(sl, records)
+			s.observe(resets.observed, records)
 		}
-		if s.ext.Recycle && s.r.Observer == nil {
+		if s.ext.Recycle && s.env.Observer == nil {
 			res.resp.Release()
 		}
 		if restart {
 			return errRestartPages
 		}
 		if err != nil {
-			return &Error{Failure: protocol.SystemError, Message: err.Error()}
+			return &failure.Error{Failure: protocol.SystemError, Message: err.Error()}
 		}
 		if !more || (maxPages > 0 && page >= maxPages) {
 			return nil
@@ -232,9 +222,31 @@ func (s *streamReader) readPages(ctx context.Context, resets *pageResets, maxPag
 	}
 }
 
+// pageFetcher fetches one page of a slice as the stream's requester says:
+// requested, or requested once per chunk of its query properties.
+type pageFetcher interface {
+	// page fetches the page-th page (from 1) and returns its records,
+	// processed.
+	page(ctx context.Context, s *pages, pr pageRequest, sl *incremental.Slice, page int) (*pageResult, extract.Page, [][]byte, error)
+	// streams tells whether a streaming decoder may read the body as it
+	// arrives.
+	streams() bool
+}
+
+// requested is the pageFetcher of a requester without query properties:
+// one request a page, the first page of a lazy partition taken from its
+// parent record.
+type requested struct{}
+
+func (requested) page(ctx context.Context, s *pages, pr pageRequest, sl *incremental.Slice, page int) (*pageResult, extract.Page, [][]byte, error) {
+	return s.fetchPage(ctx, pr, sl, page == 1 && s.lazy != nil)
+}
+
+func (requested) streams() bool { return true }
+
 // fetchPage requests one page (or takes the parent's, lazy) and returns its
 // records, processed; a response the error handler ignores has none.
-func (s *streamReader) fetchPage(ctx context.Context, pr pageRequest, sl *incremental.Slice, lazy bool) (*pageResult, extract.Page, [][]byte, error) {
+func (s *pages) fetchPage(ctx context.Context, pr pageRequest, sl *incremental.Slice, lazy bool) (*pageResult, extract.Page, [][]byte, error) {
 	var body extract.Page
 	var extractErr error
 	var res *pageResult
@@ -274,11 +286,11 @@ func decision(next paginate.Token, more bool, err error) string {
 
 // fetch sends one page request; a 401 with a token-based authenticator
 // refreshes the token once and tries again.
-func (s *streamReader) fetch(ctx context.Context, pr pageRequest, check func(*request.Response) error) (*pageResult, error) {
+func (s *pages) fetch(ctx context.Context, pr pageRequest, check func(*request.Response) error) (*pageResult, error) {
 	res := &pageResult{}
 	ctx = request.ForStream(ctx, s.st.Name)
 	send := func() (*request.Response, error) {
-		return s.r.Client.SendCached(ctx, s.cached, func() (*http.Request, error) {
+		return s.env.Client.SendCached(ctx, s.cached, func() (*http.Request, error) {
 			p, err := s.b.build(ctx, pr)
 			if err != nil {
 				return nil, err
@@ -289,7 +301,7 @@ func (s *streamReader) fetch(ctx context.Context, pr pageRequest, check func(*re
 	}
 	resp, err := send()
 	if refresher, ok := s.b.auth.(auth.Refresher); ok && res.parts != nil && res.parts.Credentials.Withheld == "" && request.IsStatus(err, http.StatusUnauthorized) {
-		s.r.log("WARN", fmt.Sprintf("Stream %s: HTTP 401, obtaining a new token and trying once more", s.st.Name))
+		s.env.Log("WARN", fmt.Sprintf("Stream %s: HTTP 401, obtaining a new token and trying once more", s.st.Name))
 		refresher.Invalidate(res.parts.Headers)
 		resp, err = send()
 	}
@@ -307,34 +319,34 @@ func (s *streamReader) fetch(ctx context.Context, pr pageRequest, check func(*re
 
 // observeFailed shows a test read the exchange that failed, as Airbyte's
 // builder does: it logs each response before its error handler runs.
-func (s *streamReader) observeFailed(res *pageResult) {
-	if s.r.Observer != nil && res.parts != nil && res.resp != nil {
-		s.r.Observer.Page(s.st.Name, res.parts, res.resp, nil, "stop: the request failed")
+func (s *pages) observeFailed(res *pageResult) {
+	if s.env.Observer != nil && res.parts != nil && res.resp != nil {
+		s.env.Observer.Page(s.st.Name, res.parts, res.resp, nil, "stop: the request failed")
 	}
 }
 
-func (s *streamReader) requestError(err error) error {
+func (s *pages) requestError(err error) error {
 	if f := failure.As(err); f != nil {
-		return &Error{Failure: f.Failure, Status: f.Status, Internal: f.Internal, Message: fmt.Sprintf("stream %s: %s", s.st.Name, f.Message)}
+		return &failure.Error{Failure: f.Failure, Status: f.Status, Internal: f.Internal, Message: fmt.Sprintf("stream %s: %s", s.st.Name, f.Message)}
 	}
-	return &Error{Failure: protocol.ConfigError, Message: fmt.Sprintf("stream %s: %v", s.st.Name, err)}
+	return &failure.Error{Failure: protocol.ConfigError, Message: fmt.Sprintf("stream %s: %v", s.st.Name, err)}
 }
 
-func (s *streamReader) badResponse(resp *request.Response, err error) error {
+func (s *pages) badResponse(resp *request.Response, err error) error {
 	if le := (*listError)(nil); errors.As(err, &le) {
 		return le.err
 	}
-	return &Error{Failure: protocol.SystemError, Message: fmt.Sprintf("stream %s: %v (HTTP %d from %s): %s",
+	return &failure.Error{Failure: protocol.SystemError, Message: fmt.Sprintf("stream %s: %v (HTTP %d from %s): %s",
 		s.st.Name, err, resp.Status, resp.URL, request.BodyStart(resp.Body))}
 }
 
 // process runs the record filter, transformations and normalization
 // (extract.Pipeline) on a page's records, with the template variables of the
 // request that fetched the page.
-func (s *streamReader) process(ctx context.Context, records [][]byte, token paginate.Token, sl *incremental.Slice) ([][]byte, error) {
+func (s *pages) process(ctx context.Context, records [][]byte, token paginate.Token, sl *incremental.Slice) ([][]byte, error) {
 	if !s.piped {
-		pipe, err := extract.NewPipeline(s.st, func() (map[string]any, error) { return s.r.schemas.Stream(ctx, s.st) },
-			func(msg string) { s.r.log("WARN", msg) })
+		pipe, err := extract.NewPipeline(s.st, func() (map[string]any, error) { return s.env.Schema(ctx, s.st) },
+			func(msg string) { s.env.Log("WARN", msg) })
 		if err != nil {
 			return nil, err
 		}
@@ -343,7 +355,7 @@ func (s *streamReader) process(ctx context.Context, records [][]byte, token pagi
 	if s.pipe == nil {
 		return records, nil // nothing to do: no template variables to build
 	}
-	vars := s.r.vars(s.b.req.Parameters, sl)
+	vars := s.env.Vars(s.b.req.Parameters, sl)
 	vars["next_page_token"] = token.Vars()
 	return s.pipe.Run(records, vars)
 }
@@ -351,7 +363,7 @@ func (s *streamReader) process(ctx context.Context, records [][]byte, token pagi
 // inWindow keeps the records whose cursor value is inside the sync's window
 // (client-side incremental streams and data feeds); a record without a
 // readable cursor value is kept.
-func (s *streamReader) inWindow(records [][]byte) [][]byte {
+func (s *pages) inWindow(records [][]byte) [][]byte {
 	kept := records[:0:0]
 	for _, rec := range records {
 		if s.cursor.Keep(incremental.FieldValue(rec, s.field)) {
@@ -363,57 +375,37 @@ func (s *streamReader) inWindow(records [][]byte) [][]byte {
 
 // observe hands the cursor value of each emitted record to the cursor. A
 // record without a readable value is logged once per stream.
-func (s *streamReader) observe(sl *incremental.Slice, records [][]byte) {
+func (s *pages) observe(sl *incremental.Slice, records [][]byte) {
 	if s.field == "" {
 		return
-	}
-	if s.downloading != nil {
-		sl = s.downloading
 	}
 	for _, rec := range records {
 		if err := s.cursor.Observe(sl, incremental.FieldValue(rec, s.field)); err != nil && !s.warned {
 			s.warned = true
-			s.r.log("WARN", err.Error())
+			s.env.Log("WARN", err.Error())
 		}
 	}
 }
 
-// withLazy is a reader of the same stream whose slices start with the page
-// body instead of a request.
-func (s *streamReader) withLazy(body []byte) *streamReader {
-	other := *s
-	other.lazy = body
-	return &other
+// Worker is Retriever.Worker: it makes its own record pipeline, whose
+// once-per-field warnings are not shared between goroutines.
+func (s *pages) Worker(c incremental.Cursor, recycle bool) Retriever {
+	return s.worker(c, recycle)
 }
 
-// withCursor is a reader of the same stream observing another cursor (one
-// partition's), for one worker: it makes its own record pipeline, whose
-// once-per-field warnings are not shared between goroutines.
-func (s *streamReader) withCursor(c incremental.Cursor) *streamReader {
+func (s *pages) worker(c incremental.Cursor, recycle bool) *pages {
 	other := *s
 	other.cursor, other.warned = c, false
 	other.pipe, other.piped = nil, false
 	other.ext = s.ext.Fresh()
+	other.ext.Recycle = recycle
 	return &other
 }
 
-// errFirstRecord stops a read at its first record.
-var errFirstRecord = errors.New("first record read")
-
-// firstRecord reads the first record of a stream's retriever, from the
-// start (nil: it has none): the field descriptions of a dynamic schema.
-func (r *Runner) firstRecord(ctx context.Context, st *manifest.Stream) ([]byte, error) {
-	sr, err := r.streamReader(st, incremental.FullRefresh{})
-	if err != nil {
-		return nil, err
-	}
-	var first []byte
-	err = sr.read(ctx, nil, 0, func(records [][]byte) error {
-		first = records[0]
-		return errFirstRecord
-	})
-	if err != nil && !errors.Is(err, errFirstRecord) {
-		return nil, err
-	}
-	return first, nil
+// Rebind is Retriever.Rebind.
+func (s *pages) Rebind(c incremental.Cursor, lazy []byte) {
+	s.cursor, s.lazy = c, lazy
 }
+
+// Field is Retriever.Field.
+func (s *pages) Field() string { return s.field }

@@ -1,4 +1,4 @@
-package runtime
+package retrieve
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 
 // builder builds the requests of one requester.
 type builder struct {
-	r      *Runner
+	env    *Env
 	req    *manifest.Requester
 	auth   auth.Authenticator
 	pag    *paginate.Paginator
@@ -25,19 +25,19 @@ type builder struct {
 
 // newBuilder prepares the requests of a requester: its authenticator and its
 // error handler, evaluated against the config before any request is sent.
-func (r *Runner) newBuilder(req *manifest.Requester, pag *paginate.Paginator) (*builder, error) {
-	au, err := r.authenticator(req.Auth)
+func newBuilder(env *Env, req *manifest.Requester, pag *paginate.Paginator) (*builder, error) {
+	au, err := env.Auth(req.Auth)
 	if err != nil {
 		return nil, err
 	}
-	policy, err := request.NewPolicy(req.ErrorHandler, r.Config)
+	policy, err := request.NewPolicy(req.ErrorHandler, env.Config)
 	if err != nil {
 		return nil, err
 	}
 	if refresher, ok := au.(auth.Refresher); ok && policy != nil {
 		policy.Refresh = refresher.Invalidate
 	}
-	return &builder{r: r, req: req, auth: au, pag: pag, policy: policy}, nil
+	return &builder{env: env, req: req, auth: au, pag: pag, policy: policy}, nil
 }
 
 // baseURL joins url_base and path (or url and path) as the reference does.
@@ -80,7 +80,7 @@ type pageRequest struct {
 // build makes the parts of one request.
 func (b *builder) build(ctx context.Context, pr pageRequest) (*request.Parts, error) {
 	token := pr.token
-	vars := b.r.vars(b.req.Parameters, pr.slice)
+	vars := b.env.Vars(b.req.Parameters, pr.slice)
 	vars["next_page_token"] = token.Vars()
 	if pr.slice != nil {
 		// A partition's extra fields are also variables of their own in
@@ -176,7 +176,7 @@ func (b *builder) build(ctx context.Context, pr pageRequest) (*request.Parts, er
 	}
 	if b.auth != nil {
 		apply := func(p *request.Parts) error { return b.auth.Apply(ctx, p) }
-		if err := b.r.Client.Authenticate(p, base, b.req.Path, apply); err != nil {
+		if err := b.env.Client.Authenticate(p, base, b.req.Path, apply); err != nil {
 			return nil, err
 		}
 	}

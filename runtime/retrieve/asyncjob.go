@@ -1,4 +1,4 @@
-package runtime
+package retrieve
 
 import (
 	"context"
@@ -8,12 +8,14 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/airbyte-go/source-declarative/lang/interp"
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/protocol"
 	"github.com/airbyte-go/source-declarative/runtime/extract"
+	"github.com/airbyte-go/source-declarative/runtime/failure"
 	"github.com/airbyte-go/source-declarative/runtime/incremental"
 	"github.com/airbyte-go/source-declarative/runtime/request"
 )
@@ -32,11 +34,17 @@ const (
 	jobResponseHeaderKey = "headers"
 )
 
-// asyncJob runs an AsyncRetriever's job for each slice of its stream: it
-// creates the job, polls its status until status_mapping says it is done,
-// reads every download target with the stream's (download) retriever and
+// asyncJob is the Retriever of an AsyncRetriever: for each slice it creates
+// the job, polls its status until status_mapping says it is done, reads
+// every download target with the stream's (download) retriever, p, and
 // deletes the job. Jobs run one at a time per worker.
 type asyncJob struct {
+	*jobSpec
+	p *pages
+}
+
+// jobSpec is an AsyncRetriever's job requests, shared by its workers.
+type jobSpec struct {
 	m                                     *manifest.AsyncJob
 	creation, polling, target, abort, del *builder
 	statusPath, targetPath                []string
@@ -54,11 +62,12 @@ type jobRun struct {
 // shorten the waits with SOURCE_DECLARATIVE_ASYNC_POLL_INTERVAL (a Go
 // duration: the wait between polls) and SOURCE_DECLARATIVE_ASYNC_TIMEOUT_MINUTE
 // (what one minute of polling_job_timeout lasts).
-func (r *Runner) newAsyncJob(st *manifest.Stream) (*asyncJob, error) {
+func newAsyncJob(p *pages) (*asyncJob, error) {
+	env, st := p.env, p.st
 	m := st.Retriever.Async
-	j := &asyncJob{m: m, attempts: jobAttempts, interval: jobPollInterval}
+	j := &jobSpec{m: m, attempts: jobAttempts, interval: jobPollInterval}
 	minutes, minute := int64(jobDefaultTimeout), time.Minute
-	if r.Observer != nil {
+	if env.Observer != nil {
 		j.attempts, minutes = 1, jobTestReadTimeout
 	}
 	var err error
@@ -68,15 +77,15 @@ func (r *Runner) newAsyncJob(st *manifest.Stream) (*asyncJob, error) {
 	if minute, err = envDuration(jobTimeoutMinuteEnv, minute); err != nil {
 		return nil, err
 	}
-	vars := r.vars(st.Retriever.Requester.Parameters, nil)
+	vars := env.Vars(st.Retriever.Requester.Parameters, nil)
 	if m.Timeout != nil {
 		v, err := m.Timeout.Eval(vars)
 		if err != nil {
-			return nil, ConfigErr("%v", err) // the template error names polling_job_timeout
+			return nil, failure.Config("%v", err) // the template error names polling_job_timeout
 		}
 		n, err := strconv.ParseInt(strings.TrimSpace(interp.String(v)), 10, 64)
 		if err != nil || n < 0 {
-			return nil, ConfigErr("%s.polling_job_timeout: %q is not a whole number of minutes", m.Path, interp.String(v))
+			return nil, failure.Config("%s.polling_job_timeout: %q is not a whole number of minutes", m.Path, interp.String(v))
 		}
 		if n > 0 { // 0 is the default, as in the reference
 			minutes = n
@@ -90,17 +99,17 @@ func (r *Runner) newAsyncJob(st *manifest.Stream) (*asyncJob, error) {
 		if b.req == nil {
 			continue
 		}
-		if *b.to, err = r.newBuilder(b.req, nil); err != nil {
+		if *b.to, err = newBuilder(env, b.req, nil); err != nil {
 			return nil, err
 		}
 	}
 	if j.statusPath, err = interp.RenderEach(m.StatusPath, vars); err != nil {
-		return nil, ConfigErr("%v", err) // the template error names the field_path
+		return nil, failure.Config("%v", err) // the template error names the field_path
 	}
 	if j.targetPath, err = interp.RenderEach(m.TargetPath, vars); err != nil {
-		return nil, ConfigErr("%v", err)
+		return nil, failure.Config("%v", err)
 	}
-	return j, nil
+	return &asyncJob{jobSpec: j, p: p}, nil
 }
 
 func envDuration(name string, def time.Duration) (time.Duration, error) {
@@ -110,38 +119,38 @@ func envDuration(name string, def time.Duration) (time.Duration, error) {
 	}
 	d, err := time.ParseDuration(v)
 	if err != nil || d < 0 {
-		return 0, ConfigErr("%s: %q is not a duration", name, v)
+		return 0, failure.Config("%s: %q is not a duration", name, v)
 	}
 	return d, nil
 }
 
-// readJob runs the slice's job, starting a failed or timed-out one again
+// Read runs the slice's job, starting a failed or timed-out one again
 // as the reference does, then reads its downloads.
-func (s *streamReader) readJob(ctx context.Context, sl *incremental.Slice, maxPages int, emit func([][]byte) error) error {
-	status, run, err := s.settleJob(ctx, sl)
+func (a *asyncJob) Read(ctx context.Context, sl *incremental.Slice, maxPages int, emit func([][]byte) error) error {
+	status, run, err := a.settleJob(ctx, sl)
 	if err != nil {
 		return err
 	}
 	if status == manifest.JobIgnore {
-		s.r.log("WARN", fmt.Sprintf("Stream %s: the job of slice %s said a status mapped to ignore: the slice is skipped", s.st.Name, jsonText(sl.Mapping())))
+		a.p.env.Log("WARN", fmt.Sprintf("Stream %s: the job of slice %s said a status mapped to ignore: the slice is skipped", a.p.st.Name, mappingText(sl)))
 		return nil
 	}
-	return s.download(ctx, sl, run, maxPages, emit)
+	return a.download(ctx, sl, run, maxPages, emit)
 }
 
 // settleJob runs the slice's job until it completes or is ignored, holding
 // one of the run's places for jobs (jobPlaces) meanwhile.
-func (s *streamReader) settleJob(ctx context.Context, sl *incremental.Slice) (string, *jobRun, error) {
-	places := s.r.jobPlaces()
+func (a *asyncJob) settleJob(ctx context.Context, sl *incremental.Slice) (string, *jobRun, error) {
+	places := a.p.env.Jobs.places(a.p.env)
 	select {
 	case places <- struct{}{}:
 		defer func() { <-places }()
 	case <-ctx.Done():
 		return "", nil, ctx.Err()
 	}
-	j := s.job
+	j := a.jobSpec
 	for attempt := 1; ; attempt++ {
-		status, run, err := s.runJob(ctx, sl)
+		status, run, err := a.runJob(ctx, sl)
 		if err != nil {
 			return "", nil, err
 		}
@@ -149,84 +158,91 @@ func (s *streamReader) settleJob(ctx context.Context, sl *incremental.Slice) (st
 		case manifest.JobCompleted, manifest.JobIgnore:
 			return status, run, nil
 		case manifest.JobTimeout:
-			if err := s.jobRequest(ctx, j.abort, stepAbort, s.jobSlice(sl, run), nil); err != nil {
-				s.r.log("WARN", fmt.Sprintf("Stream %s: the timed-out job could not be aborted: %v", s.st.Name, err))
+			if err := a.jobRequest(ctx, j.abort, stepAbort, a.jobSlice(sl, run), nil); err != nil {
+				a.p.env.Log("WARN", fmt.Sprintf("Stream %s: the timed-out job could not be aborted: %v", a.p.st.Name, err))
 			}
 		}
 		if attempt >= j.attempts {
-			return "", nil, &Error{Failure: protocol.ConfigError, Message: fmt.Sprintf("stream %s: the job of slice %s did not complete: %s after %d attempt(s)", s.st.Name, jsonText(sl.Mapping()), status, attempt)}
+			return "", nil, &failure.Error{Failure: protocol.ConfigError, Message: fmt.Sprintf("stream %s: the job of slice %s did not complete: %s after %d attempt(s)", a.p.st.Name, mappingText(sl), status, attempt)}
 		}
-		s.r.log("WARN", fmt.Sprintf("Stream %s: the job of slice %s ended %s; starting it again (attempt %d of %d)", s.st.Name, jsonText(sl.Mapping()), status, attempt+1, j.attempts))
+		a.p.env.Log("WARN", fmt.Sprintf("Stream %s: the job of slice %s ended %s; starting it again (attempt %d of %d)", a.p.st.Name, mappingText(sl), status, attempt+1, j.attempts))
 		if err := j.wait(ctx); err != nil {
 			return "", nil, err
 		}
 	}
 }
 
-// jobPlaces are the places of the jobs running at once in the whole run:
+// JobPlaces are the places of the jobs running at once in the whole run:
 // max_concurrent_async_job_count (a number or a template over the config),
 // one without it, as Airbyte's JobTracker, which also takes one for a value
 // below 1 or one that is not a number, with a WARN. A job holds its place
 // from its creation until it completes (its downloads are read after) or
 // fails for good.
-func (r *Runner) jobPlaces() chan struct{} {
-	r.jobsOnce.Do(func() {
+type JobPlaces struct {
+	Limit *interp.Template // max_concurrent_async_job_count (nil: none)
+	once  sync.Once
+	ch    chan struct{}
+}
+
+// places makes the places on first use.
+func (jp *JobPlaces) places(env *Env) chan struct{} {
+	jp.once.Do(func() {
 		n := int64(1)
-		if t := r.Source.AsyncJobLimit; t != nil {
-			v, err := t.Eval(r.vars(nil, nil))
+		if t := jp.Limit; t != nil {
+			v, err := t.Eval(env.Vars(nil, nil))
 			text := strings.TrimSpace(interp.String(v))
 			if err == nil {
 				n, err = strconv.ParseInt(text, 10, 64)
 			}
 			switch {
 			case err != nil:
-				r.log("WARN", fmt.Sprintf("max_concurrent_async_job_count: %q is not a number; one job runs at a time", text))
+				env.Log("WARN", fmt.Sprintf("max_concurrent_async_job_count: %q is not a number; one job runs at a time", text))
 				n = 1
 			case n < 1:
-				r.log("WARN", fmt.Sprintf("max_concurrent_async_job_count: %d is less than 1; one job runs at a time", n))
+				env.Log("WARN", fmt.Sprintf("max_concurrent_async_job_count: %d is less than 1; one job runs at a time", n))
 				n = 1
 			}
 		}
-		r.jobs = make(chan struct{}, n)
+		jp.ch = make(chan struct{}, n)
 	})
-	return r.jobs
+	return jp.ch
 }
 
 // runJob creates the job and polls it until it is no longer running; a job
 // that could not be created counts as failed.
-func (s *streamReader) runJob(ctx context.Context, sl *incremental.Slice) (string, *jobRun, error) {
-	j := s.job
+func (a *asyncJob) runJob(ctx context.Context, sl *incremental.Slice) (string, *jobRun, error) {
+	j := a.jobSpec
 	run := &jobRun{}
 	var created *request.Response
-	if err := s.jobRequest(ctx, j.creation, stepCreate, sl, &created); err != nil {
-		if FailureType(err) == protocol.ConfigError {
+	if err := a.jobRequest(ctx, j.creation, stepCreate, sl, &created); err != nil {
+		if failure.Type(err) == protocol.ConfigError {
 			return "", nil, err
 		}
-		s.r.log("WARN", fmt.Sprintf("Stream %s: the job could not be created: %v", s.st.Name, err))
+		a.p.env.Log("WARN", fmt.Sprintf("Stream %s: the job could not be created: %v", a.p.st.Name, err))
 		return manifest.JobFailed, nil, nil
 	}
 	var err error
 	if run.creation, err = responseContext(created); err != nil {
-		s.r.log("WARN", fmt.Sprintf("Stream %s: the job creation response cannot be read: %v", s.st.Name, err))
+		a.p.env.Log("WARN", fmt.Sprintf("Stream %s: the job creation response cannot be read: %v", a.p.st.Name, err))
 		return manifest.JobFailed, nil, nil
 	}
-	started := s.r.Now()
+	started := a.p.env.Now()
 	for {
-		if s.r.Now().Sub(started) > j.timeout {
+		if a.p.env.Now().Sub(started) > j.timeout {
 			return manifest.JobTimeout, run, nil
 		}
 		var polled *request.Response
-		if err := s.jobRequest(ctx, j.polling, stepPoll, s.jobSlice(sl, run), &polled); err != nil {
+		if err := a.jobRequest(ctx, j.polling, stepPoll, a.jobSlice(sl, run), &polled); err != nil {
 			return "", nil, err
 		}
 		status, err := j.status(polled)
 		if err != nil {
-			return "", nil, &Error{Failure: protocol.ConfigError, Message: fmt.Sprintf("stream %s: %v", s.st.Name, err)}
+			return "", nil, &failure.Error{Failure: protocol.ConfigError, Message: fmt.Sprintf("stream %s: %v", a.p.st.Name, err)}
 		}
 		if status != manifest.JobRunning {
 			if status == manifest.JobCompleted {
 				if run.polling, err = responseContext(polled); err != nil {
-					return "", nil, s.badResponse(polled, err)
+					return "", nil, a.p.badResponse(polled, err)
 				}
 			}
 			return status, run, nil
@@ -239,42 +255,40 @@ func (s *streamReader) runJob(ctx context.Context, sl *incremental.Slice) (strin
 
 // download reads every download target of a completed job, then deletes
 // the job.
-func (s *streamReader) download(ctx context.Context, sl *incremental.Slice, run *jobRun, maxPages int, emit func([][]byte) error) error {
-	j := s.job
+func (a *asyncJob) download(ctx context.Context, sl *incremental.Slice, run *jobRun, maxPages int, emit func([][]byte) error) error {
+	j := a.jobSpec
 	targets := run.polling
 	if j.target != nil {
 		var resp *request.Response
-		if err := s.jobRequest(ctx, j.target, stepTarget, &incremental.Slice{Extra: map[string]any{"polling_response": run.polling}}, &resp); err != nil {
+		if err := a.jobRequest(ctx, j.target, stepTarget, &incremental.Slice{Extra: map[string]any{"polling_response": run.polling}}, &resp); err != nil {
 			return err
 		}
 		targets = extract.DecodeJSON(resp.Body)
 	}
-	s.downloading = sl
-	defer func() { s.downloading = nil }()
 	emitted := false
 	counted := func(records [][]byte) error {
 		emitted = emitted || len(records) > 0
 		return emit(records)
 	}
 	for _, target := range dpathValues(targets, j.targetPath) {
-		if emitted && s.probe {
+		if emitted && a.p.probe {
 			break // a check needs one record; the job is still deleted
 		}
 		// The slice's request options go into no request, as in the reference.
-		dsl := s.jobSlice(sl, run)
+		dsl := a.jobSlice(sl, run)
 		dsl.Extra["download_target"] = target
 		dsl.Extra["polling_response"] = run.polling
-		if err := s.readSlice(ctx, dsl, maxPages, counted); err != nil {
+		if err := a.p.readSlice(ctx, dsl, sl, maxPages, counted); err != nil {
 			return err
 		}
 	}
-	return s.jobRequest(ctx, j.del, stepDelete, s.jobSlice(sl, run), nil)
+	return a.jobRequest(ctx, j.del, stepDelete, a.jobSlice(sl, run), nil)
 }
 
 // jobSlice is the slice the job's requests after its creation see: the
 // job's partition and cursor keys, without its request options, with
 // creation_response among its extra fields.
-func (s *streamReader) jobSlice(sl *incremental.Slice, run *jobRun) *incremental.Slice {
+func (a *asyncJob) jobSlice(sl *incremental.Slice, run *jobRun) *incremental.Slice {
 	extra := map[string]any{}
 	for k, v := range sl.Extra {
 		extra[k] = v
@@ -300,12 +314,12 @@ var (
 // jobRequest sends one request of the job (nothing for a nil builder); a
 // response the error handler ignores is an error. With into, the response
 // is kept there.
-func (s *streamReader) jobRequest(ctx context.Context, b *builder, step jobStep, sl *incremental.Slice, into **request.Response) error {
+func (a *asyncJob) jobRequest(ctx context.Context, b *builder, step jobStep, sl *incremental.Slice, into **request.Response) error {
 	if b == nil {
 		return nil
 	}
 	var parts *request.Parts
-	resp, err := s.r.Client.SendChecked(ctx, func() (*http.Request, error) {
+	resp, err := a.p.env.Client.SendChecked(ctx, func() (*http.Request, error) {
 		p, err := b.build(ctx, pageRequest{token: b.pag.First(), slice: sl})
 		if err != nil {
 			return nil, err
@@ -313,14 +327,14 @@ func (s *streamReader) jobRequest(ctx context.Context, b *builder, step jobStep,
 		parts = p
 		return p.HTTP(ctx)
 	}, b.policy, nil)
-	if s.r.Observer != nil && step.kind != "" && parts != nil && resp != nil {
-		s.r.Observer.Auxiliary(step.kind, b.req.Path, step.title, step.description, parts, resp)
+	if a.p.env.Observer != nil && step.kind != "" && parts != nil && resp != nil {
+		a.p.env.Observer.Auxiliary(step.kind, b.req.Path, step.title, step.description, parts, resp)
 	}
 	if err != nil {
-		return s.requestError(fmt.Errorf("%s: %w", b.req.Path, err))
+		return a.p.requestError(fmt.Errorf("%s: %w", b.req.Path, err))
 	}
 	if resp.Ignored {
-		return &Error{Failure: protocol.SystemError, Message: fmt.Sprintf("stream %s: %s: the response (HTTP %d from %s) was ignored by the error handler; a job cannot go on without it", s.st.Name, b.req.Path, resp.Status, resp.URL)}
+		return failure.System("stream %s: %s: the response (HTTP %d from %s) was ignored by the error handler; a job cannot go on without it", a.p.st.Name, b.req.Path, resp.Status, resp.URL)
 	}
 	if into != nil {
 		*into = resp
@@ -329,7 +343,7 @@ func (s *streamReader) jobRequest(ctx context.Context, b *builder, step jobStep,
 }
 
 // status maps the status the polling response gives to a job status.
-func (j *asyncJob) status(resp *request.Response) (string, error) {
+func (j *jobSpec) status(resp *request.Response) (string, error) {
 	var api any
 	if values := dpathValues(extract.DecodeJSON(resp.Body), j.statusPath); len(values) > 0 {
 		api = values[0]
@@ -346,7 +360,7 @@ func (j *asyncJob) status(resp *request.Response) (string, error) {
 }
 
 // wait is the pause between two polls, or before a job starts again.
-func (j *asyncJob) wait(ctx context.Context) error {
+func (j *jobSpec) wait(ctx context.Context) error {
 	select {
 	case <-ctx.Done():
 		return ctx.Err()
@@ -416,3 +430,14 @@ func dpathValues(v any, fieldPath []string) []any {
 	}
 	return out
 }
+
+// Worker is Retriever.Worker.
+func (a *asyncJob) Worker(c incremental.Cursor, recycle bool) Retriever {
+	return &asyncJob{jobSpec: a.jobSpec, p: a.p.worker(c, recycle)}
+}
+
+// Rebind is Retriever.Rebind.
+func (a *asyncJob) Rebind(c incremental.Cursor, lazy []byte) { a.p.Rebind(c, lazy) }
+
+// Field is Retriever.Field.
+func (a *asyncJob) Field() string { return a.p.field }

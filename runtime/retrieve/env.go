@@ -1,0 +1,64 @@
+// Package retrieve requests the pages of a stream's slices: one Retriever
+// per kind of retriever (a SimpleRetriever's pages, an AsyncRetriever's
+// jobs), the requests they build, pagination and its resets, query
+// properties, nested retrievers and the sync's cache of parent streams'
+// answers. Records come out of the pages through extract.
+package retrieve
+
+import (
+	"context"
+	"time"
+
+	"github.com/airbyte-go/source-declarative/lang/interp"
+	"github.com/airbyte-go/source-declarative/manifest"
+	"github.com/airbyte-go/source-declarative/runtime/auth"
+	"github.com/airbyte-go/source-declarative/runtime/incremental"
+	"github.com/airbyte-go/source-declarative/runtime/request"
+)
+
+// Env is what retrievers take from the command that runs them.
+type Env struct {
+	Config map[string]any
+	Client *request.Client
+	// Observer, when set, sees every exchange (test reads).
+	Observer Observer
+	Log      func(level, msg string)
+	Now      func() time.Time
+	// Auth returns the authenticator of a requester (nil: none), shared
+	// as the command decides.
+	Auth func(*manifest.Auth) (auth.Authenticator, error)
+	// Schema returns a stream's JSON schema (for schema normalization).
+	Schema func(ctx context.Context, st *manifest.Stream) (map[string]any, error)
+	// Catalog holds the json_schema of each stream of a read's configured
+	// catalog, by name, for property selectors; nil outside a read.
+	Catalog map[string]any
+	// Jobs are the places of the AsyncRetriever jobs of the whole run.
+	Jobs *JobPlaces
+}
+
+// Observer is told of each data request and of each token or login request.
+type Observer interface {
+	Page(stream string, req *request.Parts, resp *request.Response, records [][]byte, decision string)
+	// Auxiliary sees a request made for the read but not for a page: kind
+	// is AUTH for token and login requests, ASYNC_CREATE, ASYNC_POLL,
+	// ASYNC_ABORT or ASYNC_DELETE for an AsyncRetriever's job; path is the
+	// manifest path of the component that made it.
+	Auxiliary(kind, path, title, description string, req *request.Parts, resp *request.Response)
+}
+
+// Vars are the template variables of requests and records, the one place
+// they come from: config, a component's parameters, and the slice being read
+// (nil: none) under stream_slice, stream_partition and stream_interval.
+func (e *Env) Vars(params map[string]any, sl *incremental.Slice) interp.Vars {
+	return Vars(e.Config, params, sl)
+}
+
+// Vars are the template variables of config, a component's parameters and
+// a slice (Env.Vars), for a command that has no Env at hand.
+func Vars(config, params map[string]any, sl *incremental.Slice) interp.Vars {
+	if params == nil {
+		params = map[string]any{}
+	}
+	m := sl.Template()
+	return interp.Vars{"config": config, "parameters": params, "stream_slice": m, "stream_partition": m, "stream_interval": m}
+}
