@@ -2,9 +2,10 @@ package runtime
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"net/http/httptest"
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/airbyte-go/source-declarative/examples/exampleapi"
@@ -12,22 +13,25 @@ import (
 	"github.com/airbyte-go/source-declarative/protocol"
 )
 
-func benchRunner(b *testing.B, url string) *Runner {
-	raw, _ := manifest.Parse([]byte(fmt.Sprintf(`version: 6.0.0
-check: {stream_names: [users]}
-streams:
-  - type: DeclarativeStream
-    name: users
-    retriever:
-      type: SimpleRetriever
-      requester: {type: HttpRequester, url_base: %q, path: /v1/users, authenticator: {type: ApiKeyAuthenticator, api_token: k, inject_into: {type: RequestOption, inject_into: header, field_name: X-Api-Key}}}
-      record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}
-      paginator: {type: DefaultPaginator, page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: offset}, page_size_option: {type: RequestOption, inject_into: request_parameter, field_name: limit}, pagination_strategy: {type: OffsetIncrement, page_size: 1000}}
-`, url)))
+// benchManifest is testdata/bench.yaml with its API at url.
+func benchManifest(b *testing.B, url string) *manifest.Source {
+	text, err := os.ReadFile("testdata/bench.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	raw, err := manifest.Parse([]byte(strings.ReplaceAll(string(text), "URL_BASE", url)))
+	if err != nil {
+		b.Fatal(err)
+	}
 	src, err := manifest.Load(raw)
 	if err != nil {
 		b.Fatal(err)
 	}
+	return src
+}
+
+func benchRunner(b *testing.B, url string) *Runner {
+	src := benchManifest(b, url)
 	w := protocol.NewWriter(io.Discard)
 	return New(src, map[string]any{}, w, NewMasker())
 }

@@ -1,7 +1,9 @@
 package retrieve
 
 import (
+	"bytes"
 	"context"
+	"os"
 	"sync"
 	"testing"
 	"time"
@@ -15,17 +17,14 @@ import (
 // BenchmarkBuildRequest builds one page request: templates, pagination
 // options and an API key.
 func BenchmarkBuildRequest(b *testing.B) {
-	raw, _ := manifest.Parse([]byte(`version: 6.0.0
-check: {stream_names: [users]}
-streams:
-  - type: DeclarativeStream
-    name: users
-    retriever:
-      type: SimpleRetriever
-      requester: {type: HttpRequester, url_base: "http://127.0.0.1:1", path: /v1/users, authenticator: {type: ApiKeyAuthenticator, api_token: k, inject_into: {type: RequestOption, inject_into: header, field_name: X-Api-Key}}}
-      record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}
-      paginator: {type: DefaultPaginator, page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: offset}, page_size_option: {type: RequestOption, inject_into: request_parameter, field_name: limit}, pagination_strategy: {type: OffsetIncrement, page_size: 1000}}
-`))
+	text, err := os.ReadFile("../testdata/bench.yaml") // runtime's BenchmarkRead reads it too
+	if err != nil {
+		b.Fatal(err)
+	}
+	raw, err := manifest.Parse(bytes.ReplaceAll(text, []byte("URL_BASE"), []byte("http://127.0.0.1:1")))
+	if err != nil {
+		b.Fatal(err)
+	}
 	src, err := manifest.Load(raw)
 	if err != nil {
 		b.Fatal(err)
