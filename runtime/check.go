@@ -8,6 +8,7 @@ import (
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/protocol"
 	"github.com/airbyte-go/source-declarative/runtime/incremental"
+	"github.com/airbyte-go/source-declarative/runtime/plan"
 )
 
 // Check reads the first page of each CheckStream stream and prints exactly
@@ -55,17 +56,17 @@ func (r *Runner) checkStreams(ctx context.Context) ([]string, error) {
 // checkStream reads the first page of the stream's first slice (of its
 // first partition, reading its parent as far as needed).
 func (r *Runner) checkStream(ctx context.Context, st *manifest.Stream) error {
-	run, err := r.newRun(st, nil, nil)
+	run, err := r.planner().NewRun(st, nil, nil)
 	if err != nil {
 		return err
 	}
-	run.probe = true
-	if err := run.prepare(); err != nil {
+	run.Probe()
+	if err := run.Prepare(); err != nil {
 		return err
 	}
 	slices := 0
-	err = run.sequential(ctx, sliceHooks{maxPages: 1, emit: func([][]byte) error { return nil },
-		before: func(*incremental.Slice) error {
+	err = run.Sequential(ctx, plan.Hooks{MaxPages: 1, Emit: func([][]byte) error { return nil },
+		Before: func(*incremental.Slice) error {
 			if slices++; slices > 1 {
 				return errSlicesRead
 			}
@@ -114,3 +115,7 @@ func (r *Runner) Discover(ctx context.Context) error {
 	}
 	return r.Out.Write(&protocol.Message{Type: protocol.TypeCatalog, Catalog: cat})
 }
+
+// errSlicesRead stops a read that has read the slices it wanted (check,
+// test reads).
+var errSlicesRead = errors.New("enough slices read")

@@ -9,6 +9,7 @@ import (
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/protocol"
 	"github.com/airbyte-go/source-declarative/runtime/incremental"
+	"github.com/airbyte-go/source-declarative/runtime/plan"
 	"github.com/airbyte-go/source-declarative/runtime/transform"
 )
 
@@ -97,18 +98,18 @@ func (r *Runner) componentsValues(ctx context.Context, ds *manifest.DynamicStrea
 	case manifest.HTTPComponentsResolver:
 		// Every partition of the retriever's own router is read, in order;
 		// its slice is the mappings' stream_slice.
-		run, err := r.newRun(&manifest.Stream{Name: ds.Name, Path: res.Path, Retriever: res.Retriever}, nil, nil)
+		run, err := r.planner().NewRun(&manifest.Stream{Name: ds.Name, Path: res.Path, Retriever: res.Retriever}, nil, nil)
 		if err != nil {
 			return nil, err
 		}
-		if err := run.prepare(); err != nil {
+		if err := run.Prepare(); err != nil {
 			return nil, err
 		}
 		var out []componentsValue
 		var slice *interp.Object
-		err = run.sequential(ctx, sliceHooks{
-			before: func(sl *incremental.Slice) error { slice = sl.Template(); return nil },
-			emit: func(records [][]byte) error {
+		err = run.Sequential(ctx, plan.Hooks{
+			Before: func(sl *incremental.Slice) error { slice = sl.Template(); return nil },
+			Emit: func(records [][]byte) error {
 				for _, b := range records {
 					v, err := transform.DecodeValue(b)
 					if err != nil {

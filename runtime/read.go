@@ -7,9 +7,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/protocol"
 	"github.com/airbyte-go/source-declarative/runtime/incremental"
+	"github.com/airbyte-go/source-declarative/runtime/plan"
 	"github.com/airbyte-go/source-declarative/runtime/retrieve"
 	"github.com/airbyte-go/source-declarative/runtime/schedule"
 )
@@ -77,7 +77,7 @@ func (r *Runner) plan(cs protocol.ConfiguredStream, states incremental.States) (
 		s.err = ConfigErr("stream %q of the catalog is not defined in the manifest (streams: %s)", s.name, strings.Join(r.streamNames(), ", "))
 		return s, nil
 	}
-	if cs.SyncMode == "incremental" && !supportsIncremental(st) {
+	if cs.SyncMode == "incremental" && !plan.SupportsIncremental(st) {
 		return nil, ConfigErr("stream %s is configured with sync_mode incremental, but it has no incremental_sync in the manifest: configure it as full_refresh", s.name)
 	}
 	var state map[string]any
@@ -85,27 +85,10 @@ func (r *Runner) plan(cs protocol.ConfiguredStream, states incremental.States) (
 		state = states[s.name]
 	}
 	var err error
-	if s.run, err = r.newRun(st, cs.CursorField, state); err != nil {
+	if s.run, err = r.planner().NewRun(st, cs.CursorField, state); err != nil {
 		return nil, err
 	}
 	return s, nil
-}
-
-// cursor makes the cursor of a stream from its state (nil: from the start);
-// a stream without incremental_sync gets the full-refresh cursor.
-func (r *Runner) cursor(st *manifest.Stream, catalogField []string, state map[string]any) (incremental.Cursor, error) {
-	spec, err := incremental.NewSpec(st, r.Config, r.Now, catalogField)
-	if err != nil {
-		return nil, ConfigErr("stream %s: %v", st.Name, err)
-	}
-	if spec == nil {
-		return incremental.FullRefresh{}, nil
-	}
-	c, err := spec.Cursor(state)
-	if err != nil {
-		return nil, ConfigErr("%v", err)
-	}
-	return c, nil
 }
 
 // partitionStateEvery is the least time between two states of a stream
@@ -118,7 +101,7 @@ const partitionStateEvery = time.Minute
 type progress struct {
 	r       *Runner
 	name    string
-	run     *streamRun
+	run     *plan.Run
 	mu      sync.Mutex
 	running bool
 	count   int64 // records since the previous state
@@ -161,10 +144,10 @@ func (pg *progress) emit(records [][]byte) error {
 func (pg *progress) checkpoint(throttled bool) error {
 	pg.mu.Lock()
 	defer pg.mu.Unlock()
-	if throttled && (!pg.lastAt.IsZero() && time.Since(pg.lastAt) < partitionStateEvery || !pg.run.parts.Intermediate()) {
+	if throttled && (!pg.lastAt.IsZero() && time.Since(pg.lastAt) < partitionStateEvery || !pg.run.Intermediate()) {
 		return nil
 	}
-	state := pg.run.state()
+	state := pg.run.State()
 	text := jsonText(state)
 	if text == pg.last && pg.count == 0 {
 		return nil

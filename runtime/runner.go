@@ -11,6 +11,7 @@ import (
 	"github.com/airbyte-go/source-declarative/protocol"
 	"github.com/airbyte-go/source-declarative/runtime/auth"
 	"github.com/airbyte-go/source-declarative/runtime/incremental"
+	"github.com/airbyte-go/source-declarative/runtime/plan"
 	"github.com/airbyte-go/source-declarative/runtime/request"
 	"github.com/airbyte-go/source-declarative/runtime/retrieve"
 	"github.com/airbyte-go/source-declarative/runtime/schema"
@@ -155,4 +156,10 @@ func (r *Runner) vars(params map[string]any, sl *incremental.Slice) interp.Vars 
 // ConfigJSON is the config as JSON, for writing it back.
 func ConfigJSON(cfg map[string]any) ([]byte, error) {
 	return json.MarshalIndent(cfg, "", "  ")
+}
+
+// planner makes the runs of streams, their retrievers taking what the
+// runner holds now.
+func (r *Runner) planner() *plan.Planner {
+	return &plan.Planner{Env: r.env(), Cache: r.cache}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/airbyte-go/source-declarative/protocol"
 	"github.com/airbyte-go/source-declarative/runtime/incremental"
+	"github.com/airbyte-go/source-declarative/runtime/plan"
 	"github.com/airbyte-go/source-declarative/runtime/retrieve"
 	"github.com/airbyte-go/source-declarative/runtime/schedule"
 )
@@ -25,7 +26,7 @@ import (
 type syncStream struct {
 	r       *Runner
 	name    string
-	run     *streamRun
+	run     *plan.Run
 	err     error // why the stream cannot be read (not in the manifest)
 	pg      *progress
 	readers readerPool
@@ -40,12 +41,12 @@ func (s *syncStream) Start(context.Context) error {
 		return s.err
 	}
 	s.r.Out.Status(s.name, protocol.StatusStarted)
-	if err := s.run.prepare(); err != nil {
+	if err := s.run.Prepare(); err != nil {
 		return err
 	}
 	s.pg = &progress{r: s.r, name: s.name, run: s.run}
-	s.readers.base = s.run.rt
-	if s.run.cleared {
+	s.readers.base = s.run.Retriever()
+	if s.run.Cleared() {
 		s.pg.last = "{}"
 		return s.r.Out.StreamState(s.name, map[string]any{}, 0)
 	}
@@ -55,15 +56,15 @@ func (s *syncStream) Start(context.Context) error {
 // Partitions yields a unit of work per slice of each partition, in order.
 func (s *syncStream) Partitions(ctx context.Context) iter.Seq2[schedule.Partition, error] {
 	return func(yield func(schedule.Partition, error) bool) {
-		for w, err := range s.run.partitions(ctx) {
+		for w, err := range s.run.Partitions(ctx) {
 			if err != nil {
 				yield(nil, err)
 				return
 			}
 			p := &partitionRead{s: s, w: w, left: 1}
-			for sl := range w.cursor.Slices() {
+			for sl := range w.Cursor.Slices() {
 				p.add()
-				if !yield(&sliceRead{p: p, sl: s.run.inPartition(w, sl)}, nil) {
+				if !yield(&sliceRead{p: p, sl: s.run.InPartition(w, sl)}, nil) {
 					return
 				}
 			}
@@ -79,15 +80,15 @@ func (s *syncStream) Partitions(ctx context.Context) iter.Seq2[schedule.Partitio
 // the state of what was read, a TRACE ERROR and INCOMPLETE.
 func (s *syncStream) Finish(err error) {
 	if err == nil {
-		s.run.finish()
+		s.run.Finish()
 		s.pg.start()
 		if err = s.pg.checkpoint(false); err == nil {
-			s.run.cached.Complete()
+			s.run.Complete()
 			s.r.log("INFO", fmt.Sprintf("Read %d records from stream %s", s.pg.total, s.name))
 			s.r.Out.Status(s.name, protocol.StatusComplete)
 			return
 		}
-	} else if s.pg != nil && s.run.parts != nil {
+	} else if s.pg != nil && s.run.PerPartition() {
 		s.pg.checkpoint(false)
 	}
 	s.failed = true
@@ -99,7 +100,7 @@ func (s *syncStream) Finish(err error) {
 // read (or the end of its slices, if later) marks it read.
 type partitionRead struct {
 	s    *syncStream
-	w    partitionWork
+	w    plan.Work
 	mu   sync.Mutex
 	left int // slices not read yet, and one while they are being made
 }
@@ -122,10 +123,10 @@ func (p *partitionRead) release() error {
 		return nil
 	}
 	run := p.s.run
-	if run.parts == nil {
+	if !run.PerPartition() {
 		return nil
 	}
-	if !run.parts.Done(p.w.seq, p.w.cursor) {
+	if !run.Done(p.w) {
 		return nil // a duplicate partition, not read
 	}
 	return p.s.pg.checkpoint(true)
@@ -141,13 +142,13 @@ type sliceRead struct {
 // writes its state.
 func (r *sliceRead) Read(ctx context.Context) error {
 	s, w := r.p.s, r.p.w
-	sr := s.readers.get(w.cursor, s.run.lazyBody(w))
-	err := s.run.readSlice(ctx, sr, w, r.sl, 0, s.pg.emit)
+	sr := s.readers.get(w.Cursor, s.run.LazyBody(w))
+	err := s.run.ReadSlice(ctx, sr, w, r.sl, 0, s.pg.emit)
 	s.readers.put(sr)
 	if err != nil {
 		return err
 	}
-	if s.run.router == nil {
+	if !s.run.Routed() {
 		if err := s.pg.checkpoint(false); err != nil {
 			return err
 		}

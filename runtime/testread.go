@@ -16,6 +16,7 @@ import (
 	"github.com/airbyte-go/source-declarative/protocol"
 	"github.com/airbyte-go/source-declarative/runtime/extract"
 	"github.com/airbyte-go/source-declarative/runtime/incremental"
+	"github.com/airbyte-go/source-declarative/runtime/plan"
 	"github.com/airbyte-go/source-declarative/runtime/request"
 	"github.com/airbyte-go/source-declarative/runtime/schema"
 )
@@ -164,19 +165,19 @@ type testReader struct {
 // an incremental stream (after the first only for a partitioned one, as its
 // cursor writes at most one state in ten minutes), and when the stream ends.
 func (t *testReader) slices(ctx context.Context, st *manifest.Stream, limits TestLimits, state map[string]any) error {
-	run, err := t.r.newRun(st, nil, state)
+	run, err := t.r.planner().NewRun(st, nil, state)
 	if err != nil {
 		return err
 	}
-	if err := run.prepare(); err != nil {
+	if err := run.Prepare(); err != nil {
 		return err
 	}
 	t.stream, t.path = st.Name, st.Path
-	t.field = run.rt.Field()
+	t.field = run.Retriever().Field()
 	total, read := 0, 0
-	h := sliceHooks{
-		maxPages: limits.MaxPagesPerSlice,
-		emit: func(records [][]byte) error {
+	h := plan.Hooks{
+		MaxPages: limits.MaxPagesPerSlice,
+		Emit: func(records [][]byte) error {
 			n := min(len(records), limits.MaxRecords-total)
 			total += n
 			t.since += n
@@ -185,7 +186,7 @@ func (t *testReader) slices(ctx context.Context, st *manifest.Stream, limits Tes
 			}
 			return nil
 		},
-		before: func(sl *incremental.Slice) error {
+		Before: func(sl *incremental.Slice) error {
 			if read == limits.MaxSlices {
 				t.read.TestReadLimitReached = true
 				return errSlicesRead
@@ -194,12 +195,12 @@ func (t *testReader) slices(ctx context.Context, st *manifest.Stream, limits Tes
 			t.current = &TestSlice{Pages: []TestPage{}, SliceDescriptor: sliceDescriptor(sl), State: []*TestState{}, AuxiliaryRequests: []AuxiliaryRequest{}}
 			return nil
 		},
-		after: func(*incremental.Slice) error {
+		After: func(*incremental.Slice) error {
 			if len(t.current.Pages) >= limits.MaxPagesPerSlice {
 				t.read.TestReadLimitReached = true
 			}
-			if run.incremental() && run.parts == nil {
-				t.write(run.state())
+			if run.Incremental() && !run.PerPartition() {
+				t.write(run.State())
 			}
 			t.closeSlice()
 			if len(t.read.Slices) >= limits.MaxSlices {
@@ -215,11 +216,11 @@ func (t *testReader) slices(ctx context.Context, st *manifest.Stream, limits Tes
 		t.read.TestReadLimitReached = true
 	}
 	if !failed && err == nil {
-		run.finish()
+		run.Finish()
 	}
 	// The stream ends with its state, shown with the last slice, whether
 	// the read ended, met the record limit or failed.
-	t.write(run.state())
+	t.write(run.State())
 	if t.current != nil {
 		t.current.State = []*TestState{t.latest}
 	} else if n := len(t.read.Slices); n > 0 {
@@ -233,13 +234,13 @@ func (t *testReader) slices(ctx context.Context, st *manifest.Stream, limits Tes
 // in turn; a partition that fails is shown and its error logged, and the
 // others are read still. failed tells that one failed; err is errLimit when
 // the record limit stopped the read.
-func (t *testReader) readPartitions(ctx context.Context, run *streamRun, h sliceHooks, max int) (failed bool, err error) {
+func (t *testReader) readPartitions(ctx context.Context, run *plan.Run, h plan.Hooks, max int) (failed bool, err error) {
 	// A partitioned incremental stream's partitions come one behind the
 	// router's (run.partitions holds each back until the next is made, as
 	// the CDK's per-partition cursor looks one ahead): the parent page of
 	// the partition after the last one read is requested too.
-	var works []partitionWork
-	for w, err := range run.partitions(ctx) {
+	var works []plan.Work
+	for w, err := range run.Partitions(ctx) {
 		if err != nil {
 			t.fail(err)
 			failed = true
@@ -251,7 +252,7 @@ func (t *testReader) readPartitions(ctx context.Context, run *streamRun, h slice
 		}
 	}
 	for _, w := range works {
-		err := run.readPartition(ctx, w, h)
+		err := run.ReadPartition(ctx, w, h)
 		switch {
 		case errors.Is(err, errSlicesRead):
 			return failed, nil
@@ -273,11 +274,11 @@ func (t *testReader) readPartitions(ctx context.Context, run *streamRun, h slice
 // partitionRead writes a partitioned incremental stream's state once its
 // first partition is read (its cursor writes at most one in ten minutes, and
 // the last when the stream ends), shown with the partition's last slice.
-func (t *testReader) partitionRead(run *streamRun) {
-	if run.parts == nil || !run.incremental() || t.latest != nil {
+func (t *testReader) partitionRead(run *plan.Run) {
+	if !run.PerPartition() || !run.Incremental() || t.latest != nil {
 		return
 	}
-	t.write(run.state())
+	t.write(run.State())
 	if n := len(t.read.Slices); n > 0 {
 		t.read.Slices[n-1].State = []*TestState{t.latest}
 	}

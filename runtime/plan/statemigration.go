@@ -1,9 +1,10 @@
-package runtime
+package plan
 
 import (
 	"sort"
 
 	"github.com/airbyte-go/source-declarative/manifest"
+	"github.com/airbyte-go/source-declarative/runtime/failure"
 )
 
 // migrateLegacyState reads a stream's incoming state in the legacy
@@ -14,7 +15,7 @@ import (
 // other state is left as it is. It returns the state and the partition field
 // its partitions are keyed by ("": not migrated). Each partition gets an
 // empty parent_slice, as the partitions of a parent read whole have.
-func (r *Runner) migrateLegacyState(st *manifest.Stream, cursorField string, state map[string]any) (map[string]any, string, error) {
+func (p *Planner) migrateLegacyState(st *manifest.Stream, cursorField string, state map[string]any) (map[string]any, string, error) {
 	sub := st.Retriever.PartitionRouter.Substream
 	if !st.MigrateLegacyState || len(state) == 0 || sub == nil || len(sub.Parents) != 1 {
 		return state, "", nil
@@ -29,9 +30,9 @@ func (r *Runner) migrateLegacyState(st *manifest.Stream, cursorField string, sta
 		}
 	}
 	parent := sub.Parents[0]
-	field, err := parent.PartitionField.Render(r.vars(parent.Parameters, nil))
+	field, err := parent.PartitionField.Render(p.Env.Vars(parent.Parameters, nil))
 	if err != nil {
-		return nil, "", ConfigErr("%s.partition_field: %v", parent.Path, err)
+		return nil, "", failure.Config("%s.partition_field: %v", parent.Path, err)
 	}
 	values := make([]string, 0, len(state))
 	for v := range state {

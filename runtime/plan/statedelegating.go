@@ -1,4 +1,4 @@
-package runtime
+package plan
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/airbyte-go/source-declarative/lang/datetime"
 	"github.com/airbyte-go/source-declarative/manifest"
+	"github.com/airbyte-go/source-declarative/runtime/failure"
 	"github.com/airbyte-go/source-declarative/runtime/incremental"
 )
 
@@ -16,7 +17,7 @@ import (
 // (cleared is true: the read writes an empty state first, as Airbyte does)
 // and the full refresh stream read from the start, with a WARN. Any other
 // stream is returned as it is.
-func (r *Runner) delegate(st *manifest.Stream, state map[string]any) (chosen *manifest.Stream, from map[string]any, cleared bool, err error) {
+func (p *Planner) delegate(st *manifest.Stream, state map[string]any) (chosen *manifest.Stream, from map[string]any, cleared bool, err error) {
 	sd := st.Delegation
 	switch {
 	case sd == nil:
@@ -24,7 +25,7 @@ func (r *Runner) delegate(st *manifest.Stream, state map[string]any) (chosen *ma
 	case len(state) == 0:
 		return sd.FullRefresh, nil, false, nil
 	}
-	expired, err := r.expired(sd, state)
+	expired, err := p.expired(sd, state)
 	if err != nil || !expired {
 		return sd.Incremental, state, false, err
 	}
@@ -36,39 +37,39 @@ func (r *Runner) delegate(st *manifest.Stream, state map[string]any) (chosen *ma
 // a partition router), read with incremental_stream's cursor formats, is
 // before now minus the period. A state without cursor value is expired (it
 // cannot be read from); a value that is not a date is a config error.
-func (r *Runner) expired(sd *manifest.StateDelegation, state map[string]any) (bool, error) {
+func (p *Planner) expired(sd *manifest.StateDelegation, state map[string]any) (bool, error) {
 	if sd.RetentionPeriod == nil {
 		return false, nil
 	}
 	where := sd.Path + ".api_retention_period"
-	text, err := sd.RetentionPeriod.Render(r.vars(sd.Parameters, nil))
+	text, err := sd.RetentionPeriod.Render(p.Env.Vars(sd.Parameters, nil))
 	if err != nil {
-		return false, ConfigErr("%v", err) // the template error names api_retention_period
+		return false, failure.Config("%v", err) // the template error names api_retention_period
 	}
 	if text = strings.TrimSpace(text); text == "" {
 		return false, nil
 	}
 	period, err := datetime.ParseDuration(text)
 	if err != nil {
-		return false, ConfigErr("%s: %v", where, err)
+		return false, failure.Config("%s: %v", where, err)
 	}
 	inc := sd.Incremental
-	spec, err := incremental.NewSpec(inc, r.Config, r.Now, nil)
+	spec, err := incremental.NewSpec(inc, p.Env.Config, p.Env.Now, nil)
 	if err != nil {
-		return false, ConfigErr("stream %s: %v", inc.Name, err)
+		return false, failure.Config("stream %s: %v", inc.Name, err)
 	}
 	ds, ok := spec.(*incremental.DatetimeSpec)
 	if !ok { // refused at load
-		return false, ConfigErr("%s: needs a DatetimeBasedCursor", where)
+		return false, failure.Config("%s: needs a DatetimeBasedCursor", where)
 	}
 	if inc.Retriever != nil && inc.Retriever.PartitionRouter != nil {
 		state, _ = state["state"].(map[string]any)
 	}
 	at, ok, err := ds.StateTime(state)
 	if err != nil {
-		return false, ConfigErr("%v (%s cannot tell its age)", err, where)
+		return false, failure.Config("%v (%s cannot tell its age)", err, where)
 	}
-	limit := period.SubFrom(r.Now().UTC())
+	limit := period.SubFrom(p.Env.Now().UTC())
 	if ok && !at.Before(limit) {
 		return false, nil
 	}
@@ -76,14 +77,14 @@ func (r *Runner) expired(sd *manifest.StateDelegation, state map[string]any) (bo
 	if ok {
 		why = fmt.Sprintf("was read up to %s, older than %s ago", at.Format("2006-01-02T15:04:05Z"), text)
 	}
-	r.log("WARN", fmt.Sprintf("Stream %s: its state %s (api_retention_period at %s): the state is dropped and full_refresh_stream read from the start", inc.Name, why, where))
+	p.Env.Log("WARN", fmt.Sprintf("Stream %s: its state %s (api_retention_period at %s): the state is dropped and full_refresh_stream read from the start", inc.Name, why, where))
 	return true, nil
 }
 
-// supportsIncremental tells whether a stream can be configured incremental:
+// SupportsIncremental tells whether a stream can be configured incremental:
 // it has an incremental_sync, or, for a StateDelegatingStream, one of its two
 // streams has.
-func supportsIncremental(st *manifest.Stream) bool {
+func SupportsIncremental(st *manifest.Stream) bool {
 	if sd := st.Delegation; sd != nil {
 		return sd.FullRefresh.Incremental != nil || sd.Incremental.Incremental != nil
 	}

@@ -1,0 +1,434 @@
+// Package plan makes a command's streams into runs: the stream a
+// StateDelegatingStream reads, its cursors from the incoming state (legacy
+// per-partition states migrated), its partitions (parents read through
+// their own runs) times each cursor's slices, and the state they leave.
+package plan
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"strings"
+	"sync"
+
+	"github.com/airbyte-go/source-declarative/manifest"
+	"github.com/airbyte-go/source-declarative/runtime/failure"
+	"github.com/airbyte-go/source-declarative/runtime/incremental"
+	"github.com/airbyte-go/source-declarative/runtime/partition"
+	"github.com/airbyte-go/source-declarative/runtime/request"
+	"github.com/airbyte-go/source-declarative/runtime/retrieve"
+)
+
+// Planner makes the runs of a command's streams.
+type Planner struct {
+	// Env is what the streams' retrievers take from the command.
+	Env *retrieve.Env
+	// Cache is the sync's response cache (nil outside a sync).
+	Cache *retrieve.ParentCache
+}
+
+// Run is one read of a stream: its partitions, each read with its own
+// cursor. A stream without partition router is one partition.
+type Run struct {
+	p  *Planner
+	st *manifest.Stream
+	rt retrieve.Retriever // made by prepare
+	// probe reads only to see that the stream answers (check).
+	probe bool
+	// router yields the partitions (nil: no partition router).
+	router partition.Router
+	// single is the cursor of a stream without partition router.
+	single incremental.Cursor
+	// parts keeps a cursor per partition (a router with incremental_sync);
+	// nil for a full-refresh stream with a router.
+	parts *incremental.Partitioned
+	// parents are the incremental_dependency parents being read or read,
+	// whose states the child's keeps; only the goroutine ranging over the
+	// partitions touches the map.
+	parents map[string]*Run
+	warned  sync.Once // incremental_dependency on a stream without incremental_sync
+	// lazy tells whether partitions with a lazy_read_pointer start with the
+	// records embedded in their parent record: only when the stream has no
+	// incoming state, as in the reference.
+	lazy bool
+	// cleared tells that the incoming state was dropped as older than a
+	// StateDelegatingStream's api_retention_period.
+	cleared bool
+	// cached is how the stream's requests use the sync's response cache
+	// (retrieve.ParentCache); this read's answers are kept under it.
+	cached request.CacheUse
+}
+
+// Work is one partition to read, with its cursor and its sequence number
+// in the per-partition state.
+type Work struct {
+	Part   partition.Partition
+	Cursor incremental.Cursor
+	seq    int
+}
+
+// NewRun prepares the cursors of a stream from its state (nil: from the
+// start); a StateDelegatingStream is read as the stream its state picks. A
+// state that cannot be read is an error before any request.
+func (p *Planner) NewRun(st *manifest.Stream, catalogField []string, state map[string]any) (*Run, error) {
+	st, state, cleared, err := p.delegate(st, state) // statedelegating.go
+	if err != nil {
+		return nil, err
+	}
+	run := &Run{p: p, st: st, lazy: len(state) == 0, cleared: cleared, cached: p.Cache.Use(st)}
+	if st.Retriever == nil || st.Retriever.PartitionRouter == nil {
+		run.single, err = p.cursor(st, catalogField, state)
+		return run, err
+	}
+	spec, err := incremental.NewSpec(st, p.Env.Config, p.Env.Now, catalogField)
+	if err != nil {
+		return nil, failure.Config("stream %s: %v", st.Name, err)
+	}
+	if spec == nil {
+		return run, nil
+	}
+	global := st.Incremental.Datetime != nil && st.Incremental.Datetime.GlobalSubstreamCursor ||
+		st.Retriever.PartitionRouter.Type == manifest.GroupingRouter
+	state, legacyField, err := p.migrateLegacyState(st, spec.Field(), state)
+	if err != nil {
+		return nil, err
+	}
+	run.parts, err = incremental.NewPartitioned(spec, state, incremental.PartitionedOptions{Stream: st.Name, Global: global,
+		ParentState: partition.KeepsParentState(st.Retriever.PartitionRouter), Now: p.Env.Now, LegacyField: legacyField,
+		Warn: func(msg string) { p.Env.Log("WARN", msg) }})
+	if err != nil {
+		return nil, failure.Config("%v", err)
+	}
+	return run, nil
+}
+
+// Prepare makes the stream's retriever and router: templates over the config
+// are rendered here, so a config that does not fit fails before any request.
+func (run *Run) Prepare() error {
+	cursor := run.single
+	if cursor == nil {
+		cursor = incremental.FullRefresh{} // each partition brings its own
+	}
+	opts := retrieve.Options{Cursor: cursor, Cached: run.cached, Probe: run.probe}
+	if run.parts != nil {
+		opts.Field = run.parts.Field()
+	}
+	rt, err := retrieve.New(run.p.Env, run.st, opts)
+	if err != nil {
+		return err
+	}
+	run.rt = rt
+	pr := run.st.Retriever.PartitionRouter
+	if pr == nil {
+		return nil
+	}
+	env := partition.Env{Stream: run.st.Name, Vars: run.p.Env.Vars(run.st.Retriever.Requester.Parameters, nil), ReadParent: run.readParent, Log: run.p.Env.Log}
+	run.router, err = partition.New(pr, env)
+	if err != nil {
+		return asError(err)
+	}
+	return nil
+}
+
+// asError keeps an error that carries its failure type, and makes any other
+// a config error.
+func asError(err error) error {
+	var e *failure.Error
+	if errors.As(err, &e) {
+		return err
+	}
+	if failure.Type(err) != "" && !strings.Contains(failure.Type(err), "system") {
+		return err
+	}
+	return failure.Config("%v", err)
+}
+
+// Partitions yields the partitions to read, each with its cursor; a stream
+// without router yields one. A partition with a cursor per partition is
+// yielded once the next one is made (or the last one was), as the
+// reference's per-partition cursor does: the parents' state kept with it is
+// then known (see incremental.Partitioned.Open).
+func (run *Run) Partitions(ctx context.Context) iter.Seq2[Work, error] {
+	return func(yield func(Work, error) bool) {
+		if run.router == nil {
+			yield(Work{Cursor: run.single}, nil)
+			return
+		}
+		var held *Work // made, handed over once the next one is
+		for part, err := range run.router.Partitions(ctx) {
+			if err != nil {
+				yield(Work{}, asError(err))
+				return
+			}
+			w := Work{Part: part, Cursor: incremental.FullRefresh{}}
+			if run.parts == nil {
+				if !yield(w, nil) {
+					return
+				}
+				continue
+			}
+			w.Cursor, w.seq, err = run.parts.Open(part.Keys, run.parentSnapshot())
+			if err != nil {
+				yield(Work{}, failure.Config("%v", err))
+				return
+			}
+			if held != nil && !yield(*held, nil) {
+				return
+			}
+			held = &w
+		}
+		if run.parts != nil {
+			run.parts.Generated(run.parentSnapshot())
+		}
+		if held != nil {
+			yield(*held, nil)
+		}
+	}
+}
+
+// parentSnapshot is the parents' state now, as the reference's
+// get_stream_state reads its parents' cursors (nil: no
+// incremental_dependency parent).
+func (run *Run) parentSnapshot() map[string]any {
+	if len(run.parents) == 0 {
+		return nil
+	}
+	out := make(map[string]any, len(run.parents))
+	for k, p := range run.parents {
+		out[k] = p.State()
+	}
+	return out
+}
+
+// Hooks are what a read does around each slice: pages at most MaxPages
+// (0: all), Before is told of each slice before it is read and After once
+// it is closed; an error of either ends the read with it.
+type Hooks struct {
+	MaxPages int
+	Emit     func([][]byte) error
+	Before   func(*incremental.Slice) error
+	After    func(*incremental.Slice) error
+}
+
+// InPartition is a slice of the partition's cursor with the partition's
+// keys, extra fields and request options.
+func (run *Run) InPartition(w Work, sl *incremental.Slice) *incremental.Slice {
+	if run.router != nil {
+		sl.Partition, sl.Extra = w.Part.Keys, w.Part.Extra
+		if len(w.Part.Options) > 0 {
+			sl.Inject = w.Part.Inject
+		}
+	}
+	return sl
+}
+
+// LazyBody is the first page of the partition's slices when it comes from
+// the parent record (lazy_read_pointer), nil when it is requested.
+func (run *Run) LazyBody(w Work) []byte {
+	if run.lazy && w.Part.Lazy != nil {
+		return w.Part.Lazy
+	}
+	return nil
+}
+
+// ReadSlice reads a slice of the partition with rt, then closes it: its
+// records count for the state.
+func (run *Run) ReadSlice(ctx context.Context, rt retrieve.Retriever, w Work, sl *incremental.Slice, maxPages int, emit func([][]byte) error) error {
+	if err := rt.Read(ctx, sl, maxPages, emit); err != nil {
+		return err
+	}
+	w.Cursor.Close(sl)
+	return nil
+}
+
+// ReadPartition reads the slices of one partition in order.
+func (run *Run) ReadPartition(ctx context.Context, w Work, h Hooks) error {
+	rt := run.rt.Worker(w.Cursor, false)
+	rt.Rebind(w.Cursor, run.LazyBody(w))
+	for sl := range w.Cursor.Slices() {
+		sl = run.InPartition(w, sl)
+		if h.Before != nil {
+			if err := h.Before(sl); err != nil {
+				return err
+			}
+		}
+		if err := run.ReadSlice(ctx, rt, w, sl, h.MaxPages, h.Emit); err != nil {
+			return err
+		}
+		if h.After != nil {
+			if err := h.After(sl); err != nil {
+				return err
+			}
+		}
+	}
+	if run.parts != nil {
+		run.parts.Done(w.seq, w.Cursor)
+	}
+	return nil
+}
+
+// Sequential reads every partition in order, in this goroutine (check,
+// test reads, parents, dynamic streams' resolvers).
+func (run *Run) Sequential(ctx context.Context, h Hooks) error {
+	for w, err := range run.Partitions(ctx) {
+		if err != nil {
+			return err
+		}
+		if err := run.ReadPartition(ctx, w, h); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Finish is called once every partition was read: the global state and the
+// parent state move to what was read.
+func (run *Run) Finish() {
+	if run.parts != nil {
+		run.parts.SetParentState(run.parentSnapshot())
+		run.parts.Finish(run.p.Env.Now())
+	}
+}
+
+// State is the stream's state now.
+func (run *Run) State() map[string]any {
+	switch {
+	case run.parts != nil:
+		return run.parts.State()
+	case run.single != nil:
+		return run.single.State()
+	}
+	return incremental.FullRefresh{}.State()
+}
+
+// Incremental tells whether the stream's state moves (a cursor).
+func (run *Run) Incremental() bool {
+	if run.parts != nil {
+		return true
+	}
+	_, full := run.single.(incremental.FullRefresh)
+	return run.single != nil && !full
+}
+
+// readParent reads a parent stream's records through its own retriever,
+// page by page, for a substream router. The parent's records are not
+// emitted. With incremental_dependency the parent starts from its state kept
+// in the child's, and its state is kept in the child's.
+func (run *Run) readParent(ctx context.Context, pc *manifest.ParentStreamConfig, emit func(partition.ParentRecord) error) error {
+	name := pc.Stream.Name
+	track := pc.IncrementalDependency && run.parts != nil
+	if pc.IncrementalDependency && run.parts == nil {
+		run.warned.Do(func() {
+			run.p.Env.Log("WARN", fmt.Sprintf("Stream %s: %s.incremental_dependency does nothing on a stream without incremental_sync; parent %s is read whole", run.st.Name, pc.Path, name))
+		})
+	}
+	var state map[string]any
+	if track {
+		var err error
+		if state, err = run.parentStart(pc.Stream); err != nil {
+			return err
+		}
+	}
+	parent, err := run.p.NewRun(pc.Stream, nil, state)
+	if err != nil {
+		return err
+	}
+	if err := parent.Prepare(); err != nil {
+		return err
+	}
+	var keys map[string]any
+	h := Hooks{
+		Emit: func(records [][]byte) error {
+			for _, rec := range records {
+				if err := emit(partition.ParentRecord{Data: rec, Partition: keys}); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+		Before: func(sl *incremental.Slice) error {
+			keys = sl.Partition
+			return nil
+		},
+	}
+	if track { // a full-refresh parent too: its state marks the full refresh, as in the reference
+		if run.parents == nil {
+			run.parents = map[string]*Run{}
+		}
+		run.parents[name] = parent
+	}
+	if err := parent.Sequential(ctx, h); err != nil {
+		return err
+	}
+	// Read whole, the parent's state moves as a stream's does at its end
+	// (global state, lookback_window, its own parent_state), as the
+	// reference's parent cursor does after its last record.
+	parent.Finish()
+	parent.cached.Complete()
+	return nil
+}
+
+// parentStart is the state a parent read with incremental_dependency starts
+// from (nil: its start), taken from the child's incoming state.
+func (run *Run) parentStart(parent *manifest.Stream) (map[string]any, error) {
+	name := parent.Name
+	if parent.Delegation != nil { // its state is read by incremental_stream
+		parent = parent.Delegation.Incremental
+	}
+	if parent.Incremental == nil {
+		return nil, nil
+	}
+	field, err := incremental.CursorField(parent, run.p.Env.Config)
+	if err != nil {
+		return nil, failure.Config("%v", err)
+	}
+	return run.parts.ParentStart(name, field), nil
+}
+
+// cursor makes the cursor of a stream from its state (nil: from the start);
+// a stream without incremental_sync gets the full-refresh cursor.
+func (p *Planner) cursor(st *manifest.Stream, catalogField []string, state map[string]any) (incremental.Cursor, error) {
+	spec, err := incremental.NewSpec(st, p.Env.Config, p.Env.Now, catalogField)
+	if err != nil {
+		return nil, failure.Config("stream %s: %v", st.Name, err)
+	}
+	if spec == nil {
+		return incremental.FullRefresh{}, nil
+	}
+	c, err := spec.Cursor(state)
+	if err != nil {
+		return nil, failure.Config("%v", err)
+	}
+	return c, nil
+}
+
+// Probe makes the run read only to see that the stream answers (check);
+// before Prepare.
+func (run *Run) Probe() { run.probe = true }
+
+// Cleared tells that the incoming state was dropped as older than a
+// StateDelegatingStream's api_retention_period.
+func (run *Run) Cleared() bool { return run.cleared }
+
+// Routed tells whether the stream has a partition router.
+func (run *Run) Routed() bool { return run.router != nil }
+
+// PerPartition tells whether the stream keeps a cursor per partition (a
+// router with incremental_sync).
+func (run *Run) PerPartition() bool { return run.parts != nil }
+
+// Done marks a partition read, its slices all closed, for a stream with a
+// cursor per partition; false for a duplicate partition, not read.
+func (run *Run) Done(w Work) bool { return run.parts.Done(w.seq, w.Cursor) }
+
+// Intermediate tells whether a state written while the stream is read
+// holds what it should (see incremental.Partitioned.Intermediate).
+func (run *Run) Intermediate() bool { return run.parts.Intermediate() }
+
+// Retriever is the stream's retriever, made by Prepare.
+func (run *Run) Retriever() retrieve.Retriever { return run.rt }
+
+// Complete marks the answers this read kept in the sync's cache as those of
+// a read that went to its end.
+func (run *Run) Complete() { run.cached.Complete() }
