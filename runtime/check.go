@@ -47,10 +47,10 @@ func (r *Runner) Check(ctx context.Context) error {
 
 // checkStreams makes the dynamic streams and lists the streams check reads.
 func (r *Runner) checkStreams(ctx context.Context) ([]string, error) {
-	if err := r.resolveDynamic(ctx); err != nil {
+	if err := r.resolveStreams(ctx); err != nil {
 		return nil, err
 	}
-	return r.checkNames()
+	return r.streams.CheckNames()
 }
 
 // checkStream reads the first page of the stream's first slice (of its
@@ -84,7 +84,7 @@ func (r *Runner) checkStream(ctx context.Context, st *manifest.Stream) error {
 // transfers files, which the catalog says as the reference does
 // (is_file_based false).
 func (r *Runner) Discover(ctx context.Context) error {
-	if err := r.resolveDynamic(ctx); err != nil {
+	if err := r.resolveStreams(ctx); err != nil {
 		return err
 	}
 	cat := &protocol.Catalog{Streams: []protocol.Stream{}}

@@ -7,7 +7,7 @@ import "context"
 // dynamic_stream_name, then the streams its dynamic streams make (at most
 // maxStreams of each), marked with the dynamic stream's name.
 func (r *Runner) FullResolvedManifest(ctx context.Context, maxStreams int) (map[string]any, error) {
-	if err := r.resolveDynamic(ctx); err != nil {
+	if err := r.resolveStreams(ctx); err != nil {
 		return nil, err
 	}
 	out := make(map[string]any, len(r.Source.Resolved))
@@ -21,13 +21,13 @@ func (r *Runner) FullResolvedManifest(ctx context.Context, maxStreams int) (map[
 	}
 	groups := map[string][]any{}
 	var order []string
-	for _, m := range r.dynamic.raw {
-		g, seen := groups[m.dynamicName]
+	for _, m := range r.streams.Made {
+		g, seen := groups[m.DynamicName]
 		if !seen {
-			order = append(order, m.dynamicName)
+			order = append(order, m.DynamicName)
 		}
 		if len(g) < maxStreams {
-			groups[m.dynamicName] = append(g, withDynamicName(m.definition, m.dynamicName))
+			groups[m.DynamicName] = append(g, withDynamicName(m.Definition, m.DynamicName))
 		}
 	}
 	for _, name := range order {

@@ -24,7 +24,7 @@ import (
 // INCOMPLETE with a TRACE ERROR and the others still run; the returned
 // error then lists the failed streams. Dynamic streams are made first.
 func (r *Runner) Read(ctx context.Context, catalog *protocol.ConfiguredCatalog, states incremental.States) error {
-	if err := r.resolveDynamic(ctx); err != nil { // dynamic.go
+	if err := r.resolveStreams(ctx); err != nil {
 		return err
 	}
 	r.configuredSchemas = map[string]any{}

@@ -37,7 +37,7 @@ type Runner struct {
 	// configuredSchemas are the json_schema of each stream of the read's
 	// configured catalog, by name, for property selectors (retrieve.Env.Catalog).
 	configuredSchemas map[string]any
-	dynamic           dynamicStreams // the streams dynamic_streams made (dynamic.go)
+	streams           *plan.Streams // the source's streams, settled once
 	// logSink, during a test read, takes the WARN and ERROR logs: they are
 	// part of the StreamRead the builder shows (testread.go).
 	logSink func(level, msg string)
@@ -54,6 +54,7 @@ func New(src *manifest.Source, config map[string]any, out *protocol.Writer, mask
 	r.Client.RateLimited = func(stream string) { out.RateLimited(stream) }
 	r.Client.Budget = request.NewBudget(src.APIBudget, r.vars(nil, nil), r.log)
 	r.jobs = &retrieve.JobPlaces{Limit: src.AsyncJobLimit}
+	r.streams = &plan.Streams{Source: src, ConfigMu: &r.configMu}
 	r.schemas = &schema.Loader{Folder: src.Folder, Log: r.log,
 		FirstRecord: func(ctx context.Context, st *manifest.Stream) ([]byte, error) {
 			return retrieve.FirstRecord(ctx, r.env(), st)
@@ -162,4 +163,10 @@ func ConfigJSON(cfg map[string]any) ([]byte, error) {
 // runner holds now.
 func (r *Runner) planner() *plan.Planner {
 	return &plan.Planner{Env: r.env(), Cache: r.cache}
+}
+
+// resolveStreams settles the source's streams once: conditions, then
+// dynamic streams.
+func (r *Runner) resolveStreams(ctx context.Context) error {
+	return r.streams.Resolve(ctx, r.planner())
 }

@@ -480,7 +480,7 @@ func (r *Runner) TestRead(ctx context.Context, stream string, limits TestLimits,
 		}
 		return nil
 	}
-	err := r.resolveDynamic(ctx) // dynamic.go
+	err := r.resolveStreams(ctx)
 	st := r.Source.Stream(stream)
 	if err != nil {
 		st = nil

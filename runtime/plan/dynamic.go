@@ -1,4 +1,4 @@
-package runtime
+package plan
 
 import (
 	"context"
@@ -8,38 +8,44 @@ import (
 	"github.com/airbyte-go/source-declarative/lang/interp"
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/protocol"
+	"github.com/airbyte-go/source-declarative/runtime/failure"
 	"github.com/airbyte-go/source-declarative/runtime/incremental"
-	"github.com/airbyte-go/source-declarative/runtime/plan"
 	"github.com/airbyte-go/source-declarative/runtime/transform"
 )
 
-// dynamicStreams are the streams made from the manifest's dynamic_streams,
-// once per run.
-type dynamicStreams struct {
-	once sync.Once
-	err  error
-	made map[string][]*manifest.Stream // dynamic stream name -> its streams, in order
-	raw  []madeStream                  // the definitions of the streams made, in order
-}
-
-// madeStream is the definition of a stream a dynamic stream made: its
-// template with the mappings applied and parameters propagated.
-type madeStream struct {
-	dynamicName string
-	definition  map[string]any
-}
-
-// resolveDynamic settles the source's streams once, for check, discover
-// and read alike: the streams of ConditionalStreams stay only when their
+// Streams settles a source's streams once per run, for check, discover and
+// read alike: the streams of ConditionalStreams stay only when their
 // condition holds (conditional.go), then the streams of dynamic_streams are
 // made and added.
-func (r *Runner) resolveDynamic(ctx context.Context) error {
-	r.dynamic.once.Do(func() {
-		if r.dynamic.err = r.applyConditions(); r.dynamic.err == nil {
-			r.dynamic.err = r.makeDynamic(ctx)
+type Streams struct {
+	// Source is the manifest whose streams are settled.
+	Source *manifest.Source
+	// ConfigMu guards the config, which rotated tokens change.
+	ConfigMu *sync.Mutex
+	once     sync.Once
+	err      error
+	made     map[string][]*manifest.Stream // dynamic stream name -> its streams, in order
+	// Made are the definitions of the streams dynamic streams made, in
+	// order (after Resolve).
+	Made []MadeStream
+}
+
+// MadeStream is the definition of a stream a dynamic stream made: its
+// template with the mappings applied and parameters propagated.
+type MadeStream struct {
+	DynamicName string
+	Definition  map[string]any
+}
+
+// Resolve settles the streams, the first time it is called; p reads the
+// resolvers' retrievers.
+func (ss *Streams) Resolve(ctx context.Context, p *Planner) error {
+	ss.once.Do(func() {
+		if ss.err = ss.applyConditions(p); ss.err == nil {
+			ss.err = ss.makeDynamic(ctx, p)
 		}
 	})
-	return r.dynamic.err
+	return ss.err
 }
 
 // componentsValue is one value a resolver found, with the slice it came from.
@@ -48,41 +54,41 @@ type componentsValue struct {
 	slice  *interp.Object
 }
 
-func (r *Runner) makeDynamic(ctx context.Context) error {
-	r.dynamic.made = map[string][]*manifest.Stream{}
+func (ss *Streams) makeDynamic(ctx context.Context, p *Planner) error {
+	ss.made = map[string][]*manifest.Stream{}
 	taken := map[string]bool{}
-	for _, st := range r.Source.Streams {
+	for _, st := range ss.Source.Streams {
 		taken[st.Name] = true
 	}
-	for _, ds := range r.Source.DynamicStreams {
+	for _, ds := range ss.Source.DynamicStreams {
 		res := ds.Resolver
 		if res == nil || ds.Template == nil {
 			continue
 		}
-		values, err := r.componentsValues(ctx, ds)
+		values, err := ss.componentsValues(ctx, p, ds)
 		if err != nil {
 			return err
 		}
 		for i, cv := range values {
-			raw, err := r.fillTemplate(ds, cv)
+			raw, err := fillTemplate(p, ds, cv)
 			if err != nil {
 				return err
 			}
 			st, err := ds.DecodeStream(raw, fmt.Sprintf("%s.stream_template (stream %d)", ds.Path, i))
 			if err != nil {
-				return ConfigErr("%v", err)
+				return failure.Config("%v", err)
 			}
 			if taken[st.Name] {
-				failure := protocol.SystemError
+				failureType := protocol.SystemError
 				if res.Type == manifest.ConfigComponentsResolver {
-					failure = protocol.ConfigError
+					failureType = protocol.ConfigError
 				}
-				return &Error{Failure: failure, Message: fmt.Sprintf("%s made a stream named %q, a name another stream already has; stream names must be unique", ds.Path, st.Name)}
+				return &failure.Error{Failure: failureType, Message: fmt.Sprintf("%s made a stream named %q, a name another stream already has; stream names must be unique", ds.Path, st.Name)}
 			}
 			taken[st.Name] = true
-			r.Source.Streams = append(r.Source.Streams, st)
-			r.dynamic.made[ds.Name] = append(r.dynamic.made[ds.Name], st)
-			r.dynamic.raw = append(r.dynamic.raw, madeStream{ds.Name, raw})
+			ss.Source.Streams = append(ss.Source.Streams, st)
+			ss.made[ds.Name] = append(ss.made[ds.Name], st)
+			ss.Made = append(ss.Made, MadeStream{ds.Name, raw})
 		}
 	}
 	return nil
@@ -92,13 +98,13 @@ func (r *Runner) makeDynamic(ctx context.Context) error {
 // records its retriever reads, the items its config pointers lead to
 // (their cartesian product, with the default values), or its listed
 // parameters.
-func (r *Runner) componentsValues(ctx context.Context, ds *manifest.DynamicStream) ([]componentsValue, error) {
+func (ss *Streams) componentsValues(ctx context.Context, p *Planner, ds *manifest.DynamicStream) ([]componentsValue, error) {
 	res := ds.Resolver
 	switch res.Type {
 	case manifest.HTTPComponentsResolver:
 		// Every partition of the retriever's own router is read, in order;
 		// its slice is the mappings' stream_slice.
-		run, err := r.planner().NewRun(&manifest.Stream{Name: ds.Name, Path: res.Path, Retriever: res.Retriever}, nil, nil)
+		run, err := p.NewRun(&manifest.Stream{Name: ds.Name, Path: res.Path, Retriever: res.Retriever}, nil, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -107,7 +113,7 @@ func (r *Runner) componentsValues(ctx context.Context, ds *manifest.DynamicStrea
 		}
 		var out []componentsValue
 		var slice *interp.Object
-		err = run.Sequential(ctx, plan.Hooks{
+		err = run.Sequential(ctx, Hooks{
 			Before: func(sl *incremental.Slice) error { slice = sl.Template(); return nil },
 			Emit: func(records [][]byte) error {
 				for _, b := range records {
@@ -121,7 +127,7 @@ func (r *Runner) componentsValues(ctx context.Context, ds *manifest.DynamicStrea
 			}})
 		return out, err
 	case manifest.ConfigComponentsResolver:
-		return r.configValues(res)
+		return ss.configValues(p, res)
 	}
 	out := make([]componentsValue, len(res.ParameterSets))
 	for i, set := range res.ParameterSets {
@@ -133,21 +139,21 @@ func (r *Runner) componentsValues(ctx context.Context, ds *manifest.DynamicStrea
 // configValues is the cartesian product of the stream configs' items; the
 // objects of one combination are merged, another item is kept under
 // source_config_<i> as [index, item].
-func (r *Runner) configValues(res *manifest.ComponentsResolver) ([]componentsValue, error) {
-	vars := r.vars(res.Parameters, nil)
+func (ss *Streams) configValues(p *Planner, res *manifest.ComponentsResolver) ([]componentsValue, error) {
+	vars := p.Env.Vars(res.Parameters, nil)
 	var axes [][]any
 	for i, sc := range res.StreamConfigs {
 		keys := make([]string, len(sc.ConfigsPointer))
 		for j, t := range sc.ConfigsPointer {
 			s, err := t.Render(vars)
 			if err != nil {
-				return nil, ConfigErr("%v", err)
+				return nil, failure.Config("%v", err)
 			}
 			keys[j] = s
 		}
-		r.configMu.Lock()
-		found, ok := transform.Get(transform.FromPlain(r.Config), keys)
-		r.configMu.Unlock()
+		ss.ConfigMu.Lock()
+		found, ok := transform.Get(transform.FromPlain(p.Env.Config), keys)
+		ss.ConfigMu.Unlock()
 		var items []any
 		switch x := transform.ToPlain(found).(type) {
 		case []any:
@@ -159,7 +165,7 @@ func (r *Runner) configValues(res *manifest.ComponentsResolver) ([]componentsVal
 		}
 		items = append(items, sc.DefaultValues...)
 		if len(items) == 0 {
-			r.log("INFO", fmt.Sprintf("%s.stream_config[%d]: nothing at config path %v, no stream made from it", res.Path, i, keys))
+			p.Env.Log("INFO", fmt.Sprintf("%s.stream_config[%d]: nothing at config path %v, no stream made from it", res.Path, i, keys))
 		}
 		axes = append(axes, items)
 	}
@@ -196,10 +202,10 @@ func (r *Runner) configValues(res *manifest.ComponentsResolver) ([]componentsVal
 
 // fillTemplate writes a components value into a copy of the template, as
 // the mappings say.
-func (r *Runner) fillTemplate(ds *manifest.DynamicStream, cv componentsValue) (map[string]any, error) {
+func fillTemplate(p *Planner, ds *manifest.DynamicStream, cv componentsValue) (map[string]any, error) {
 	res := ds.Resolver
 	tpl := transform.FromPlain(manifest.DeepCopy(ds.Template)).(*transform.Object)
-	vars := r.vars(res.Parameters, nil)
+	vars := p.Env.Vars(res.Parameters, nil)
 	vars["components_values"] = cv.values
 	vars["stream_template_config"] = ds.Template
 	if cv.slice != nil {
@@ -210,7 +216,7 @@ func (r *Runner) fillTemplate(ds *manifest.DynamicStream, cv componentsValue) (m
 		if m.Condition != nil {
 			ok, err := m.Condition.Bool(vars)
 			if err != nil {
-				return nil, ConfigErr("%v", err)
+				return nil, failure.Config("%v", err)
 			}
 			if !ok {
 				continue
@@ -218,7 +224,7 @@ func (r *Runner) fillTemplate(ds *manifest.DynamicStream, cv componentsValue) (m
 		}
 		v, err := m.Value.Eval(vars)
 		if err != nil {
-			return nil, ConfigErr("%v", err)
+			return nil, failure.Config("%v", err)
 		}
 		v = transform.Typed(v, m.ValueType)
 		if s, ok := v.(string); ok && fromConfig && m.ValueType != "string" {
@@ -226,11 +232,11 @@ func (r *Runner) fillTemplate(ds *manifest.DynamicStream, cv componentsValue) (m
 		}
 		path, err := interp.RenderEach(m.FieldPath, vars)
 		if err != nil {
-			return nil, ConfigErr("%v", err)
+			return nil, failure.Config("%v", err)
 		}
 		g, err := transform.CompileGlob(path)
 		if err != nil {
-			return nil, ConfigErr("%s.field_path: %v", m.Path, err)
+			return nil, failure.Config("%s.field_path: %v", m.Path, err)
 		}
 		if n := g.SetExisting(tpl, transform.FromPlain(v)); n == 0 && fromConfig && m.CreateOrUpdate && interp.Truthy(v) {
 			transform.Create(tpl, path, transform.FromPlain(v))
@@ -239,20 +245,20 @@ func (r *Runner) fillTemplate(ds *manifest.DynamicStream, cv componentsValue) (m
 	return transform.ToPlain(tpl).(map[string]any), nil
 }
 
-// checkNames lists the streams check reads: the check's stream names, then
+// CheckNames lists the streams check reads: the check's stream names, then
 // those of the dynamic streams it names (all, or the first ones).
-func (r *Runner) checkNames() ([]string, error) {
-	names := append([]string(nil), r.Source.CheckStreams...)
-	if n := r.Source.CheckCount; n > 0 {
-		for i, st := range r.Source.Streams {
+func (ss *Streams) CheckNames() ([]string, error) {
+	names := append([]string(nil), ss.Source.CheckStreams...)
+	if n := ss.Source.CheckCount; n > 0 {
+		for i, st := range ss.Source.Streams {
 			if i < n {
 				names = append(names, st.Name)
 			}
 		}
 	}
-	for _, c := range r.Source.CheckDynamic {
-		made, ok := r.dynamic.made[c.Name]
-		if !ok && !r.hasDynamic(c.Name) {
+	for _, c := range ss.Source.CheckDynamic {
+		made, ok := ss.made[c.Name]
+		if !ok && !ss.hasDynamic(c.Name) {
 			return nil, fmt.Errorf("dynamic stream %s is not defined in the manifest's dynamic_streams", c.Name)
 		}
 		if c.Count >= 0 && c.Count < len(made) {
@@ -265,8 +271,8 @@ func (r *Runner) checkNames() ([]string, error) {
 	return names, nil
 }
 
-func (r *Runner) hasDynamic(name string) bool {
-	for _, ds := range r.Source.DynamicStreams {
+func (ss *Streams) hasDynamic(name string) bool {
+	for _, ds := range ss.Source.DynamicStreams {
 		if ds.Name == name {
 			return true
 		}
