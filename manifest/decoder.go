@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/airbyte-go/source-declarative/runtime/decode/charset"
+	"github.com/airbyte-go/source-declarative/lang/charset"
 )
 
 // Decoder types.

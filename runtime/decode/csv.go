@@ -6,7 +6,7 @@ import (
 	"io"
 	"unicode/utf8"
 
-	"github.com/airbyte-go/source-declarative/runtime/decode/charset"
+	"github.com/airbyte-go/source-declarative/lang/charset"
 	"github.com/airbyte-go/source-declarative/runtime/transform"
 )
 

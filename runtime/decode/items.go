@@ -7,7 +7,7 @@ import (
 	"io"
 	"slices"
 
-	"github.com/airbyte-go/source-declarative/runtime/decode/charset"
+	"github.com/airbyte-go/source-declarative/lang/charset"
 )
 
 // jsonItems hands over the values at items_path of one JSON body, read as

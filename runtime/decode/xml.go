@@ -7,7 +7,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/airbyte-go/source-declarative/runtime/decode/charset"
+	"github.com/airbyte-go/source-declarative/lang/charset"
 	"github.com/airbyte-go/source-declarative/runtime/transform"
 )
 
