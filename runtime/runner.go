@@ -147,9 +147,7 @@ func (r *Runner) env() *retrieve.Env {
 		Auth: r.authenticator, Schema: r.schemas.Stream, Catalog: r.configuredSchemas, Jobs: r.jobs}
 }
 
-// vars are the template variables of requests and records, the one place
-// they come from: config, a component's parameters, and the slice being read
-// (nil: none) under stream_slice, stream_partition and stream_interval.
+// vars are the template variables (retrieve.Vars) over the runner's config.
 func (r *Runner) vars(params map[string]any, sl *incremental.Slice) interp.Vars {
 	return retrieve.Vars(r.Config, params, sl)
 }

@@ -15,8 +15,8 @@ import (
 	"github.com/airbyte-go/source-declarative/runtime/request"
 )
 
-// Extractor takes the records out of a stream's responses. A copy has its
-// own buffers and its own once-per-reader warnings (Fresh).
+// Extractor takes the records out of a stream's responses, for one reader
+// at a time; Fresh makes another reader's.
 type Extractor struct {
 	Stream  string
 	Decoder *decode.Decoder // the retriever's decoder
