@@ -431,8 +431,10 @@ func TestTestReadMakesThePartitionsFirst(t *testing.T) {
 }
 
 // A partitioned incremental stream's cursor looks one partition ahead, as the
-// CDK's per-partition cursor does: the parent page of the partition after the
-// last one read (max_slices) is requested too, not read.
+// CDK's per-partition cursor does, and the substream router one parent
+// record ahead, as the CDK's router does: with one parent record a page, the
+// two parent pages after the last partition read (max_slices) are requested
+// too (Airbyte's runtime requests the same four parent pages).
 func TestTestReadPartitionedStreamLooksOnePartitionAhead(t *testing.T) {
 	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
 		if r.URL.Path == "/parents" {
@@ -472,5 +474,5 @@ func TestTestReadPartitionedStreamLooksOnePartitionAhead(t *testing.T) {
       cursor_granularity: PT1S
 `
 	rawStreamRead(t, m, map[string]any{"__test_read_config": map[string]any{"max_slices": 2}}, "c")
-	equalLists(t, "requests", a.lines(), []string{"GET /parents", "GET /parents?page=11", "GET /parents?page=111", "GET /p/p1/c", "GET /p/p11/c"})
+	equalLists(t, "requests", a.lines(), []string{"GET /parents", "GET /parents?page=11", "GET /parents?page=111", "GET /parents?page=1111", "GET /p/p1/c", "GET /p/p11/c"})
 }

@@ -58,7 +58,7 @@ type Partitioned struct {
 
 	parentState map[string]any // committed: every partition opened before it is done
 	// pending are the parents' states of the partitions opened and not all
-	// done, the last one not known yet (see Open).
+	// done (see Open).
 	pending []pendingParent
 	nextSeq int
 }
@@ -220,13 +220,9 @@ func PartitionKey(keys map[string]any) string {
 }
 
 // Open returns the cursor of a partition about to be read; parent is the
-// parents' state now (nil: no incremental_dependency parent). Done must be
-// called with the returned sequence number once the partition is read.
-//
-// The reference reads a parent one record ahead: the parent slice of a
-// partition's record is closed before the partition is made when the record
-// is its slice's last. So the parents' state kept with a partition is the one
-// given when the next partition is opened, or to Generated after the last.
+// parents' state taken when the partition was made (nil: no
+// incremental_dependency parent), kept with it until it is done. Done must
+// be called with the returned sequence number once the partition is read.
 //
 // A partition opened again while it is being read (a parent listing the same
 // record twice) is not read twice: its cursor then has no slice, as the
@@ -238,7 +234,6 @@ func (p *Partitioned) Open(keys map[string]any, parent map[string]any) (Cursor, 
 	if p.started.IsZero() {
 		p.started = p.now()
 	}
-	p.generated(parent)
 	if !p.global && p.created > GlobalCursorLimit {
 		// Past the limit, the state turns global for good, as in the
 		// reference; the partition cursors are still used while kept.
@@ -267,34 +262,21 @@ func (p *Partitioned) Open(keys map[string]any, parent map[string]any) (Cursor, 
 	p.nextSeq++
 	p.reading[key] = seq
 	if p.parents {
-		p.pending = append(p.pending, pendingParent{seq: seq})
+		p.keepParent(seq, parent)
 	}
 	return pc.cursor, seq, nil
 }
 
-// Generated is told the parents' state (nil: no incremental_dependency
-// parent) once the last partition was made.
-func (p *Partitioned) Generated(parent map[string]any) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.generated(parent)
-}
-
-// generated keeps the parents' state as the last partition's; one equal to
-// the state before it is not kept twice.
-func (p *Partitioned) generated(parent map[string]any) {
-	n := len(p.pending)
-	if n == 0 || p.pending[n-1].state != nil {
-		return
-	}
+// keepParent keeps the parents' state taken when the partition of sequence
+// number seq was made; one equal to the state before it is not kept twice.
+func (p *Partitioned) keepParent(seq int, parent map[string]any) {
 	if parent == nil {
 		parent = map[string]any{}
 	}
-	if n > 1 && jsonText(p.pending[n-2].state) == jsonText(parent) {
-		p.pending = p.pending[:n-1]
+	if n := len(p.pending); n > 0 && jsonText(p.pending[n-1].state) == jsonText(parent) {
 		return
 	}
-	p.pending[n-1].state = parent
+	p.pending = append(p.pending, pendingParent{seq: seq, state: parent})
 }
 
 // fromGlobal is the cursor of a partition without state: from the global

@@ -146,43 +146,45 @@ func asError(err error) error {
 
 // Partitions yields the partitions to read, each with its cursor; a stream
 // without router yields one. A partition with a cursor per partition is
-// yielded once the next one is made (or the last one was), as the
-// reference's per-partition cursor does: the parents' state kept with it is
-// then known (see incremental.Partitioned.Open).
+// opened and yielded once the next one is made (or the router ended), with
+// the parents' state taken when it was made, as the reference's
+// per-partition cursor looks one partition ahead: the partition made ahead
+// has no cursor yet.
 func (run *Run) Partitions(ctx context.Context) iter.Seq2[Work, error] {
 	return func(yield func(Work, error) bool) {
 		if run.router == nil {
 			yield(Work{Cursor: run.single}, nil)
 			return
 		}
-		var held *Work // made, handed over once the next one is
+		var held *partition.Partition
+		var heldParent map[string]any
+		open := func() bool {
+			w := Work{Part: *held}
+			var err error
+			if w.Cursor, w.seq, err = run.parts.Open(held.Keys, heldParent); err != nil {
+				yield(Work{}, failure.Config("%v", err))
+				return false
+			}
+			return yield(w, nil)
+		}
 		for part, err := range run.router.Partitions(ctx) {
 			if err != nil {
 				yield(Work{}, asError(err))
 				return
 			}
-			w := Work{Part: part, Cursor: incremental.FullRefresh{}}
 			if run.parts == nil {
-				if !yield(w, nil) {
+				if !yield(Work{Part: part, Cursor: incremental.FullRefresh{}}, nil) {
 					return
 				}
 				continue
 			}
-			w.Cursor, w.seq, err = run.parts.Open(part.Keys, run.parentSnapshot())
-			if err != nil {
-				yield(Work{}, failure.Config("%v", err))
+			if held != nil && !open() {
 				return
 			}
-			if held != nil && !yield(*held, nil) {
-				return
-			}
-			held = &w
-		}
-		if run.parts != nil {
-			run.parts.Generated(run.parentSnapshot())
+			held, heldParent = &part, run.parentSnapshot()
 		}
 		if held != nil {
-			yield(*held, nil)
+			open()
 		}
 	}
 }
@@ -282,6 +284,29 @@ func (run *Run) Sequential(ctx context.Context, h Hooks) error {
 	return nil
 }
 
+// sequentialOneAhead reads every partition in order, each once the next one
+// was handed over, as the reference's substream router reads a parent's
+// partitions (it looks one ahead): the parent's state then lists the
+// partition after the one being read.
+func (run *Run) sequentialOneAhead(ctx context.Context, h Hooks) error {
+	var held *Work
+	for w, err := range run.Partitions(ctx) {
+		if err != nil {
+			return err
+		}
+		if held != nil {
+			if err := run.ReadPartition(ctx, *held, h); err != nil {
+				return err
+			}
+		}
+		held = &w
+	}
+	if held == nil {
+		return nil
+	}
+	return run.ReadPartition(ctx, *held, h)
+}
+
 // Finish is called once every partition was read: the global state and the
 // parent state move to what was read.
 func (run *Run) Finish() {
@@ -337,19 +362,34 @@ func (run *Run) readParent(ctx context.Context, pc *manifest.ParentStreamConfig,
 	if err := parent.Prepare(); err != nil {
 		return err
 	}
+	// The router gets each record once the next one is read, or once its
+	// slice was closed (and, after the parent's last record, once the
+	// parent's read was done), as the reference's router looks one record
+	// ahead: the parent's state taken with a partition then includes the
+	// close of the slice it ends.
 	var keys map[string]any
+	var held *partition.ParentRecord
+	flush := func() error {
+		if held == nil {
+			return nil
+		}
+		rec := *held
+		held = nil
+		return emit(rec)
+	}
 	h := Hooks{
 		Emit: func(records [][]byte) error {
 			for _, rec := range records {
-				if err := emit(partition.ParentRecord{Data: rec, Partition: keys}); err != nil {
+				if err := flush(); err != nil {
 					return err
 				}
+				held = &partition.ParentRecord{Data: rec, Partition: keys}
 			}
 			return nil
 		},
 		Before: func(sl *incremental.Slice) error {
 			keys = sl.Partition
-			return nil
+			return flush()
 		},
 	}
 	if track { // a full-refresh parent too: its state marks the full refresh, as in the reference
@@ -358,7 +398,7 @@ func (run *Run) readParent(ctx context.Context, pc *manifest.ParentStreamConfig,
 		}
 		run.parents[name] = parent
 	}
-	if err := parent.Sequential(ctx, h); err != nil {
+	if err := parent.sequentialOneAhead(ctx, h); err != nil {
 		return err
 	}
 	// Read whole, the parent's state moves as a stream's does at its end
@@ -366,7 +406,7 @@ func (run *Run) readParent(ctx context.Context, pc *manifest.ParentStreamConfig,
 	// reference's parent cursor does after its last record.
 	parent.Finish()
 	parent.cached.Complete()
-	return nil
+	return flush()
 }
 
 // parentStart is the state a parent read with incremental_dependency starts
