@@ -54,12 +54,14 @@ func TestDifferential(t *testing.T) {
 			chosen = append(chosen, f)
 		}
 	}
-	r := &Runner{Binary: build(t), Reference: ref, Allowed: allowed}
+	const workers = 3
+	r := NewRunner(build(t), ref, allowed, workers)
+	defer r.Close()
 	start := time.Now()
 	results := make([]Result, len(chosen))
 	jobs := make(chan int)
 	var wg sync.WaitGroup
-	for w := 0; w < 3; w++ {
+	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -23,10 +23,20 @@ import (
 
 // Runner runs manifests side by side.
 type Runner struct {
-	Binary    string // our binary
-	Reference string // refcdk7
-	Allowed   []Entry
+	Binary  string // our binary
+	Allowed []Entry
+	// zygotes run the reference's commands (refcdk7).
+	zygotes *zygotes
 }
+
+// NewRunner compares our binary with refcdk7, for up to workers manifests
+// at a time. Close ends the reference's processes it started.
+func NewRunner(binary, refcdk7 string, allowed []Entry, workers int) *Runner {
+	return &Runner{Binary: binary, Allowed: allowed, zygotes: newZygotes(refcdk7, workers)}
+}
+
+// Close ends the reference's processes.
+func (r *Runner) Close() { r.zygotes.close() }
 
 // Result is how one manifest compared.
 type Result struct {
@@ -85,12 +95,14 @@ func (r *Runner) Run(path string) (res Result) {
 		defer os.RemoveAll(dir)
 	}
 	m := &run{Runner: r, res: &res, raw: raw, started: start}
-	oursRun, oursReads := ours(r.Binary)
-	refRun, refReads := reference(r.Reference)
-	m.sides[0] = &side{name: "ours", api: genapi.Start(), dir: filepath.Join(dir, "ours"), run: oursRun}
-	m.sides[0].testReads = oursReads(m.sides[0])
-	m.sides[1] = &side{name: "reference", api: genapi.Start(), dir: filepath.Join(dir, "reference"), run: refRun}
-	m.sides[1].testReads = refReads(m.sides[1])
+	z, err := r.zygotes.get()
+	if err != nil {
+		res.Differences = append(res.Differences, Difference{What: "setup", Detail: err.Error()})
+		return res
+	}
+	defer r.zygotes.put(z)
+	m.sides[0] = &side{name: "ours", api: genapi.Start(), dir: filepath.Join(dir, "ours"), launch: ours(r.Binary)}
+	m.sides[1] = &side{name: "reference", api: genapi.Start(), dir: filepath.Join(dir, "reference"), launch: z.launch}
 	for _, s := range m.sides {
 		defer s.api.Close()
 		os.MkdirAll(s.dir, 0o700)

@@ -1,7 +1,6 @@
 package differential
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -10,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"time"
 
@@ -25,10 +23,14 @@ type side struct {
 	dir      string
 	manifest string // the manifest pointing at api
 	config   string // the sampled config pointing at api
-	run      func(ctx context.Context, args []string) *exec.Cmd
-	// testReads runs builder test reads, one per config file, in order.
-	testReads func(ctx context.Context, configs, catalogs []string) ([]output, error)
+	launch   launcher
 }
+
+// launcher runs one command of a connector: kind "command" (spec, check,
+// discover or read with their arguments) or "test-read" (a Connector Builder
+// test read: `read` of a config holding the manifest and __command). err is
+// for a command that could not be run; an exit code is no error.
+type launcher func(ctx context.Context, kind string, args []string) (stdout []byte, stderr string, code int, err error)
 
 // output is what one command printed, and the API's exchanges while it ran.
 type output struct {
@@ -47,24 +49,35 @@ func (s *side) command(name string, args ...string) output {
 	ctx, cancel := context.WithTimeout(context.Background(), commandTimeout)
 	defer cancel()
 	before := len(s.api.Exchanges())
-	cmd := s.run(ctx, append([]string{name}, args...))
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	out := parseOutput(stdout.Bytes())
-	out.stderr = stderr.String()
-	var ee *exec.ExitError
+	stdout, stderr, code, err := s.launch(ctx, "command", append([]string{name}, args...))
+	out := parseOutput(stdout)
+	out.stderr, out.code = stderr, code
 	switch {
 	case ctx.Err() != nil:
 		out.code, out.stderr = -1, fmt.Sprintf("timed out after %s", commandTimeout)
-	case errors.As(err, &ee):
-		out.code = ee.ExitCode()
 	case err != nil:
 		out.code, out.stderr = -1, err.Error()
 	}
 	out.exchanges = s.api.Exchanges()[before:]
-	s.keep(name, stdout.Bytes())
+	s.keep(name, stdout)
 	return out
+}
+
+// testReads runs builder test reads, one per config file, in order.
+func (s *side) testReads(ctx context.Context, configs, catalogs []string) ([]output, error) {
+	outs := make([]output, len(configs))
+	for i := range configs {
+		before := len(s.api.Exchanges())
+		stdout, stderr, code, err := s.launch(ctx, "test-read", []string{"read", "--config", configs[i], "--catalog", catalogs[i]})
+		if err != nil {
+			return nil, err
+		}
+		outs[i] = parseOutput(stdout)
+		outs[i].stderr, outs[i].code = stderr, code
+		s.keep("test-read", stdout)
+		outs[i].exchanges = s.api.Exchanges()[before:]
+	}
+	return outs, nil
 }
 
 // keep writes a command's stdout beside the side's files when
@@ -95,87 +108,19 @@ func parseOutput(stdout []byte) output {
 	return out
 }
 
-// ours runs the binary under test: `BIN CMD ARGS... --manifest M`, and a
-// test read as `BIN read` of a config holding the manifest and __command.
-func ours(binary string) (func(ctx context.Context, args []string) *exec.Cmd, func(*side) func(context.Context, []string, []string) ([]output, error)) {
-	run := func(ctx context.Context, args []string) *exec.Cmd {
-		return exec.CommandContext(ctx, binary, args...)
-	}
-	testReads := func(s *side) func(context.Context, []string, []string) ([]output, error) {
-		return func(ctx context.Context, configs, catalogs []string) ([]output, error) {
-			outs := make([]output, len(configs))
-			for i := range configs {
-				before := len(s.api.Exchanges())
-				cmd := exec.CommandContext(ctx, binary, "read", "--config", configs[i], "--catalog", catalogs[i])
-				var stdout, stderr bytes.Buffer
-				cmd.Stdout, cmd.Stderr = &stdout, &stderr
-				err := cmd.Run()
-				outs[i] = parseOutput(stdout.Bytes())
-				outs[i].stderr = stderr.String()
-				s.keep("test-read", stdout.Bytes())
-				var ee *exec.ExitError
-				if errors.As(err, &ee) {
-					outs[i].code = ee.ExitCode()
-				} else if err != nil {
-					return nil, err
-				}
-				outs[i].exchanges = s.api.Exchanges()[before:]
-			}
-			return outs, nil
+// ours runs the binary under test: `BIN CMD ARGS...`, a test read too.
+func ours(binary string) launcher {
+	return func(ctx context.Context, _ string, args []string) ([]byte, string, int, error) {
+		cmd := exec.CommandContext(ctx, binary, args...)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return stdout.Bytes(), stderr.String(), ee.ExitCode(), nil
 		}
+		return stdout.Bytes(), stderr.String(), 0, err
 	}
-	return run, testReads
-}
-
-// reference runs Airbyte's runtime (../shared/refcdk7): `refcdk7 --manifest
-// M CMD ARGS...`, and test reads through the builder's handle_request, all of
-// one manifest in one process (testdata/builder_batch.py).
-func reference(refcdk7 string) (func(ctx context.Context, args []string) *exec.Cmd, func(*side) func(context.Context, []string, []string) ([]output, error)) {
-	run := func(ctx context.Context, args []string) *exec.Cmd {
-		return exec.CommandContext(ctx, refcdk7, args...)
-	}
-	testReads := func(s *side) func(context.Context, []string, []string) ([]output, error) {
-		return func(ctx context.Context, configs, catalogs []string) ([]output, error) {
-			_, file, _, _ := runtime.Caller(0)
-			cmd := exec.CommandContext(ctx, refcdk7, "--python", filepath.Join(filepath.Dir(file), "testdata", "builder_batch.py"))
-			var in bytes.Buffer
-			for i := range configs {
-				line, _ := json.Marshal([]string{"read", "--config", configs[i], "--catalog", catalogs[i]})
-				in.Write(append(line, '\n'))
-			}
-			cmd.Stdin = &in
-			stdout, err := cmd.StdoutPipe()
-			if err != nil {
-				return nil, err
-			}
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			before := len(s.api.Exchanges())
-			if err := cmd.Start(); err != nil {
-				return nil, err
-			}
-			var outs []output
-			sc := bufio.NewScanner(stdout)
-			sc.Buffer(make([]byte, 1<<20), 256<<20)
-			for sc.Scan() {
-				line, ok := strings.CutPrefix(sc.Text(), "@@ANSWER@@")
-				if !ok {
-					continue
-				}
-				o := parseOutput([]byte(line))
-				s.keep("test-read", []byte(line))
-				all := s.api.Exchanges()
-				o.exchanges = all[before:]
-				before = len(all)
-				outs = append(outs, o)
-			}
-			if err := cmd.Wait(); err != nil || len(outs) != len(configs) {
-				return nil, fmt.Errorf("builder_batch.py: %v (%d answers for %d requests): %s", err, len(outs), len(configs), lastLines(stderr.String(), 5))
-			}
-			return outs, nil
-		}
-	}
-	return run, testReads
 }
 
 // Reference finds Airbyte's runtime built by ../shared/refcdk7/build.sh:
