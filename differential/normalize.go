@@ -52,6 +52,11 @@ func (n normalizer) value(v any) any {
 	case map[string]any:
 		for k, e := range x {
 			x[k] = n.value(e)
+			if d, ok := e.(float64); ok && k == "lookback_window" && d > 0 {
+				// A partitioned state's lookback_window is how long
+				// the sync took, in whole seconds: each runtime's own.
+				x[k] = "<duration>"
+			}
 		}
 		return x
 	case []any:
