@@ -199,7 +199,7 @@ func (m *run) compare() {
 	if hasIncremental(catalog) {
 		again := m.both(func(s *side) output {
 			statePath := filepath.Join(s.dir, "state.json")
-			writeJSON(statePath, finalStates(reads[indexOf(m.sides, s)]))
+			writeJSON(statePath, reads[indexOf(m.sides, s)].final)
 			return s.command("read", "--config", s.config, "--catalog", catalogPath, "--state", statePath, "--manifest", s.manifest)
 		})
 		m.compareRead("read from state", again)

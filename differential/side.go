@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/airbyte-go/source-declarative/genapi"
+	"github.com/airbyte-go/source-declarative/manifest"
 )
 
 // side is one connector of the comparison, with its own instance of the
@@ -34,9 +35,12 @@ type launcher func(ctx context.Context, kind string, args []string) (stdout []by
 
 // output is what one command printed, and the API's exchanges while it ran.
 type output struct {
-	code      int
-	msgs      []map[string]any
-	bad       string // the first stdout line that is not an Airbyte message
+	code int
+	msgs []map[string]any
+	bad  string // the first stdout line that is not an Airbyte message
+	// final is each stream's last STATE as printed (not normalized): what
+	// a read from state starts from.
+	final     []any
 	stderr    string
 	exchanges []genapi.Exchange
 }
@@ -52,6 +56,7 @@ func (s *side) command(name string, args ...string) output {
 	stdout, stderr, code, err := s.launch(ctx, "command", append([]string{name}, args...))
 	out := parseOutput(stdout)
 	out.stderr, out.code = stderr, code
+	out.final = manifest.DeepCopy(finalStates(out)).([]any) // normalized in place later
 	switch {
 	case ctx.Err() != nil:
 		out.code, out.stderr = -1, fmt.Sprintf("timed out after %s", commandTimeout)
