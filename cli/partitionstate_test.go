@@ -208,3 +208,20 @@ partition_routers:
 		itemState(`{"lookback_window":1,"state":{"updated_at":"2024-01-02T11:00:00Z"},"use_global_cursor":true}`, 2),
 	})
 }
+
+// A lookback_window that is no number of seconds is a broken state: the
+// stream fails with a config error naming it before any request (the
+// reference's int() raises a ValueError), and the other streams go on.
+func TestStateWithoutANumberForLookbackWindowIsRefused(t *testing.T) {
+	list := "type: ListPartitionRouter\ncursor_field: p\nvalues: [a, b]"
+	a := partitionedDates(t, map[string][]string{"a": {}, "b": {}})
+	c := incrementalConnector(t, routed(a.URL, "/items/{{ stream_partition.p }}", list, "", stepless, 1), nil, "items")
+	state := writeFile(t, c.dir, "state.json", `[{"type":"STREAM","stream":{"stream_descriptor":{"name":"items"},"stream_state":{"states":[],"state":{"updated_at":"2024-01-02T10:00:00Z"},"lookback_window":"soon"}}}]`)
+	res := c.read(t, "--state", state)
+	errs := res.errors()
+	if res.code != 1 || len(errs) == 0 || errs[0]["failure_type"] != "config_error" ||
+		!strings.Contains(fmt.Sprint(errs[0]["message"]), `stream items: the state's lookback_window must be a number of seconds, not "soon"`) {
+		t.Fatalf("exit %d, errors %v\n%s", res.code, errs, res.stdout)
+	}
+	equalLists(t, "requests", a.lines(), nil)
+}

@@ -127,8 +127,15 @@ func NewPartitioned(spec Spec, state map[string]any, opts PartitionedOptions) (*
 	// The incoming state says whether it is global, as in the reference:
 	// without use_global_cursor it is kept per partition.
 	p.global, _ = state["use_global_cursor"].(bool)
-	if lb, ok := integer(state["lookback_window"]); ok && lb > 0 {
-		p.lookback = lb
+	if v, ok := state["lookback_window"]; ok && v != nil {
+		lb, ok := integer(v)
+		if f, isFloat := v.(float64); isFloat && !ok && math.Abs(f) < 1<<62 {
+			lb, ok = int64(f), true // as the reference's int() reads it
+		}
+		if !ok {
+			return nil, fmt.Errorf("stream %s: the state's lookback_window must be a number of seconds, not %s", p.stream, jsonText(v))
+		}
+		p.lookback = max(lb, 0)
 	}
 	entries, _ := state["states"].([]any)
 	for i, e := range entries {
