@@ -32,6 +32,20 @@ func Table(results []Result, allowed []Entry) string {
 		fmt.Fprintf(&b, "| %s | %d | %s | %s |\n", r.Name, r.Streams, outcome, escape(strings.Join(what, "; ")))
 	}
 	fmt.Fprintf(&b, "\n**%d manifests: %d same, %d deliberate, %d refused, %d differ.**\n", len(sorted), count["same"], count["deliberate"], count["refused"], count["differ"])
+	// What each deliberate difference is, and why, in the allow-list's order.
+	used := map[string]bool{}
+	for _, r := range sorted {
+		for id := range r.Deliberate {
+			used[id] = true
+		}
+	}
+	b.WriteString("\n")
+	for _, e := range allowed {
+		if used[e.ID] {
+			fmt.Fprintf(&b, "- `%s`: %s\n", e.ID, strings.Join(strings.Fields(e.Why), " "))
+			delete(used, e.ID) // an id listed twice is explained once
+		}
+	}
 	return b.String()
 }
 
