@@ -408,24 +408,7 @@ func TestTestReadMakesThePartitionsFirst(t *testing.T) {
 			fmt.Fprint(w, `{"data":[{"id":1}]}`)
 		}
 	})
-	m := stream("c", "url_base: "+a.URL+"\npath: /p/{{ stream_partition.pid }}/c", "[data]", `partition_router:
-  type: SubstreamPartitionRouter
-  parent_stream_configs:
-    - type: ParentStreamConfig
-      parent_key: id
-      partition_field: pid
-      stream:
-        type: DeclarativeStream
-        name: parent
-        primary_key: [id]
-        retriever:
-          type: SimpleRetriever
-          requester: {type: HttpRequester, url_base: `+a.URL+`, path: /parents}
-          record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}
-          paginator:
-            type: DefaultPaginator
-            page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: page}
-            pagination_strategy: {type: CursorPagination, cursor_value: "{{ response.next }}"}`)
+	m := stream("c", "url_base: "+a.URL+"\npath: /p/{{ stream_partition.pid }}/c", "[data]", pagedParentRouter(a.URL))
 	rawStreamRead(t, m, map[string]any{"__test_read_config": map[string]any{"max_slices": 3}}, "c")
 	equalLists(t, "requests", a.lines(), []string{"GET /parents", "GET /parents?page=2", "GET /p/p1/c", "GET /p/p2/c", "GET /p/p21/c"})
 }
@@ -447,7 +430,23 @@ func TestTestReadPartitionedStreamLooksOnePartitionAhead(t *testing.T) {
 		}
 		fmt.Fprint(w, `{"data":[{"id":1,"updated":"2024-01-01T05:00:00Z"}]}`)
 	})
-	m := stream("c", "url_base: "+a.URL+"\npath: /p/{{ stream_partition.pid }}/c", "[data]", `partition_router:
+	m := stream("c", "url_base: "+a.URL+"\npath: /p/{{ stream_partition.pid }}/c", "[data]", pagedParentRouter(a.URL)) + `    incremental_sync:
+      type: DatetimeBasedCursor
+      cursor_field: updated
+      datetime_format: "%Y-%m-%dT%H:%M:%SZ"
+      start_datetime: "2024-01-01T00:00:00Z"
+      end_datetime: "2024-01-01T12:00:00Z"
+      step: P1D
+      cursor_granularity: PT1S
+`
+	rawStreamRead(t, m, map[string]any{"__test_read_config": map[string]any{"max_slices": 2}}, "c")
+	equalLists(t, "requests", a.lines(), []string{"GET /parents", "GET /parents?page=11", "GET /parents?page=111", "GET /parents?page=1111", "GET /p/p1/c", "GET /p/p11/c"})
+}
+
+// pagedParentRouter is a substream router over a parent at /parents whose
+// pages follow the answer's next cursor, given as the page parameter.
+func pagedParentRouter(url string) string {
+	return `partition_router:
   type: SubstreamPartitionRouter
   parent_stream_configs:
     - type: ParentStreamConfig
@@ -459,20 +458,10 @@ func TestTestReadPartitionedStreamLooksOnePartitionAhead(t *testing.T) {
         primary_key: [id]
         retriever:
           type: SimpleRetriever
-          requester: {type: HttpRequester, url_base: `+a.URL+`, path: /parents}
+          requester: {type: HttpRequester, url_base: ` + url + `, path: /parents}
           record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}
           paginator:
             type: DefaultPaginator
             page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: page}
-            pagination_strategy: {type: CursorPagination, cursor_value: "{{ response.next }}"}`) + `    incremental_sync:
-      type: DatetimeBasedCursor
-      cursor_field: updated
-      datetime_format: "%Y-%m-%dT%H:%M:%SZ"
-      start_datetime: "2024-01-01T00:00:00Z"
-      end_datetime: "2024-01-01T12:00:00Z"
-      step: P1D
-      cursor_granularity: PT1S
-`
-	rawStreamRead(t, m, map[string]any{"__test_read_config": map[string]any{"max_slices": 2}}, "c")
-	equalLists(t, "requests", a.lines(), []string{"GET /parents", "GET /parents?page=11", "GET /parents?page=111", "GET /parents?page=1111", "GET /p/p1/c", "GET /p/p11/c"})
+            pagination_strategy: {type: CursorPagination, cursor_value: "{{ response.next }}"}`
 }
