@@ -88,7 +88,7 @@ func (s *syncStream) Finish(err error) {
 			s.r.Out.Status(s.name, protocol.StatusComplete)
 			return
 		}
-	} else if s.pg != nil && s.run.PerPartition() {
+	} else if s.pg != nil && s.run.Checkpoints() == plan.EachPartition {
 		s.pg.checkpoint(false)
 	}
 	s.failed = true
@@ -122,12 +122,8 @@ func (p *partitionRead) release() error {
 	if !last {
 		return nil
 	}
-	run := p.s.run
-	if !run.PerPartition() {
-		return nil
-	}
-	if !run.Done(p.w) {
-		return nil // a duplicate partition, not read
+	if !p.s.run.Done(p.w) {
+		return nil // no cursor per partition, or a duplicate partition, not read
 	}
 	return p.s.pg.checkpoint(true)
 }
@@ -148,7 +144,7 @@ func (r *sliceRead) Read(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if !s.run.Routed() {
+	if s.run.Checkpoints() == plan.EachSlice {
 		if err := s.pg.checkpoint(false); err != nil {
 			return err
 		}

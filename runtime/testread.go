@@ -199,7 +199,7 @@ func (t *testReader) slices(ctx context.Context, st *manifest.Stream, limits Tes
 			if len(t.current.Pages) >= limits.MaxPagesPerSlice {
 				t.read.TestReadLimitReached = true
 			}
-			if run.Incremental() && !run.PerPartition() {
+			if run.Incremental() && run.Checkpoints() == plan.EachSlice {
 				t.write(run.State())
 			}
 			t.closeSlice()
@@ -275,7 +275,7 @@ func (t *testReader) readPartitions(ctx context.Context, run *plan.Run, h plan.H
 // first partition is read (its cursor writes at most one in ten minutes, and
 // the last when the stream ends), shown with the partition's last slice.
 func (t *testReader) partitionRead(run *plan.Run) {
-	if !run.PerPartition() || !run.Incremental() || t.latest != nil {
+	if run.Checkpoints() != plan.EachPartition || t.latest != nil {
 		return
 	}
 	t.write(run.State())

@@ -36,18 +36,9 @@ type Run struct {
 	rt retrieve.Retriever // made by prepare
 	// probe reads only to see that the stream answers (check).
 	probe bool
-	// router yields the partitions (nil: no partition router).
-	router partition.Router
-	// single is the cursor of a stream without partition router.
-	single incremental.Cursor
-	// parts keeps a cursor per partition (a router with incremental_sync);
-	// nil for a full-refresh stream with a router.
-	parts *incremental.Partitioned
-	// parents are the incremental_dependency parents being read or read,
-	// whose states the child's keeps; only the goroutine ranging over the
-	// partitions touches the map.
-	parents map[string]*Run
-	warned  sync.Once // incremental_dependency on a stream without incremental_sync
+	// parts splits the stream into partitions and keeps their cursors.
+	parts  partitioning
+	warned sync.Once // incremental_dependency on a stream without incremental_sync
 	// lazy tells whether partitions with a lazy_read_pointer start with the
 	// records embedded in their parent record: only when the stream has no
 	// incoming state, as in the reference.
@@ -78,7 +69,8 @@ func (p *Planner) NewRun(st *manifest.Stream, catalogField []string, state map[s
 	}
 	run := &Run{p: p, st: st, lazy: len(state) == 0, cleared: cleared, cached: p.Cache.Use(st)}
 	if st.Retriever == nil || st.Retriever.PartitionRouter == nil {
-		run.single, err = p.cursor(st, catalogField, state)
+		c, err := p.cursor(st, catalogField, state)
+		run.parts = &single{cursor: c}
 		return run, err
 	}
 	spec, err := incremental.NewSpec(st, p.Env.Config, p.Env.Now, catalogField)
@@ -86,6 +78,7 @@ func (p *Planner) NewRun(st *manifest.Stream, catalogField []string, state map[s
 		return nil, failure.Config("stream %s: %v", st.Name, err)
 	}
 	if spec == nil {
+		run.parts = &routed{}
 		return run, nil
 	}
 	global := st.Incremental.Datetime != nil && st.Incremental.Datetime.GlobalSubstreamCursor ||
@@ -94,41 +87,38 @@ func (p *Planner) NewRun(st *manifest.Stream, catalogField []string, state map[s
 	if err != nil {
 		return nil, err
 	}
-	run.parts, err = incremental.NewPartitioned(spec, state, incremental.PartitionedOptions{Stream: st.Name, Global: global,
+	cursors, err := incremental.NewPartitioned(spec, state, incremental.PartitionedOptions{Stream: st.Name, Global: global,
 		ParentState: partition.KeepsParentState(st.Retriever.PartitionRouter), Now: p.Env.Now, LegacyField: legacyField,
 		Warn: func(msg string) { p.Env.Log("WARN", msg) }})
 	if err != nil {
 		return nil, failure.Config("%v", err)
 	}
+	run.parts = &perPartition{cursors: cursors, now: p.Env.Now}
 	return run, nil
 }
 
 // Prepare makes the stream's retriever and router: templates over the config
 // are rendered here, so a config that does not fit fails before any request.
 func (run *Run) Prepare() error {
-	cursor := run.single
-	if cursor == nil {
-		cursor = incremental.FullRefresh{} // each partition brings its own
-	}
-	opts := retrieve.Options{Cursor: cursor, Cached: run.cached, Probe: run.probe}
-	if run.parts != nil {
-		opts.Field = run.parts.Field()
-	}
+	opts := run.parts.options()
+	opts.Cached, opts.Probe = run.cached, run.probe
 	rt, err := retrieve.New(run.p.Env, run.st, opts)
 	if err != nil {
 		return err
 	}
 	run.rt = rt
-	pr := run.st.Retriever.PartitionRouter
-	if pr == nil {
-		return nil
-	}
+	return run.parts.prepare(run)
+}
+
+// newRouter makes the stream's partition router, whose substream parents
+// are read by readParent.
+func (run *Run) newRouter() (partition.Router, error) {
 	env := partition.Env{Stream: run.st.Name, Vars: run.p.Env.Vars(run.st.Retriever.Requester.Parameters, nil), ReadParent: run.readParent, Log: run.p.Env.Log}
-	run.router, err = partition.New(pr, env)
+	router, err := partition.New(run.st.Retriever.PartitionRouter, env)
 	if err != nil {
-		return asError(err)
+		return nil, asError(err)
 	}
-	return nil
+	return router, nil
 }
 
 // asError keeps an error that carries its failure type, and makes any other
@@ -146,61 +136,9 @@ func asError(err error) error {
 
 // Partitions yields the partitions to read, each with its cursor; a stream
 // without router yields one. A partition with a cursor per partition is
-// opened and yielded once the next one is made (or the router ended), with
-// the parents' state taken when it was made, as the reference's
-// per-partition cursor looks one partition ahead: the partition made ahead
-// has no cursor yet.
+// yielded once the next one is made (see perPartition.partitions).
 func (run *Run) Partitions(ctx context.Context) iter.Seq2[Work, error] {
-	return func(yield func(Work, error) bool) {
-		if run.router == nil {
-			yield(Work{Cursor: run.single}, nil)
-			return
-		}
-		var held *partition.Partition
-		var heldParent map[string]any
-		open := func() bool {
-			w := Work{Part: *held}
-			var err error
-			if w.Cursor, w.seq, err = run.parts.Open(held.Keys, heldParent); err != nil {
-				yield(Work{}, failure.Config("%v", err))
-				return false
-			}
-			return yield(w, nil)
-		}
-		for part, err := range run.router.Partitions(ctx) {
-			if err != nil {
-				yield(Work{}, asError(err))
-				return
-			}
-			if run.parts == nil {
-				if !yield(Work{Part: part, Cursor: incremental.FullRefresh{}}, nil) {
-					return
-				}
-				continue
-			}
-			if held != nil && !open() {
-				return
-			}
-			held, heldParent = &part, run.parentSnapshot()
-		}
-		if held != nil {
-			open()
-		}
-	}
-}
-
-// parentSnapshot is the parents' state now, as the reference's
-// get_stream_state reads its parents' cursors (nil: no
-// incremental_dependency parent).
-func (run *Run) parentSnapshot() map[string]any {
-	if len(run.parents) == 0 {
-		return nil
-	}
-	out := make(map[string]any, len(run.parents))
-	for k, p := range run.parents {
-		out[k] = p.State()
-	}
-	return out
+	return run.parts.partitions(ctx)
 }
 
 // Hooks are what a read does around each slice: pages at most MaxPages
@@ -216,13 +154,7 @@ type Hooks struct {
 // InPartition is a slice of the partition's cursor with the partition's
 // keys, extra fields and request options.
 func (run *Run) InPartition(w Work, sl *incremental.Slice) *incremental.Slice {
-	if run.router != nil {
-		sl.Partition, sl.Extra = w.Part.Keys, w.Part.Extra
-		if len(w.Part.Options) > 0 {
-			sl.Inject = w.Part.Inject
-		}
-	}
-	return sl
+	return run.parts.inPartition(w, sl)
 }
 
 // LazyBody is the first page of the partition's slices when it comes from
@@ -264,9 +196,7 @@ func (run *Run) ReadPartition(ctx context.Context, w Work, h Hooks) error {
 			}
 		}
 	}
-	if run.parts != nil {
-		run.parts.Done(w.seq, w.Cursor)
-	}
+	run.parts.done(w)
 	return nil
 }
 
@@ -309,32 +239,13 @@ func (run *Run) sequentialOneAhead(ctx context.Context, h Hooks) error {
 
 // Finish is called once every partition was read: the global state and the
 // parent state move to what was read.
-func (run *Run) Finish() {
-	if run.parts != nil {
-		run.parts.SetParentState(run.parentSnapshot())
-		run.parts.Finish(run.p.Env.Now())
-	}
-}
+func (run *Run) Finish() { run.parts.finish() }
 
 // State is the stream's state now.
-func (run *Run) State() map[string]any {
-	switch {
-	case run.parts != nil:
-		return run.parts.State()
-	case run.single != nil:
-		return run.single.State()
-	}
-	return incremental.FullRefresh{}.State()
-}
+func (run *Run) State() map[string]any { return run.parts.state() }
 
 // Incremental tells whether the stream's state moves (a cursor).
-func (run *Run) Incremental() bool {
-	if run.parts != nil {
-		return true
-	}
-	_, full := run.single.(incremental.FullRefresh)
-	return run.single != nil && !full
-}
+func (run *Run) Incremental() bool { return run.parts.incremental() }
 
 // readParent reads a parent stream's records through its own retriever,
 // page by page, for a substream router. The parent's records are not
@@ -342,8 +253,8 @@ func (run *Run) Incremental() bool {
 // in the child's, and its state is kept in the child's.
 func (run *Run) readParent(ctx context.Context, pc *manifest.ParentStreamConfig, emit func(partition.ParentRecord) error) error {
 	name := pc.Stream.Name
-	track := pc.IncrementalDependency && run.parts != nil
-	if pc.IncrementalDependency && run.parts == nil {
+	track := pc.IncrementalDependency && run.parts.tracksParents()
+	if pc.IncrementalDependency && !track {
 		run.warned.Do(func() {
 			run.p.Env.Log("WARN", fmt.Sprintf("Stream %s: %s.incremental_dependency does nothing on a stream without incremental_sync; parent %s is read whole", run.st.Name, pc.Path, name))
 		})
@@ -393,10 +304,7 @@ func (run *Run) readParent(ctx context.Context, pc *manifest.ParentStreamConfig,
 		},
 	}
 	if track { // a full-refresh parent too: its state marks the full refresh, as in the reference
-		if run.parents == nil {
-			run.parents = map[string]*Run{}
-		}
-		run.parents[name] = parent
+		run.parts.keepParent(name, parent)
 	}
 	if err := parent.sequentialOneAhead(ctx, h); err != nil {
 		return err
@@ -423,7 +331,7 @@ func (run *Run) parentStart(parent *manifest.Stream) (map[string]any, error) {
 	if err != nil {
 		return nil, failure.Config("%v", err)
 	}
-	return run.parts.ParentStart(name, field), nil
+	return run.parts.parentStart(name, field), nil
 }
 
 // cursor makes the cursor of a stream from its state (nil: from the start);
@@ -451,20 +359,17 @@ func (run *Run) Probe() { run.probe = true }
 // StateDelegatingStream's api_retention_period.
 func (run *Run) Cleared() bool { return run.cleared }
 
-// Routed tells whether the stream has a partition router.
-func (run *Run) Routed() bool { return run.router != nil }
+// Checkpoints is when a read writes the stream's state before its end.
+func (run *Run) Checkpoints() Checkpoints { return run.parts.checkpoints() }
 
-// PerPartition tells whether the stream keeps a cursor per partition (a
-// router with incremental_sync).
-func (run *Run) PerPartition() bool { return run.parts != nil }
-
-// Done marks a partition read, its slices all closed, for a stream with a
-// cursor per partition; false for a duplicate partition, not read.
-func (run *Run) Done(w Work) bool { return run.parts.Done(w.seq, w.Cursor) }
+// Done marks a partition read, its slices all closed; it tells whether the
+// stream's state moved with it and is to be written (throttled): a stream
+// with a cursor per partition, not a duplicate partition (not read).
+func (run *Run) Done(w Work) bool { return run.parts.done(w) }
 
 // Intermediate tells whether a state written while the stream is read
 // holds what it should (see incremental.Partitioned.Intermediate).
-func (run *Run) Intermediate() bool { return run.parts.Intermediate() }
+func (run *Run) Intermediate() bool { return run.parts.intermediate() }
 
 // Retriever is the stream's retriever, made by Prepare.
 func (run *Run) Retriever() retrieve.Retriever { return run.rt }
