@@ -1,0 +1,186 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/airbyte-go/source-declarative/manifest"
+	"github.com/airbyte-go/source-declarative/runtime/incremental"
+	"github.com/airbyte-go/source-declarative/runtime/plan"
+)
+
+// testReader collects the exchanges of a test read, slice by slice.
+type testReader struct {
+	r       *Runner
+	mu      sync.Mutex
+	read    *StreamRead
+	current *TestSlice // the slice being read
+	stream  string     // the stream read (pages of others are its parents')
+	path    string     // its manifest path
+	field   string     // the cursor field, "" without one
+	// latest is the last state written, since the records emitted after it.
+	latest *TestState
+	since  int
+}
+
+// slices reads up to MaxSlices slices (each partition's slices in turn) of
+// MaxPagesPerSlice pages each, and stops at MaxRecords records. States are
+// written where a read writes them in Airbyte's builder: after each slice of
+// an incremental stream (after the first only for a partitioned one, as its
+// cursor writes at most one state in ten minutes), and when the stream ends.
+func (t *testReader) slices(ctx context.Context, st *manifest.Stream, limits TestLimits, state map[string]any) error {
+	run, err := t.r.planner().NewRun(st, nil, state)
+	if err != nil {
+		return err
+	}
+	if err := run.Prepare(); err != nil {
+		return err
+	}
+	t.stream, t.path = st.Name, st.Path
+	t.field = run.Retriever().Field()
+	total, read := 0, 0
+	h := plan.Hooks{
+		MaxPages: limits.MaxPagesPerSlice,
+		Emit: func(records [][]byte) error {
+			n := min(len(records), limits.MaxRecords-total)
+			total += n
+			t.since += n
+			if total >= limits.MaxRecords {
+				return errLimit
+			}
+			return nil
+		},
+		Before: func(sl *incremental.Slice) error {
+			if read == limits.MaxSlices {
+				t.read.TestReadLimitReached = true
+				return errSlicesRead
+			}
+			read++
+			t.current = &TestSlice{Pages: []TestPage{}, SliceDescriptor: sliceDescriptor(sl), State: []*TestState{}, AuxiliaryRequests: []AuxiliaryRequest{}}
+			return nil
+		},
+		After: func(*incremental.Slice) error {
+			if len(t.current.Pages) >= limits.MaxPagesPerSlice {
+				t.read.TestReadLimitReached = true
+			}
+			if run.Incremental() && run.Checkpoints() == plan.EachSlice {
+				t.write(run.State())
+			}
+			t.closeSlice()
+			if len(t.read.Slices) >= limits.MaxSlices {
+				// As the reference counts it: max_slices slices read reach
+				// the limit, whether or not another slice would follow.
+				t.read.TestReadLimitReached = true
+			}
+			return nil
+		},
+	}
+	failed, err := t.readPartitions(ctx, run, h, limits.MaxSlices)
+	if t.current != nil && len(t.current.Pages) >= limits.MaxPagesPerSlice {
+		t.read.TestReadLimitReached = true
+	}
+	if !failed && err == nil {
+		run.Finish()
+	}
+	// The stream ends with its state, shown with the last slice, whether
+	// the read ended, met the record limit or failed.
+	t.write(run.State())
+	if t.current != nil {
+		t.current.State = []*TestState{t.latest}
+	} else if n := len(t.read.Slices); n > 0 {
+		t.read.Slices[n-1].State = []*TestState{t.latest}
+	}
+	return err
+}
+
+// readPartitions reads the stream's partitions as Airbyte's builder does:
+// they are made first (their parents read), at most max of them, then read
+// in turn; a partition that fails is shown and its error logged, and the
+// others are read still. failed tells that one failed; err is errLimit when
+// the record limit stopped the read.
+func (t *testReader) readPartitions(ctx context.Context, run *plan.Run, h plan.Hooks, max int) (failed bool, err error) {
+	// A partitioned incremental stream's partitions come one behind the
+	// router's (run.partitions holds each back until the next is made, as
+	// the CDK's per-partition cursor looks one ahead): the parent page of
+	// the partition after the last one read is requested too.
+	var works []plan.Work
+	for w, err := range run.Partitions(ctx) {
+		if err != nil {
+			t.fail(err)
+			failed = true
+			break
+		}
+		works = append(works, w)
+		if len(works) == max {
+			break
+		}
+	}
+	for _, w := range works {
+		err := run.ReadPartition(ctx, w, h)
+		switch {
+		case errors.Is(err, errSlicesRead):
+			return failed, nil
+		case errors.Is(err, errLimit):
+			return failed, err
+		case err == nil:
+			t.partitionRead(run)
+		case err != nil:
+			t.fail(err)
+			failed = true
+			if t.current != nil {
+				t.closeSlice()
+			}
+		}
+	}
+	return failed, nil
+}
+
+// partitionRead writes a partitioned incremental stream's state once its
+// first partition is read (its cursor writes at most one in ten minutes, and
+// the last when the stream ends), shown with the partition's last slice.
+func (t *testReader) partitionRead(run *plan.Run) {
+	if run.Checkpoints() != plan.EachPartition || t.latest != nil {
+		return
+	}
+	t.write(run.State())
+	if n := len(t.read.Slices); n > 0 {
+		t.read.Slices[n-1].State = []*TestState{t.latest}
+	}
+}
+
+// closeSlice ends the slice being read: it shows the latest state written.
+func (t *testReader) closeSlice() {
+	if t.latest != nil {
+		t.current.State = []*TestState{t.latest}
+	}
+	t.read.Slices = append(t.read.Slices, *t.current)
+	t.current = nil
+}
+
+// fail logs an error that ended a partition or the read, as the builder
+// shows an error TRACE: its internal message is the technical detail, or the
+// error itself (Airbyte's from_exception).
+func (t *testReader) fail(err error) {
+	internal := internalMessage(err)
+	if internal == "" {
+		internal = OneLine(err)
+	}
+	internal = t.r.Masker.Mask(internal)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.read.Logs = append(t.read.Logs, TestLog{Message: OneLine(err), Level: "ERROR", InternalMessage: &internal})
+}
+
+// write writes a state with the records emitted since the one before.
+func (t *testReader) write(state map[string]any) {
+	t.latest = newTestState(t.stream, state, t.since)
+	t.since = 0
+}
+
+// log keeps a WARN or ERROR logged during the read.
+func (t *testReader) log(level, msg string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.read.Logs = append(t.read.Logs, TestLog{Message: msg, Level: level})
+}
