@@ -28,43 +28,37 @@ func (t *testReader) headers(h http.Header) map[string]string {
 // when every token obtained during the read is known as a secret.
 func (t *testReader) mask() {
 	m := t.r.Masker.Mask
-	maskReq := func(r *HTTPRequest) {
-		if r == nil {
-			return
-		}
-		r.URL = m(r.URL)
-		for k, v := range r.Headers {
-			r.Headers[k] = m(v)
-		}
-		if r.Body != nil {
-			b := m(*r.Body)
-			r.Body = &b
+	headers := func(h map[string]string) {
+		for k, v := range h {
+			h[k] = m(v)
 		}
 	}
-	maskResp := func(r *HTTPResponse) {
-		if r == nil {
-			return
+	exchange := func(req *HTTPRequest, resp *HTTPResponse) {
+		if req != nil {
+			req.URL = m(req.URL)
+			headers(req.Headers)
+			if req.Body != nil {
+				b := m(*req.Body)
+				req.Body = &b
+			}
 		}
-		r.Body = m(r.Body)
-		for k, v := range r.Headers {
-			r.Headers[k] = m(v)
+		if resp != nil {
+			resp.Body = m(resp.Body)
+			headers(resp.Headers)
 		}
 	}
 	for i := range t.read.Slices {
 		pages := t.read.Slices[i].Pages
 		for j := range pages {
-			maskReq(pages[j].Request)
-			maskResp(pages[j].Response)
+			exchange(pages[j].Request, pages[j].Response)
 			pages[j].Decision = m(pages[j].Decision)
 		}
 		for _, a := range t.read.Slices[i].AuxiliaryRequests {
-			maskReq(a.Request)
-			maskResp(a.Response)
+			exchange(a.Request, a.Response)
 		}
 	}
 	for i := range t.read.AuxiliaryRequests {
-		maskReq(t.read.AuxiliaryRequests[i].Request)
-		maskResp(t.read.AuxiliaryRequests[i].Response)
+		exchange(t.read.AuxiliaryRequests[i].Request, t.read.AuxiliaryRequests[i].Response)
 	}
 	for i := range t.read.Logs {
 		t.read.Logs[i].Message = m(t.read.Logs[i].Message)
