@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/url"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -97,25 +96,7 @@ func newSchemaCompiler(load func(url string) ([]byte, error)) *jsonschema.Compil
 
 // valueAt is the value at a JSON pointer of v.
 func valueAt(v any, pointer string) (any, bool) {
-	for _, seg := range pointerSegments(pointer) {
-		switch x := v.(type) {
-		case map[string]any:
-			e, ok := x[seg]
-			if !ok {
-				return nil, false
-			}
-			v = e
-		case []any:
-			i, err := strconv.Atoi(seg)
-			if err != nil || i < 0 || i >= len(x) {
-				return nil, false
-			}
-			v = x[i]
-		default:
-			return nil, false
-		}
-	}
-	return v, true
+	return Lookup(v, pointerSegments(pointer))
 }
 
 // pointerSegments splits a JSON pointer into its segments, unescaped.

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"strconv"
 	"strings"
 
 	"github.com/airbyte-go/source-declarative/manifest"
@@ -143,7 +142,7 @@ func (p *parent) partition(rec ParentRecord) (Partition, bool) {
 	if d.Decode(&data) != nil {
 		return Partition{}, false
 	}
-	value, ok := lookup(data, p.key)
+	value, ok := manifest.Lookup(data, p.key)
 	if !ok {
 		return Partition{}, false
 	}
@@ -155,41 +154,18 @@ func (p *parent) partition(rec ParentRecord) (Partition, bool) {
 	if len(p.extra) > 0 {
 		part.Extra = make(map[string]any, len(p.extra))
 		for _, path := range p.extra {
-			v, _ := lookup(data, path)
+			v, _ := manifest.Lookup(data, path)
 			part.Extra[strings.Join(path, ".")] = plain(v)
 		}
 	}
 	if p.lazy != nil {
 		part.Lazy = []byte("[]")
-		if v, ok := lookup(data, p.lazy); ok {
+		if v, ok := manifest.Lookup(data, p.lazy); ok {
 			part.Lazy, _ = json.Marshal(v)
 		}
 	}
 	part.Options = p.option.options(part.Keys[p.field])
 	return part, true
-}
-
-// lookup follows a path of keys (and list indexes) into decoded JSON.
-func lookup(v any, path []string) (any, bool) {
-	for _, seg := range path {
-		switch x := v.(type) {
-		case map[string]any:
-			e, ok := x[seg]
-			if !ok {
-				return nil, false
-			}
-			v = e
-		case []any:
-			i, err := strconv.Atoi(seg)
-			if err != nil || i < 0 || i >= len(x) {
-				return nil, false
-			}
-			v = x[i]
-		default:
-			return nil, false
-		}
-	}
-	return v, true
 }
 
 // plain turns decoded JSON numbers into int64 (integers that fit), float64

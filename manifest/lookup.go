@@ -1,0 +1,26 @@
+package manifest
+
+import "strconv"
+
+// Lookup follows a path of keys (and list indexes) into decoded JSON.
+func Lookup(v any, path []string) (any, bool) {
+	for _, seg := range path {
+		switch x := v.(type) {
+		case map[string]any:
+			e, ok := x[seg]
+			if !ok {
+				return nil, false
+			}
+			v = e
+		case []any:
+			i, err := strconv.Atoi(seg)
+			if err != nil || i < 0 || i >= len(x) {
+				return nil, false
+			}
+			v = x[i]
+		default:
+			return nil, false
+		}
+	}
+	return v, true
+}
