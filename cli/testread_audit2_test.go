@@ -42,20 +42,7 @@ func TestTestReadSubstreamAsTheBuilderShowsIt(t *testing.T) {
 		}
 		fmt.Fprint(w, `{"data":[{"id":1}]}`)
 	})
-	m := stream("c", "url_base: "+a.URL+"\npath: /p/{{ stream_partition.pid }}/c\nbogus: 1", "[data]", `partition_router:
-  type: SubstreamPartitionRouter
-  parent_stream_configs:
-    - type: ParentStreamConfig
-      parent_key: id
-      partition_field: pid
-      stream:
-        type: DeclarativeStream
-        name: parent
-        primary_key: [id]
-        retriever:
-          type: SimpleRetriever
-          requester: {type: HttpRequester, url_base: `+a.URL+`, path: /parents}
-          record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}`)
+	m := stream("c", "url_base: "+a.URL+"\npath: /p/{{ stream_partition.pid }}/c\nbogus: 1", "[data]", parentRouter(a.URL, ""))
 	data := builderRead(t, m, nil, "c")
 	want := `{"auxiliary_requests":[{"description":"Request performed in order to extract records for stream 'parent'",` +
 		`"request":{"body":null,"headers":{},"http_method":"GET","url":"` + a.URL + `/parents"},` +

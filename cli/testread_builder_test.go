@@ -250,20 +250,7 @@ func TestTestReadPartitionedStatesAsTheBuilderGroupsThem(t *testing.T) {
 		}
 		fmt.Fprintf(w, `{"data":[{"id":%q,"updated":"2024-01-01T05:00:00Z"}]}`, r.URL.Path)
 	})
-	m := stream("c", "url_base: "+a.URL+"\npath: /p/{{ stream_partition.pid }}/c", "[data]", `partition_router:
-  type: SubstreamPartitionRouter
-  parent_stream_configs:
-    - type: ParentStreamConfig
-      parent_key: id
-      partition_field: pid
-      stream:
-        type: DeclarativeStream
-        name: parent
-        primary_key: [id]
-        retriever:
-          type: SimpleRetriever
-          requester: {type: HttpRequester, url_base: `+a.URL+`, path: /parents}
-          record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}`) + `    incremental_sync:
+	m := stream("c", "url_base: "+a.URL+"\npath: /p/{{ stream_partition.pid }}/c", "[data]", parentRouter(a.URL, "")) + `    incremental_sync:
       type: DatetimeBasedCursor
       cursor_field: updated
       datetime_format: "%Y-%m-%dT%H:%M:%SZ"
@@ -360,20 +347,7 @@ func TestTestReadGoesOnAfterAFailedPartition(t *testing.T) {
 			fmt.Fprintf(w, `{"data":[{"id":%q}]}`, r.URL.Path)
 		}
 	})
-	m := stream("c", "url_base: "+a.URL+"\npath: /p/{{ stream_partition.pid }}/c", "[data]", `partition_router:
-  type: SubstreamPartitionRouter
-  parent_stream_configs:
-    - type: ParentStreamConfig
-      parent_key: id
-      partition_field: pid
-      stream:
-        type: DeclarativeStream
-        name: parent
-        primary_key: [id]
-        retriever:
-          type: SimpleRetriever
-          requester: {type: HttpRequester, url_base: `+a.URL+`, path: /parents}
-          record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}`)
+	m := stream("c", "url_base: "+a.URL+"\npath: /p/{{ stream_partition.pid }}/c", "[data]", parentRouter(a.URL, ""))
 	got, _ := rawStreamRead(t, m, nil, "c")
 	page := func(pid string) string {
 		return jsonPage(a.URL+"/p/"+pid+"/c", `{"data":[{"id":"/p/`+pid+`/c"}]}`, `[{"id":"/p/`+pid+`/c"}]`)
@@ -443,9 +417,9 @@ func TestTestReadPartitionedStreamLooksOnePartitionAhead(t *testing.T) {
 	equalLists(t, "requests", a.lines(), []string{"GET /parents", "GET /parents?page=11", "GET /parents?page=111", "GET /parents?page=1111", "GET /p/p1/c", "GET /p/p11/c"})
 }
 
-// pagedParentRouter is a substream router over a parent at /parents whose
-// pages follow the answer's next cursor, given as the page parameter.
-func pagedParentRouter(url string) string {
+// parentRouter is a substream router over a parent at /parents (its
+// records under data), with the parent's paginator YAML ("" for none).
+func parentRouter(url, paginator string) string {
 	return `partition_router:
   type: SubstreamPartitionRouter
   parent_stream_configs:
@@ -459,9 +433,15 @@ func pagedParentRouter(url string) string {
         retriever:
           type: SimpleRetriever
           requester: {type: HttpRequester, url_base: ` + url + `, path: /parents}
-          record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}
+          record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}` + paginator
+}
+
+// pagedParentRouter is parentRouter with the parent's pages following the
+// answer's next cursor, given as the page parameter.
+func pagedParentRouter(url string) string {
+	return parentRouter(url, `
           paginator:
             type: DefaultPaginator
             page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: page}
-            pagination_strategy: {type: CursorPagination, cursor_value: "{{ response.next }}"}`
+            pagination_strategy: {type: CursorPagination, cursor_value: "{{ response.next }}"}`)
 }
