@@ -52,10 +52,7 @@ const commandTimeout = 2 * time.Minute
 func (s *side) command(name string, args ...string) output {
 	ctx, cancel := context.WithTimeout(context.Background(), commandTimeout)
 	defer cancel()
-	before := len(s.api.Exchanges())
-	stdout, stderr, code, err := s.launch(ctx, "command", append([]string{name}, args...))
-	out := parseOutput(stdout)
-	out.stderr, out.code = stderr, code
+	out, err := s.run(ctx, "command", name, append([]string{name}, args...))
 	out.final = manifest.DeepCopy(finalStates(out)).([]any) // normalized in place later
 	switch {
 	case ctx.Err() != nil:
@@ -63,8 +60,6 @@ func (s *side) command(name string, args ...string) output {
 	case err != nil:
 		out.code, out.stderr = -1, err.Error()
 	}
-	out.exchanges = s.api.Exchanges()[before:]
-	s.keep(name, stdout)
 	return out
 }
 
@@ -72,17 +67,24 @@ func (s *side) command(name string, args ...string) output {
 func (s *side) testReads(ctx context.Context, configs, catalogs []string) ([]output, error) {
 	outs := make([]output, len(configs))
 	for i := range configs {
-		before := len(s.api.Exchanges())
-		stdout, stderr, code, err := s.launch(ctx, "test-read", []string{"read", "--config", configs[i], "--catalog", catalogs[i]})
-		if err != nil {
+		var err error
+		if outs[i], err = s.run(ctx, "test-read", "test-read", []string{"read", "--config", configs[i], "--catalog", catalogs[i]}); err != nil {
 			return nil, err
 		}
-		outs[i] = parseOutput(stdout)
-		outs[i].stderr, outs[i].code = stderr, code
-		s.keep("test-read", stdout)
-		outs[i].exchanges = s.api.Exchanges()[before:]
 	}
 	return outs, nil
+}
+
+// run launches one command of kind and collects what it printed and the
+// API's exchanges while it ran; name names its kept output.
+func (s *side) run(ctx context.Context, kind, name string, args []string) (output, error) {
+	before := len(s.api.Exchanges())
+	stdout, stderr, code, err := s.launch(ctx, kind, args)
+	out := parseOutput(stdout)
+	out.stderr, out.code = stderr, code
+	out.exchanges = s.api.Exchanges()[before:]
+	s.keep(name, stdout)
+	return out, err
 }
 
 // keep writes a command's stdout beside the side's files when
