@@ -27,8 +27,9 @@ type testReader struct {
 // slices reads up to MaxSlices slices (each partition's slices in turn) of
 // MaxPagesPerSlice pages each, and stops at MaxRecords records. States are
 // written where a read writes them in Airbyte's builder: after each slice of
-// an incremental stream (after the first only for a partitioned one, as its
-// cursor writes at most one state in ten minutes), and when the stream ends.
+// an incremental stream (after the first partition only for a partitioned
+// one, as its cursor writes at most one state in ten minutes), and when the
+// stream ends.
 func (t *testReader) slices(ctx context.Context, st *manifest.Stream, limits TestLimits, state map[string]any) error {
 	run, err := t.r.planner().NewRun(st, nil, state)
 	if err != nil {
@@ -88,8 +89,8 @@ func (t *testReader) slices(ctx context.Context, st *manifest.Stream, limits Tes
 	t.write(run.State())
 	if t.current != nil {
 		t.current.State = []*TestState{t.latest}
-	} else if n := len(t.read.Slices); n > 0 {
-		t.read.Slices[n-1].State = []*TestState{t.latest}
+	} else {
+		t.showLatest()
 	}
 	return err
 }
@@ -125,7 +126,7 @@ func (t *testReader) readPartitions(ctx context.Context, run *plan.Run, h plan.H
 			return failed, err
 		case err == nil:
 			t.partitionRead(run)
-		case err != nil:
+		default:
 			t.fail(err)
 			failed = true
 			if t.current != nil {
@@ -144,6 +145,11 @@ func (t *testReader) partitionRead(run *plan.Run) {
 		return
 	}
 	t.write(run.State())
+	t.showLatest()
+}
+
+// showLatest shows the latest state written with the last slice read.
+func (t *testReader) showLatest() {
 	if n := len(t.read.Slices); n > 0 {
 		t.read.Slices[n-1].State = []*TestState{t.latest}
 	}
