@@ -80,7 +80,7 @@ type partitionCursor struct {
 
 type pendingParent struct {
 	seq   int
-	state map[string]any // nil: not known yet
+	state map[string]any // the parents' state taken when the partition was made
 }
 
 // PartitionedOptions say how a Partitioned cursor starts.
@@ -381,7 +381,7 @@ func (p *Partitioned) Done(seq int, c Cursor) bool {
 		}
 	}
 	i := 0
-	for ; i < len(p.pending) && p.pending[i].seq < first && p.pending[i].state != nil; i++ {
+	for ; i < len(p.pending) && p.pending[i].seq < first; i++ {
 		p.parentState = p.pending[i].state
 	}
 	p.pending = p.pending[i:]
