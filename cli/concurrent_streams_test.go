@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -382,6 +383,84 @@ func TestConcurrentSubstreamUseCacheFalse(t *testing.T) {
 		equalCounts(t, requestCounts(a), childRequests(map[string]int{"/parents": 1, "/parents?page=2": 1}))
 		equalSorted(t, "c2", res.records("c2"), []string{`{"id":"c2-p1"}`, `{"id":"c2-p2"}`, `{"id":"c2-p3"}`, `{"id":"c2-p4"}`})
 	})
+}
+
+// TestParentWindowEndingNowIsReadOnce: a parent stream whose window ends
+// now (now_utc() in end_datetime, or no end_datetime), read as a stream and
+// as the parent of another, asks one window ending when the sync began: the
+// child's read of the parent is served by the first read, not asked again
+// with a later end (each read taking its own clock, the ends differ by the
+// microseconds between them).
+func TestParentWindowEndingNowIsReadOnce(t *testing.T) {
+	for name, end := range map[string]string{
+		"end_datetime now_utc()": `end_datetime: {type: MinMaxDatetime, datetime: "{{ now_utc().strftime('%Y-%m-%dT%H:%M:%S.%fZ') }}"}`,
+		"no end_datetime":        "",
+	} {
+		t.Run(name, func(t *testing.T) {
+			a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+				if r.URL.Path == "/events" {
+					fmt.Fprint(w, `{"data":[{"id":"e1","updated":"2024-02-01T00:00:00.000000Z"},{"id":"e2","updated":"2024-03-01T00:00:00.000000Z"}]}`)
+					return
+				}
+				fmt.Fprintf(w, `{"data":[{"id":%q}]}`, strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, "/events/"), "/items"))
+			})
+			manifest := fmt.Sprintf(`version: 6.0.0
+type: DeclarativeSource
+check: {type: CheckStream, stream_names: [events]}
+definitions:
+  selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}
+  events:
+    type: DeclarativeStream
+    name: events
+    primary_key: [id]
+    retriever:
+      type: SimpleRetriever
+      requester: {type: HttpRequester, url_base: %q, path: /events}
+      record_selector: {$ref: "#/definitions/selector"}
+    incremental_sync:
+      type: DatetimeBasedCursor
+      cursor_field: updated
+      datetime_format: "%%Y-%%m-%%dT%%H:%%M:%%S.%%fZ"
+      start_datetime: {type: MinMaxDatetime, datetime: "2024-01-01T00:00:00.000000Z"}
+      %s
+      start_time_option: {type: RequestOption, inject_into: request_parameter, field_name: since}
+      end_time_option: {type: RequestOption, inject_into: request_parameter, field_name: until}
+streams:
+  - {$ref: "#/definitions/events"}
+  - type: DeclarativeStream
+    name: items
+    primary_key: [id]
+    retriever:
+      type: SimpleRetriever
+      requester: {type: HttpRequester, url_base: %[1]q, path: "/events/{{ stream_partition.event }}/items"}
+      record_selector: {$ref: "#/definitions/selector"}
+      partition_router:
+        type: SubstreamPartitionRouter
+        parent_stream_configs:
+          - {type: ParentStreamConfig, parent_key: id, partition_field: event, stream: {$ref: "#/definitions/events"}}
+`, a.URL, end)
+			before := time.Now().UTC()
+			res := newConnector(t, manifest, nil, "events", "items").read(t)
+			after := time.Now().UTC()
+			if res.code != 0 {
+				t.Fatalf("exit %d: %v", res.code, res.errors())
+			}
+			reqs := a.lines()
+			if len(reqs) != 3 {
+				t.Fatalf("requests %q: want /events once, then /events/e1/items and /events/e2/items", reqs)
+			}
+			q, err := url.ParseQuery(strings.TrimPrefix(reqs[0], "GET /events?"))
+			until, perr := time.Parse("2006-01-02T15:04:05.000000Z", q.Get("until"))
+			if err != nil || perr != nil || until.Before(before.Truncate(time.Microsecond)) || until.After(after) {
+				t.Fatalf("first request %s: want until= a time of the run (%s to %s)", reqs[0], before.Format(time.RFC3339Nano), after.Format(time.RFC3339Nano))
+			}
+			equalLists(t, "first request", reqs[:1], []string{"GET /events?since=2024-01-01T00%3A00%3A00.000000Z&until=" + url.QueryEscape(q.Get("until"))})
+			equalSorted(t, "the child's requests", reqs[1:], []string{"GET /events/e1/items", "GET /events/e2/items"})
+			equalLists(t, "events", res.records("events"), []string{
+				`{"id":"e1","updated":"2024-02-01T00:00:00.000000Z"}`, `{"id":"e2","updated":"2024-03-01T00:00:00.000000Z"}`})
+			equalSorted(t, "items", res.records("items"), []string{`{"id":"e1"}`, `{"id":"e2"}`})
+		})
+	}
 }
 
 // TestConcurrentSubstreamCacheSpillsToTempFile: past its memory limit the

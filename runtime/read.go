@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/airbyte-go/source-declarative/protocol"
 	"github.com/airbyte-go/source-declarative/runtime/incremental"
@@ -33,10 +34,10 @@ func (r *Runner) Read(ctx context.Context, catalog *protocol.ConfiguredCatalog, 
 	if err != nil {
 		return err
 	}
-	r.cache = retrieve.StartCache(r.Source.Streams, r.log)
+	r.cache, r.started = retrieve.StartCache(r.Source.Streams, r.log), r.Now()
 	defer func() {
 		r.cache.Close()
-		r.cache = nil
+		r.cache, r.started = nil, time.Time{}
 	}()
 	streams := make([]*syncStream, 0, len(catalog.Streams))
 	for _, cs := range catalog.Streams {

@@ -43,7 +43,9 @@ type Runner struct {
 	logSink func(level, msg string)
 	// cache keeps answers for reuse during a sync; nil outside one.
 	cache *retrieve.ParentCache
-	jobs  *retrieve.JobPlaces
+	// started is when the sync began (zero outside one): plan.Planner.Start.
+	started time.Time
+	jobs    *retrieve.JobPlaces
 }
 
 // New prepares a runner. The writer's masker hides the spec's secrets.
@@ -160,7 +162,7 @@ func ConfigJSON(cfg map[string]any) ([]byte, error) {
 // planner makes the runs of streams, their retrievers taking what the
 // runner holds now.
 func (r *Runner) planner() *plan.Planner {
-	return &plan.Planner{Env: r.env(), Cache: r.cache}
+	return &plan.Planner{Env: r.env(), Cache: r.cache, Start: r.started}
 }
 
 // resolveStreams settles the source's streams once: conditions, then

@@ -15,6 +15,30 @@ import (
 // Now is the clock of the date macros; tests replace it.
 var Now = func() time.Time { return time.Now().UTC() }
 
+// clockVar is where WithClock puts a clock among the variables: no template
+// can name it (an identifier has no NUL).
+const clockVar = "\x00clock"
+
+// WithClock returns vars whose date macros (now_utc, today_utc,
+// today_with_timezone, day_delta) read now instead of Now.
+func WithClock(vars Vars, now func() time.Time) Vars {
+	out := make(Vars, len(vars)+1)
+	for k, v := range vars {
+		out[k] = v
+	}
+	out[clockVar] = now
+	return out
+}
+
+// now is the time the date macros read: the clock of the variables
+// (WithClock), else Now.
+func (s *state) now() time.Time {
+	if c, ok := s.vars[clockVar].(func() time.Time); ok {
+		return c().UTC()
+	}
+	return Now().UTC()
+}
+
 // globalsTable is the names every template sees: Jinja's dict and namespace,
 // and the Airbyte CDK's macros (macros.py). range is absent, as in the
 // reference.
@@ -61,25 +85,25 @@ func noArgs(a *args, fn string) error {
 	return nil
 }
 
-func mNowUTC(_ *state, a *args) (any, error) {
+func mNowUTC(s *state, a *args) (any, error) {
 	if err := noArgs(a, "now_utc"); err != nil {
 		return nil, err
 	}
-	return Now().UTC(), nil
+	return s.now(), nil
 }
 
 func midnight(t time.Time) date {
 	return date{time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)}
 }
 
-func mTodayUTC(_ *state, a *args) (any, error) {
+func mTodayUTC(s *state, a *args) (any, error) {
 	if err := noArgs(a, "today_utc"); err != nil {
 		return nil, err
 	}
-	return midnight(Now().UTC()), nil
+	return midnight(s.now()), nil
 }
 
-func mTodayWithTimezone(_ *state, a *args) (any, error) {
+func mTodayWithTimezone(s *state, a *args) (any, error) {
 	if err := a.check("today_with_timezone", 1, "timezone"); err != nil {
 		return nil, err
 	}
@@ -94,7 +118,7 @@ func mTodayWithTimezone(_ *state, a *args) (any, error) {
 	if err != nil || name == "Local" {
 		return nil, valueErr("unknown time zone %q", name)
 	}
-	return midnight(Now().In(loc)), nil
+	return midnight(s.now().In(loc)), nil
 }
 
 // mTimestamp is timestamp(x): a number truncated to an int, or a date text
@@ -195,7 +219,7 @@ func mExtreme(sign int) func(*state, *args) (any, error) {
 	}
 }
 
-func mDayDelta(_ *state, a *args) (any, error) {
+func mDayDelta(s *state, a *args) (any, error) {
 	if err := a.check("day_delta", 2, "num_days", "format"); err != nil {
 		return nil, err
 	}
@@ -221,7 +245,7 @@ func mDayDelta(_ *state, a *args) (any, error) {
 	if math.Abs(days) > 999999999 {
 		return nil, valueErr("days=%v; must have magnitude <= 999999999", days)
 	}
-	t := Now().UTC().Add(roundMicro(days * 24 * float64(time.Hour)))
+	t := s.now().Add(roundMicro(days * 24 * float64(time.Hour)))
 	return datetime.PythonStrftime(t, format), nil
 }
 

@@ -94,6 +94,27 @@ func TestEval(t *testing.T) {
 
 // TestEvalOrNil: a body field is left out (nil) when its template renders
 // nothing or reaches an undefined value.
+// TestWithClock: the date macros of variables made WithClock read its
+// clock, not Now; the other variables are kept.
+func TestWithClock(t *testing.T) {
+	frozen(t)
+	vars := WithClock(testVars(), func() time.Time { return time.Date(2030, 1, 2, 3, 4, 5, 6000, time.FixedZone("X", 3600)) })
+	for src, want := range map[string]string{
+		`{{ now_utc().isoformat() }}`:             "2030-01-02T02:04:05.000006+00:00",
+		`{{ today_utc() }}`:                       "2030-01-02",
+		`{{ today_with_timezone('Asia/Tokyo') }}`: "2030-01-02",
+		`{{ day_delta(1, '%Y-%m-%dT%H:%M:%S') }}`: "2030-01-03T02:04:05",
+		`{{ config.api_key }}`:                    "abc",
+	} {
+		if got, err := MustCompile(src).Render(vars); err != nil || got != want {
+			t.Errorf("%s: got %q (%v), want %q", src, got, err, want)
+		}
+	}
+	if got, _ := MustCompile(`{{ now_utc().year }}`).Render(testVars()); got != "2021" {
+		t.Errorf("without a clock: now_utc().year %s, want Now's 2021", got)
+	}
+}
+
 func TestEvalOrNil(t *testing.T) {
 	vars := testVars()
 	for src, want := range map[string]any{

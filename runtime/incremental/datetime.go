@@ -23,7 +23,7 @@ type DatetimeSpec struct {
 	inputs      []*datetime.Layout // cursor_datetime_formats, then datetime_format
 	shape       []byte             // the first input's shape when its texts sort as dates (see datetime.Layout.Shape)
 	start       int64
-	end         *int64 // nil: now, when slices are made or records checked
+	end         *int64 // nil: the clock's now (the sync's start in a sync), when slices are made or records checked
 	step        *datetime.Duration
 	granularity datetime.Duration
 	lookback    datetime.Duration
@@ -37,9 +37,11 @@ type DatetimeSpec struct {
 }
 
 // NewDatetimeSpec renders a DatetimeBasedCursor with vars (config and
-// parameters). catalogField, when allowed by the manifest, replaces
-// cursor_field.
+// parameters); now is the clock of its date macros (now_utc() in
+// end_datetime) and the end of its windows when it has no end_datetime.
+// catalogField, when allowed by the manifest, replaces cursor_field.
 func NewDatetimeSpec(stream string, m *manifest.DatetimeCursor, vars interp.Vars, now func() time.Time, catalogField []string) (*DatetimeSpec, error) {
+	vars = interp.WithClock(vars, now)
 	s := &DatetimeSpec{stream: stream, out: m.DatetimeFormat, now: now, startOption: m.StartOption, endOption: m.EndOption, strict: m.CompareStrictly}
 	s.inputs = append(append([]*datetime.Layout{}, m.CursorDatetimeFormats...), m.DatetimeFormat)
 	if shape, ok := s.inputs[0].Shape(); ok {

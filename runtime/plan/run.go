@@ -11,6 +11,7 @@ import (
 	"iter"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/runtime/failure"
@@ -26,6 +27,21 @@ type Planner struct {
 	Env *retrieve.Env
 	// Cache is the sync's response cache (nil outside a sync).
 	Cache *retrieve.ParentCache
+	// Start is when the sync began (zero outside a sync): the "now" every
+	// cursor of the sync ends at (a window ending now, now_utc() in
+	// end_datetime), so that a stream read as a stream and as a parent
+	// asks the same windows, and the second read is served by Cache.
+	Start time.Time
+}
+
+// cursorClock is the clock of the streams' cursors: the sync's start, or
+// Env.Now outside a sync.
+func (p *Planner) cursorClock() func() time.Time {
+	if p.Start.IsZero() {
+		return p.Env.Now
+	}
+	start := p.Start
+	return func() time.Time { return start }
 }
 
 // Run is one read of a stream: its partitions, each read with its own
@@ -73,7 +89,7 @@ func (p *Planner) NewRun(st *manifest.Stream, catalogField []string, state map[s
 		run.parts = &single{cursor: c}
 		return run, err
 	}
-	spec, err := incremental.NewSpec(st, p.Env.Config, p.Env.Now, catalogField)
+	spec, err := incremental.NewSpec(st, p.Env.Config, p.cursorClock(), catalogField)
 	if err != nil {
 		return nil, failure.Config("stream %s: %v", st.Name, err)
 	}
@@ -337,7 +353,7 @@ func (run *Run) parentStart(parent *manifest.Stream) (map[string]any, error) {
 // cursor makes the cursor of a stream from its state (nil: from the start);
 // a stream without incremental_sync gets the full-refresh cursor.
 func (p *Planner) cursor(st *manifest.Stream, catalogField []string, state map[string]any) (incremental.Cursor, error) {
-	spec, err := incremental.NewSpec(st, p.Env.Config, p.Env.Now, catalogField)
+	spec, err := incremental.NewSpec(st, p.Env.Config, p.cursorClock(), catalogField)
 	if err != nil {
 		return nil, failure.Config("stream %s: %v", st.Name, err)
 	}

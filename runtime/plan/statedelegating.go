@@ -54,7 +54,7 @@ func (p *Planner) expired(sd *manifest.StateDelegation, state map[string]any) (b
 		return false, failure.Config("%s: %v", where, err)
 	}
 	inc := sd.Incremental
-	spec, err := incremental.NewSpec(inc, p.Env.Config, p.Env.Now, nil)
+	spec, err := incremental.NewSpec(inc, p.Env.Config, p.cursorClock(), nil)
 	if err != nil {
 		return false, failure.Config("stream %s: %v", inc.Name, err)
 	}
