@@ -365,6 +365,52 @@ func TestTestReadGoesOnAfterAFailedPartition(t *testing.T) {
 	equalLists(t, "requests", a.lines(), []string{"GET /parents", "GET /p/p1/c", "GET /p/p2/c", "GET /p/p3/c"})
 }
 
+// A slice that fails is shown with its failed page and its error logged,
+// and the stream's later slices are read still, as Airbyte's builder reads
+// every slice. The state does not pass the failed slice: each slice after
+// it shows the state of the slices before it (checked with refcdk7's
+// builder: the same slices, pages and states).
+func TestTestReadGoesOnAfterAFailedSlice(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		day := r.URL.Query().Get("since")[:10]
+		if day == "2024-01-02" {
+			w.WriteHeader(400)
+			fmt.Fprint(w, `{"error":"boom"}`)
+			return
+		}
+		fmt.Fprintf(w, `{"data":[{"id":"%[1]s","updated":"%[1]sT05:00:00Z"}]}`, day)
+	})
+	m := stream("i", "url_base: "+a.URL+"\npath: /inc", "[data]", "") + `    incremental_sync:
+      type: DatetimeBasedCursor
+      cursor_field: updated
+      datetime_format: "%Y-%m-%dT%H:%M:%SZ"
+      start_datetime: "2024-01-01T00:00:00Z"
+      end_datetime: "2024-01-03T12:00:00Z"
+      step: P1D
+      cursor_granularity: PT1S
+      start_time_option: {type: RequestOption, inject_into: request_parameter, field_name: since}
+`
+	got, _ := rawStreamRead(t, m, nil, "i")
+	url := func(day string) string { return a.URL + "/inc?since=" + day + "T00%3A00%3A00Z" }
+	page := func(day string) string {
+		return jsonPage(url(day), `{"data":[{"id":"`+day+`","updated":"`+day+`T05:00:00Z"}]}`, `[{"id":"`+day+`","updated":"`+day+`T05:00:00Z"}]`)
+	}
+	failed := strings.Replace(jsonPage(url("2024-01-02"), `{"error":"boom"}`, `[]`), `"status":200`, `"status":400`, 1)
+	msg := `stream i: HTTP 400 Bad Request from GET ` + url("2024-01-02") + `: {\"error\":\"boom\"}`
+	first := jsonState("i", `{"updated":"2024-01-01T05:00:00Z"}`, 1)
+	want := `{"logs":[{"message":"` + msg + `","level":"ERROR","internal_message":"` + msg + `","stacktrace":null}],"slices":[` +
+		`{"pages":[` + page("2024-01-01") + `],"slice_descriptor":{"end_time":"2024-01-01T23:59:59Z","start_time":"2024-01-01T00:00:00Z"},"state":[` + first + `],"auxiliary_requests":[]},` +
+		`{"pages":[` + failed + `],"slice_descriptor":{"end_time":"2024-01-02T23:59:59Z","start_time":"2024-01-02T00:00:00Z"},"state":[` + first + `],"auxiliary_requests":[]},` +
+		`{"pages":[` + page("2024-01-03") + `],"slice_descriptor":{"end_time":"2024-01-03T12:00:00Z","start_time":"2024-01-03T00:00:00Z"},` +
+		`"state":[` + jsonState("i", `{"updated":"2024-01-01T05:00:00Z"}`, 0) + `],"auxiliary_requests":[]}],` +
+		`"test_read_limit_reached":false,"auxiliary_requests":[`
+	if !strings.HasPrefix(got, want) {
+		t.Errorf("StreamRead\n got: %s\nwant: %s...", got, want)
+	}
+	equalLists(t, "requests", a.lines(), []string{"GET " + strings.TrimPrefix(url("2024-01-01"), a.URL),
+		"GET " + strings.TrimPrefix(url("2024-01-02"), a.URL), "GET " + strings.TrimPrefix(url("2024-01-03"), a.URL)})
+}
+
 // A substream's partitions are made before any is read, at most max_slices
 // of them, as in Airbyte's builder: the parent's pages come first, and a
 // parent page past the partitions needed is not requested.

@@ -76,6 +76,14 @@ func (t *testReader) slices(ctx context.Context, st *manifest.Stream, limits Tes
 			}
 			return nil
 		},
+		Failed: func(_ *incremental.Slice, err error) error {
+			if errors.Is(err, errLimit) {
+				return err
+			}
+			t.fail(err)
+			t.closeSlice()
+			return nil
+		},
 	}
 	failed, err := t.readPartitions(ctx, run, h, limits.MaxSlices)
 	if t.current != nil && len(t.current.Pages) >= limits.MaxPagesPerSlice {
@@ -97,8 +105,8 @@ func (t *testReader) slices(ctx context.Context, st *manifest.Stream, limits Tes
 
 // readPartitions reads the stream's partitions as Airbyte's builder does:
 // they are made first (their parents read), at most max of them, then read
-// in turn; a partition that fails is shown and its error logged, and the
-// others are read still. failed tells that one failed; err is errLimit when
+// in turn; a slice that fails is shown and its error logged, and the
+// partition's other slices and the other partitions are read still. failed tells that one failed; err is errLimit when
 // the record limit stopped the read.
 func (t *testReader) readPartitions(ctx context.Context, run *plan.Run, h plan.Hooks, max int) (failed bool, err error) {
 	// A partitioned incremental stream's partitions come one behind the
@@ -126,6 +134,8 @@ func (t *testReader) readPartitions(ctx context.Context, run *plan.Run, h plan.H
 			return failed, err
 		case err == nil:
 			t.partitionRead(run)
+		case errors.Is(err, plan.ErrSliceFailed): // shown and logged by Hooks.Failed
+			failed = true
 		default:
 			t.fail(err)
 			failed = true

@@ -159,13 +159,22 @@ func (run *Run) Partitions(ctx context.Context) iter.Seq2[Work, error] {
 
 // Hooks are what a read does around each slice: pages at most MaxPages
 // (0: all), Before is told of each slice before it is read and After once
-// it is closed; an error of either ends the read with it.
+// it is closed; an error of either ends the read with it. Failed, when set,
+// is told of a slice that failed: if it returns nil the partition's later
+// slices are read still (a test read shows them, as Airbyte's builder
+// does), and the partition ends with ErrSliceFailed, not done; otherwise
+// the error it returns ends the read.
 type Hooks struct {
 	MaxPages int
 	Emit     func([][]byte) error
 	Before   func(*incremental.Slice) error
 	After    func(*incremental.Slice) error
+	Failed   func(*incremental.Slice, error) error
 }
+
+// ErrSliceFailed ends a partition whose failed slices Hooks.Failed was told
+// of.
+var ErrSliceFailed = errors.New("a slice of the partition failed")
 
 // InPartition is a slice of the partition's cursor with the partition's
 // keys, extra fields and request options.
@@ -196,6 +205,7 @@ func (run *Run) ReadSlice(ctx context.Context, rt retrieve.Retriever, w Work, sl
 func (run *Run) ReadPartition(ctx context.Context, w Work, h Hooks) error {
 	rt := run.rt.Worker(w.Cursor, false)
 	rt.Rebind(w.Cursor, run.LazyBody(w))
+	failed := false
 	for sl := range w.Cursor.Slices() {
 		sl = run.InPartition(w, sl)
 		if h.Before != nil {
@@ -204,13 +214,23 @@ func (run *Run) ReadPartition(ctx context.Context, w Work, h Hooks) error {
 			}
 		}
 		if err := run.ReadSlice(ctx, rt, w, sl, h.MaxPages, h.Emit); err != nil {
-			return err
+			if h.Failed == nil || ctx.Err() != nil {
+				return err
+			}
+			if err := h.Failed(sl, err); err != nil {
+				return err
+			}
+			failed = true
+			continue
 		}
 		if h.After != nil {
 			if err := h.After(sl); err != nil {
 				return err
 			}
 		}
+	}
+	if failed {
+		return ErrSliceFailed
 	}
 	run.parts.done(w)
 	return nil
