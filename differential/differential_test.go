@@ -16,6 +16,7 @@ import (
 var (
 	update = flag.Bool("update", false, "write the differential table into README.md")
 	only   = flag.String("only", "", "compare only the manifests whose name contains this")
+	dir    = flag.String("dir", "", "compare the manifests of this folder instead of the catalog's and the example (README's table is then left alone)")
 )
 
 // manifestsDir is where the catalog manifests live, beside the repository.
@@ -26,7 +27,11 @@ const manifestsDir = "../../shared/manifests"
 // difference the allow-list does not name fails the test with the
 // manifest, the stream and the first difference.
 func TestDifferential(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join(manifestsDir, "*.yaml"))
+	from := manifestsDir
+	if *dir != "" {
+		from = *dir
+	}
+	files, _ := filepath.Glob(filepath.Join(from, "*.yaml"))
 	missing := func(format string, args ...any) {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf(format, args...)
@@ -34,7 +39,7 @@ func TestDifferential(t *testing.T) {
 		t.Skipf(format, args...)
 	}
 	if len(files) == 0 {
-		missing("no manifests: the differential test expects them in %s (beside the repository)", manifestsDir)
+		missing("no manifests: the differential test expects them in %s (beside the repository)", from)
 	}
 	ref, err := Reference()
 	if err != nil {
@@ -47,7 +52,9 @@ func TestDifferential(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files = append(files, "../examples/manifest.yaml")
+	if *dir == "" {
+		files = append(files, "../examples/manifest.yaml")
+	}
 	var chosen []string
 	for _, f := range files {
 		if *only == "" || strings.Contains(f, *only) {
@@ -77,7 +84,7 @@ func TestDifferential(t *testing.T) {
 	wg.Wait()
 	table := Table(results, allowed)
 	t.Logf("%d manifests side by side in %.0f s\n%s", len(chosen), time.Since(start).Seconds(), table)
-	if *update && *only == "" {
+	if *update && *only == "" && *dir == "" {
 		if err := UpdateReadme("../README.md", table); err != nil {
 			t.Fatal(err)
 		}
