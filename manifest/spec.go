@@ -88,17 +88,9 @@ type input struct {
 func Spec(resolved map[string]any) (spec map[string]any, warnings []string) {
 	block, _ := resolved["spec"].(map[string]any)
 	cs, _ := DeepCopy(block["connection_specification"]).(map[string]any)
+	written := cs != nil
 	if cs == nil {
 		cs = map[string]any{}
-	}
-	if _, ok := cs["$schema"]; !ok {
-		cs["$schema"] = "http://json-schema.org/draft-07/schema#"
-	}
-	if _, ok := cs["type"]; !ok {
-		cs["type"] = "object"
-	}
-	if _, ok := cs["additionalProperties"]; !ok {
-		cs["additionalProperties"] = true
 	}
 	props, _ := cs["properties"].(map[string]any)
 	if props == nil {
@@ -118,6 +110,7 @@ func Spec(resolved map[string]any) (spec map[string]any, warnings []string) {
 	if a["type"] == Selective {
 		inputs = selectiveInputs(a, authPath, &warnings)
 	}
+	added := false
 	for _, in := range inputs {
 		if len(in.path) != 1 {
 			continue // only top-level keys become inputs, as in the builder
@@ -129,17 +122,27 @@ func Spec(resolved map[string]any) (spec map[string]any, warnings []string) {
 		in.def["order"] = int64(nextOrder)
 		nextOrder++
 		props[key] = in.def
+		added = true
 		if in.required && !slices.Contains(required, key) {
 			required = append(required, key)
 		}
 	}
-	cs["properties"] = props
-	if len(required) > 0 {
-		list := make([]any, len(required))
-		for i, r := range required {
-			list[i] = r
+	if added || !written {
+		// The builder's wrapper around the inputs it writes; a spec
+		// written whole is printed as written, as the reference does.
+		cs["properties"] = props
+		if len(required) > 0 {
+			list := make([]any, len(required))
+			for i, r := range required {
+				list[i] = r
+			}
+			cs["required"] = list
 		}
-		cs["required"] = list
+		for k, v := range map[string]any{"$schema": "http://json-schema.org/draft-07/schema#", "type": "object", "additionalProperties": true} {
+			if _, ok := cs[k]; !ok {
+				cs[k] = v
+			}
+		}
 	}
 	// supportsNormalization and supportsDBT are the protocol's defaults, which
 	// Airbyte's runtime writes out.
