@@ -284,6 +284,42 @@ func TestTestReadPartitionedStatesAsTheBuilderGroupsThem(t *testing.T) {
 	equalLists(t, "slices and their states", gotSlices, []string{"p1 " + first, "p2 " + first, "p3 " + last})
 }
 
+// A global substream cursor whose parent state is empty writes no state
+// while its partitions are read (the reference skips it: it would hold
+// nothing the read moved), only when the stream ends, with every record
+// (checked with refcdk7's builder).
+func TestTestReadGlobalCursorWithoutParentStateWritesAtTheEnd(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		if r.URL.Path == "/parents" {
+			fmt.Fprint(w, `{"data":[{"id":"p1"},{"id":"p2"},{"id":"p3"}]}`)
+			return
+		}
+		fmt.Fprintf(w, `{"data":[{"id":%q,"updated":"2024-01-01T05:00:00Z"}]}`, r.URL.Path)
+	})
+	m := stream("c", "url_base: "+a.URL+"\npath: /p/{{ stream_partition.pid }}/c", "[data]", parentRouter(a.URL, "")) + `    incremental_sync:
+      type: DatetimeBasedCursor
+      cursor_field: updated
+      datetime_format: "%Y-%m-%dT%H:%M:%SZ"
+      start_datetime: "2024-01-01T00:00:00Z"
+      end_datetime: "2024-01-01T12:00:00Z"
+      global_substream_cursor: true
+`
+	got, _ := rawStreamRead(t, m, nil, "c")
+	var read struct {
+		Slices []struct {
+			SliceDescriptor map[string]any  `json:"slice_descriptor"`
+			State           json.RawMessage `json:"state"`
+		}
+	}
+	json.Unmarshal([]byte(got), &read)
+	var gotSlices []string
+	for _, s := range read.Slices {
+		gotSlices = append(gotSlices, fmt.Sprint(s.SliceDescriptor["pid"])+" "+string(s.State))
+	}
+	last := `[` + jsonState("c", `{"lookback_window":1,"parent_state":{},"state":{"updated":"2024-01-01T05:00:00Z"},"use_global_cursor":true}`, 3) + `]`
+	equalLists(t, "slices and their states", gotSlices, []string{"p1 []", "p2 []", "p3 " + last})
+}
+
 // A refresh token rotated during a test read comes back in
 // latest_config_update, the config without the builder's own keys, its
 // expiry date written as the CDK writes it (Python's isoformat in UTC, with
