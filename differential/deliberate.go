@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+
+	"github.com/airbyte-go/source-declarative/genapi"
 )
 
 // The differences we make on purpose that show in every manifest using a
@@ -16,7 +18,8 @@ import (
 // pagination carries offset 0 or the start page; the reference sends none
 // (unless inject_on_first_request). A request of ours that the reference
 // does not make, and that is one of its requests once a query parameter
-// holding 0 or 1 is left out, is that first request.
+// (or a top-level field of its JSON body) holding 0 or 1 is left out, is
+// that first request.
 func firstPageTokens(ours, ref *output) int {
 	refKeys := map[string]bool{}
 	for _, e := range ref.exchanges {
@@ -25,7 +28,15 @@ func firstPageTokens(ours, ref *output) int {
 	n := 0
 	for i := range ours.exchanges {
 		e := &ours.exchanges[i]
-		if refKeys[requestKey(*e)] || e.RawQuery == "" {
+		if refKeys[requestKey(*e)] {
+			continue
+		}
+		if body, ok := firstInBody(*e, refKeys); ok {
+			e.Body = body
+			n++
+			continue
+		}
+		if e.RawQuery == "" {
 			continue
 		}
 		q, err := url.ParseQuery(e.RawQuery)
@@ -52,6 +63,39 @@ func firstPageTokens(ours, ref *output) int {
 		}
 	}
 	return n
+}
+
+// firstInBody is e's JSON body without the field holding the first page
+// token, when the reference made that request.
+func firstInBody(e genapi.Exchange, refKeys map[string]bool) (string, bool) {
+	for _, body := range withoutTokenField(e.Body) {
+		trial := e
+		trial.Body = body
+		if refKeys[requestKey(trial)] {
+			return body, true
+		}
+	}
+	return "", false
+}
+
+// withoutTokenField lists a JSON object body (as the normalizer writes it:
+// compact, keys sorted) without each of its top-level fields holding 0 or 1.
+func withoutTokenField(body string) []string {
+	var obj map[string]any
+	if !strings.HasPrefix(body, "{") || json.Unmarshal([]byte(body), &obj) != nil {
+		return nil
+	}
+	var out []string
+	for k, v := range obj {
+		if v != 0.0 && v != 1.0 {
+			continue
+		}
+		delete(obj, k)
+		b, _ := json.Marshal(obj)
+		out = append(out, string(b))
+		obj[k] = v
+	}
+	return out
 }
 
 // sortedQuery encodes a query as the normalizer writes it: sorted pairs.

@@ -16,8 +16,8 @@ type paging interface {
 	count(k int) int
 	// decorate adds to page k what leads to the next page or ends them.
 	decorate(k int, body any, header http.Header, records []any, req *request)
-	// isToken tells whether a request value (under a query key, "" for
-	// others) is the page token.
+	// isToken tells whether a request value (under a query or body key, ""
+	// for others) is the page token.
 	isToken(key, v string) bool
 }
 
@@ -118,7 +118,11 @@ func (p increment) count(k int) int {
 func (increment) decorate(int, any, http.Header, []any, *request) {}
 
 func (p increment) isToken(key, _ string) bool {
-	return p.into == "request_parameter" && len(p.field) > 0 && key == p.field[0]
+	switch p.into {
+	case "request_parameter", "body_json", "body_data":
+		return len(p.field) > 0 && key == p.field[len(p.field)-1]
+	}
+	return false
 }
 
 // cursorPages is CursorPagination: what each page holds to lead to the

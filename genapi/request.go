@@ -76,25 +76,48 @@ func (r *request) values() []string {
 
 func (r *request) bodyValues() []string {
 	var out []string
+	for _, f := range r.bodyFields() {
+		out = append(out, f.value)
+	}
+	return out
+}
+
+// field is one leaf of a request's body: its key (a JSON object's or a
+// form's; "" in a list) and its text.
+type field struct{ key, value string }
+
+// bodyFields are the form fields or JSON leaves of the body, keys sorted at
+// every level, so that the order the body was written in means nothing.
+func (r *request) bodyFields() []field {
+	var out []field
 	var v any
 	if json.Unmarshal(r.body, &v) == nil {
-		visit(v, "", func(_ string, e any) bool {
-			switch x := e.(type) {
-			case map[string]any, []any:
-				return true
+		var walk func(key string, v any)
+		walk = func(key string, v any) {
+			switch x := v.(type) {
+			case map[string]any:
+				for _, k := range sortedKeys(x) {
+					walk(k, x[k])
+				}
+			case []any:
+				for _, e := range x {
+					walk("", e)
+				}
 			case string:
-				out = append(out, x)
+				out = append(out, field{key, x})
 			case nil:
 			default:
-				out = append(out, fmt.Sprint(x))
+				out = append(out, field{key, fmt.Sprint(x)})
 			}
-			return true
-		})
+		}
+		walk("", v)
 		return out
 	}
 	if q, err := url.ParseQuery(string(r.body)); err == nil {
 		for _, k := range sortedKeys(q) {
-			out = append(out, q[k]...)
+			for _, v := range q[k] {
+				out = append(out, field{k, v})
+			}
 		}
 	}
 	return out
@@ -125,7 +148,7 @@ func (r *request) contains(s string) bool {
 }
 
 // seed numbers the records of a page from what the request asks for, less
-// its page token (skip tells it, with the query key it has) and its times: pages of one partition, and partitions, get
+// its page token (skip tells it, with the query or body key it has) and its times: pages of one partition, and partitions, get
 // distinct records; the same page asked in another time window, or by
 // another run, the same ones.
 func (r *request) seed(stream string, page int, skip func(key, value string) bool) int {
@@ -150,8 +173,11 @@ func (r *request) seed(stream string, page int, skip func(key, value string) boo
 	}
 	sort.Strings(pairs)
 	fmt.Fprintf(h, "?%s", strings.Join(pairs, "&"))
-	for _, v := range r.bodyValues() {
-		fmt.Fprintf(h, "|%s", keep(v))
+	for _, f := range r.bodyFields() {
+		if skip(f.key, f.value) {
+			continue
+		}
+		fmt.Fprintf(h, "|%s", keep(f.value))
 	}
 	return int(h.Sum64()%9000)*10000 + page*1000
 }
