@@ -94,7 +94,7 @@ $parameters: {file: users}`),
 		"users " + users,
 		`none {}`,
 		`merged {"$schema":"http://json-schema.org/draft-07/schema#","properties":{"address":{"properties":{"city":{"type":"string"}},"type":"object"},"id":{"type":"integer"},"name":{"type":"string"}},"type":["null","object"]}`,
-		`dynamic {"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":true,"properties":{"added":{"type":"string"},` +
+		`dynamic {"$schema":"https://json-schema.org/draft-07/schema#","additionalProperties":true,"properties":{"added":{"type":"string"},` +
 			`"either":{"oneOf":[{"type":["null","string"]},{"type":["null","integer"]}]},"id":{"type":["null","integer"]},"plain":{"type":["null","string"]},` +
 			`"tags":{"items":{"type":["null","string"]},"type":["null","array"]},"when":{"format":"date-time","type":["null","string"]}},"type":"object"}`,
 	})
@@ -119,6 +119,34 @@ func TestSchemaLoaderErrors(t *testing.T) {
 		if res.code != 1 || len(errs) != 1 || !strings.HasPrefix(errs[0]["message"].(string), want) || errs[0]["failure_type"] != "config_error" {
 			t.Errorf("%s:\n got exit %d %v\nwant a config_error starting %q", extra, res.code, errs, want)
 		}
+	}
+}
+
+// A field type the API answers and the manifest does not map fails discover
+// with a system_error naming the schema loader, as the reference's does (no
+// config fixes it); so does an answer whose field descriptions are no list.
+func TestDynamicSchemaTheManifestCannotReadIsASystemError(t *testing.T) {
+	for body, want := range map[string]string{
+		`{"fields":[{"name":"odd","type":"weird"}]}`: `streams[0].schema_loader.schema_type_identifier: field "odd": type "weird" is not one of string,`,
+		`{"fields":{"name":"odd"}}`:                  `streams[0].schema_loader.schema_type_identifier.schema_pointer: the field descriptions are an object, not a list`,
+	} {
+		a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) { fmt.Fprint(w, body) })
+		m := source(namedStream("inline", a.URL, "/x", `schema_loader:
+  type: DynamicSchemaLoader
+  retriever:
+    type: SimpleRetriever
+    requester: {type: HttpRequester, url_base: "`+a.URL+`", path: /fields}
+    record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: []}}
+  schema_type_identifier:
+    schema_pointer: [fields]
+    key_pointer: [name]
+    type_pointer: [type]`))
+		res := discover(newConnector(t, m, nil), t)
+		errs := res.errors()
+		if res.code != 1 || len(errs) != 1 || !strings.HasPrefix(errs[0]["message"].(string), want) || errs[0]["failure_type"] != "system_error" {
+			t.Errorf("answer %s:\n got exit %d %v\nwant a system_error starting %q", body, res.code, errs, want)
+		}
+		equalLists(t, "requests", a.lines(), []string{"GET /fields"})
 	}
 }
 

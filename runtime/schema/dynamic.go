@@ -28,7 +28,9 @@ var airbyteTypes = map[string]map[string]any{
 }
 
 // dynamicSchema builds a schema from the first record its retriever reads:
-// a list of field descriptions, each with a name and a type.
+// a list of field descriptions, each with a name and a type. An answer the
+// manifest cannot read (no list there, a type it does not map) is a
+// system_error, as in the reference: no config fixes it.
 func (ld *Loader) dynamicSchema(ctx context.Context, st *manifest.Stream, l *manifest.SchemaLoader) (map[string]any, error) {
 	ds := l.Dynamic
 	first, err := ld.FirstRecord(ctx, &manifest.Stream{Name: st.Name, Path: l.Path, Retriever: ds.Retriever})
@@ -44,16 +46,16 @@ func (ld *Loader) dynamicSchema(ctx context.Context, st *manifest.Stream, l *man
 		}
 		fields, err := pointAt(rec, ds.SchemaPointer, vars)
 		if err != nil {
-			return nil, failure.Config("%s.schema_type_identifier.schema_pointer: %v", l.Path, err)
+			return nil, failure.System("%s.schema_type_identifier.schema_pointer: %v", l.Path, err)
 		}
 		list, ok := fields.([]any)
 		if fields != nil && !ok {
-			return nil, failure.Config("%s.schema_type_identifier.schema_pointer: the field descriptions are %s, not a list", l.Path, describe(fields))
+			return nil, failure.System("%s.schema_type_identifier.schema_pointer: the field descriptions are %s, not a list", l.Path, describe(fields))
 		}
 		for _, item := range list {
 			name, fragment, err := ld.fieldSchema(item, ds, vars)
 			if err != nil {
-				return nil, failure.Config("%s.schema_type_identifier: %v", l.Path, err)
+				return nil, failure.System("%s.schema_type_identifier: %v", l.Path, err)
 			}
 			props.Set(name, transform.FromPlain(fragment))
 		}
@@ -81,7 +83,9 @@ func (ld *Loader) dynamicSchema(ctx context.Context, st *manifest.Stream, l *man
 			return nil, failure.Config("%v", err)
 		}
 	}
-	return map[string]any{"$schema": draft07, "type": "object", "additionalProperties": true, "properties": transform.ToPlain(props)}, nil
+	// The reference's DynamicSchemaLoader names draft-07 with https (its
+	// other schemas, and ours, say http): written as it writes it.
+	return map[string]any{"$schema": "https://json-schema.org/draft-07/schema#", "type": "object", "additionalProperties": true, "properties": transform.ToPlain(props)}, nil
 }
 
 func copyVars(v interp.Vars) interp.Vars {
