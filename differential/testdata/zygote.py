@@ -16,7 +16,6 @@ import os
 import shutil
 import sys
 import tempfile
-import traceback
 
 import orjson
 import refcdk7_run
@@ -56,7 +55,9 @@ def child(req):
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     except BaseException:  # noqa: BLE001 - as an uncaught exception ends python
-        traceback.print_exc()
+        # Python hands an uncaught exception to sys.excepthook, which the
+        # entrypoint replaced by its handler: a TRACE on stdout.
+        sys.excepthook(*sys.exc_info())
         code = 1
     sys.stdout.flush()
     sys.stderr.flush()
