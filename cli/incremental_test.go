@@ -739,3 +739,57 @@ func TestBuilderTestReadStartsFromTheState(t *testing.T) {
 	}
 	equalLists(t, "test-read requests", a.lines()[1:], []string{first})
 }
+
+// A stream with a cursor that fails writes, before its error, the state a
+// sync resumes from: the end of the slices read without a gap, or the start
+// when none was read (as the reference writes one for a failed stream);
+// a stream without a cursor that fails writes none (its read is not done).
+func TestFailedStreamWritesWhereASyncResumes(t *testing.T) {
+	const daily = `type: DatetimeBasedCursor
+cursor_field: updated_at
+datetime_format: "%Y-%m-%dT%H:%M:%SZ"
+start_datetime: "2024-01-01T00:00:00Z"
+end_datetime: "2024-01-02T23:59:59Z"
+step: P1D
+cursor_granularity: PT1S
+start_time_option: {type: RequestOption, inject_into: request_parameter, field_name: since}`
+	failing := func(day string) *api {
+		return newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+			since := r.URL.Query().Get("since")
+			if since == "" || strings.HasPrefix(since, day) {
+				w.WriteHeader(http.StatusBadRequest)
+				fmt.Fprint(w, `{"error":"no"}`)
+				return
+			}
+			fmt.Fprintf(w, `{"data":[{"id":1,"updated_at":"%sT05:00:00Z"}]}`, since[:10])
+		})
+	}
+	t.Run("second slice fails", func(t *testing.T) {
+		a := failing("2024-01-02")
+		res := incrementalConnector(t, incrementalStream(a.URL, daily, ""), nil, "items").read(t)
+		equalLists(t, "states", res.states(), []string{itemState(`{"updated_at":"2024-01-01T05:00:00Z"}`, 1)})
+		equalLists(t, "statuses", res.statuses("items"), []string{"STARTED", "RUNNING", "INCOMPLETE"})
+	})
+	t.Run("first slice fails", func(t *testing.T) {
+		a := failing("2024-01-01")
+		res := incrementalConnector(t, incrementalStream(a.URL, daily, ""), nil, "items").read(t)
+		if res.code != 1 || len(res.errors()) != 2 {
+			t.Fatalf("exit %d, errors %v", res.code, res.errors())
+		}
+		equalLists(t, "requests", a.lines(), []string{"GET /items?since=2024-01-01T00%3A00%3A00Z"})
+		equalLists(t, "states", res.states(), []string{itemState(`{"updated_at":"2024-01-01T00:00:00Z"}`, 0)})
+		equalLists(t, "statuses", res.statuses("items"), []string{"STARTED", "RUNNING", "INCOMPLETE"})
+		out := res.stdout
+		if strings.Index(out, `"type":"STATE"`) > strings.Index(out, `"type":"ERROR"`) {
+			t.Errorf("the state comes after the error:\n%s", out)
+		}
+	})
+	t.Run("full refresh fails", func(t *testing.T) {
+		a := failing("")
+		res := newConnector(t, stream("items", "url_base: "+a.URL+"\npath: /items", "[data]", ""), nil, "items").read(t)
+		if res.code != 1 {
+			t.Fatalf("exit %d", res.code)
+		}
+		equalLists(t, "states", res.states(), nil)
+	})
+}

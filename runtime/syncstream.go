@@ -77,7 +77,9 @@ func (s *syncStream) Partitions(ctx context.Context) iter.Seq2[schedule.Partitio
 }
 
 // Finish writes the stream's last state and COMPLETE, or, when it failed,
-// the state of what was read, a TRACE ERROR and INCOMPLETE.
+// the state of what was read (of a stream with a cursor: where a sync
+// resumes, its start when no slice was read, as the reference writes it), a
+// TRACE ERROR and INCOMPLETE.
 func (s *syncStream) Finish(err error) {
 	if err == nil {
 		s.run.Finish()
@@ -88,7 +90,7 @@ func (s *syncStream) Finish(err error) {
 			s.r.Out.Status(s.name, protocol.StatusComplete)
 			return
 		}
-	} else if s.pg != nil && s.run.Checkpoints() == plan.EachPartition {
+	} else if s.pg != nil && (s.run.Checkpoints() == plan.EachPartition || s.run.Incremental()) {
 		s.pg.checkpoint(false)
 	}
 	s.failed = true
