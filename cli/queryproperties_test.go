@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -346,5 +347,45 @@ request_parameters:
 	equalLists(t, "requests without a selection", a.lines()[before:], []string{
 		"GET /contacts?properties=firstname%2Clastname", "GET /contacts?properties=email%2Cphone", // read
 		"GET /contacts?properties=firstname%2Clastname", "GET /contacts?properties=email%2Cphone", // check's first page
+	})
+}
+
+// A test read shows the records merged across chunks with the last chunk's
+// page, where they come out, and none with the chunks before (as Airbyte's
+// builder shows them).
+func TestPropertyChunksInATestRead(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		fmt.Fprint(w, chunkAnswer(r, "fields", `"1"`))
+	})
+	m := stream("ads", "url_base: "+a.URL+`
+path: /ads
+request_parameters:
+  fields:
+    type: QueryProperties
+    property_list: [a, b, c]
+    always_include_properties: [id]
+    property_chunking: {type: PropertyChunking, property_limit_type: property_count, property_limit: 2}`, "[data]", "")
+	got, _ := rawStreamRead(t, m, nil, "ads")
+	var read struct {
+		Slices []struct {
+			Pages []struct {
+				Records []json.RawMessage `json:"records"`
+				Request struct {
+					URL string `json:"url"`
+				} `json:"request"`
+			} `json:"pages"`
+		} `json:"slices"`
+	}
+	if err := json.Unmarshal([]byte(got), &read); err != nil || len(read.Slices) != 1 {
+		t.Fatalf("StreamRead %s: %v", got, err)
+	}
+	var pages []string
+	for _, p := range read.Slices[0].Pages {
+		recs, _ := json.Marshal(p.Records)
+		pages = append(pages, strings.TrimPrefix(p.Request.URL, a.URL)+" "+string(recs))
+	}
+	equalLists(t, "pages", pages, []string{
+		"/ads?fields=id%2Ca%2Cb []",
+		`/ads?fields=id%2Cc [{"id":"1","chunk":"c","properties":{"a":"a-1","b":"b-1","c":"c-1"}}]`,
 	})
 }

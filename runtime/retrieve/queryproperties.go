@@ -269,13 +269,21 @@ func (q *queryProperties) page(ctx context.Context, s *pages, pr pageRequest, sl
 		if err != nil {
 			return nil, body, nil, err
 		}
-		if i < len(chunks)-1 && s.env.Observer != nil && !res.resp.Ignored {
-			s.env.Observer.Page(s.st.Name, res.parts, res.resp, records, fmt.Sprintf("next: chunk %d of %d of the properties", i+2, len(chunks)))
-		}
-		if merger == nil {
+		shown := records
+		if merger != nil {
+			// Merged records come out with the last chunk, those without
+			// a key as they come: a test read shows each with its page,
+			// as the reference's does.
+			before := len(merger.out)
+			if err := merger.add(records); err != nil {
+				return nil, body, nil, failure.System("stream %s: %v", s.st.Name, err)
+			}
+			shown = merger.out[before:]
+		} else {
 			all = append(all, records...)
-		} else if err := merger.add(records); err != nil {
-			return nil, body, nil, failure.System("stream %s: %v", s.st.Name, err)
+		}
+		if i < len(chunks)-1 && s.env.Observer != nil && !res.resp.Ignored {
+			s.env.Observer.Page(s.st.Name, res.parts, res.resp, shown, fmt.Sprintf("next: chunk %d of %d of the properties", i+2, len(chunks)))
 		}
 	}
 	if merger != nil {
