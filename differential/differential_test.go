@@ -22,8 +22,9 @@ var (
 // manifestsDir is where the catalog manifests live, beside the repository.
 const manifestsDir = "../../shared/manifests"
 
-// TestDifferential runs every catalog manifest and the example manifest
-// through our binary and through Airbyte's runtime side by side: any
+// TestDifferential runs every catalog manifest, the example manifest and
+// those of testdata/manifests through our binary and through Airbyte's
+// runtime side by side: any
 // difference the allow-list does not name fails the test with the
 // manifest, the stream and the first difference.
 func TestDifferential(t *testing.T) {
@@ -53,7 +54,10 @@ func TestDifferential(t *testing.T) {
 		t.Fatal(err)
 	}
 	if *dir == "" {
-		files = append(files, "../examples/manifest.yaml")
+		// The example, and manifests written for the comparison: the
+		// components no catalog manifest uses.
+		ours, _ := filepath.Glob("testdata/manifests/*.yaml")
+		files = append(append(files, "../examples/manifest.yaml"), ours...)
 	}
 	var chosen []string
 	for _, f := range files {
