@@ -65,14 +65,17 @@ func urljoin(base, ref string) string {
 		}
 		segments = append(baseParts, strings.Split(r.path, "/")...)
 		// Python drops the empty segments between the first and the last,
-		// which would make redundant slashes.
-		kept := []string{segments[0]}
-		for _, s := range segments[1 : len(segments)-1] {
-			if s != "" {
-				kept = append(kept, s)
+		// which would make redundant slashes (none with one segment: a base
+		// whose path has no slash, before its query).
+		if len(segments) > 1 {
+			kept := []string{segments[0]}
+			for _, s := range segments[1 : len(segments)-1] {
+				if s != "" {
+					kept = append(kept, s)
+				}
 			}
+			segments = append(kept, segments[len(segments)-1])
 		}
-		segments = append(kept, segments[len(segments)-1])
 	}
 	var resolved []string
 	for _, s := range segments {
