@@ -793,3 +793,45 @@ start_time_option: {type: RequestOption, inject_into: request_parameter, field_n
 		equalLists(t, "states", res.states(), nil)
 	})
 }
+
+// A config that breaks a stream's cursor (here a lookback the config fills
+// in, missing) fails check and discover, not only the read of that stream,
+// as Airbyte's runtime fails them: check reads the check stream only, and
+// discover asks nothing.
+func TestCheckAndDiscoverFailOnACursorTheConfigBreaks(t *testing.T) {
+	a := datedAPI(t, "2024-01-02T00:00:00Z")
+	m := incrementalStream(a.URL, `type: DatetimeBasedCursor
+cursor_field: updated_at
+datetime_format: "%Y-%m-%dT%H:%M:%SZ"
+start_datetime: "2024-01-01T00:00:00Z"
+lookback_window: "P{{ config.lookback }}D"`, "") + `  - type: DeclarativeStream
+    name: plain
+    retriever:
+      type: SimpleRetriever
+      requester: {type: HttpRequester, url_base: "` + a.URL + `", path: /plain}
+      record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}
+`
+	m = strings.Replace(m, "stream_names: [items]", "stream_names: [plain]", 1)
+	const want = `stream items: streams[0].incremental_sync.lookback_window: "PD" is not an ISO 8601 duration (such as PT1H or P1D)`
+	c := newConnector(t, m, nil)
+	res := c.check(t)
+	st := res.ofType("CONNECTION_STATUS")
+	if res.code != 0 || len(st) != 1 || fmt.Sprint(st[0]["connectionStatus"]) != fmt.Sprint(map[string]any{"status": "FAILED", "message": want}) {
+		t.Errorf("check: exit %d, %v", res.code, st)
+	}
+	res = discover(c, t)
+	errs := res.errors()
+	if res.code != 1 || len(errs) != 1 || errs[0]["message"] != want || errs[0]["failure_type"] != "config_error" {
+		t.Errorf("discover: exit %d, %v", res.code, errs)
+	}
+	equalLists(t, "requests", a.lines(), nil)
+
+	c = newConnector(t, m, map[string]any{"lookback": 2})
+	if res := c.check(t); res.code != 0 || fmt.Sprint(res.ofType("CONNECTION_STATUS")[0]["connectionStatus"]) != fmt.Sprint(map[string]any{"status": "SUCCEEDED"}) {
+		t.Errorf("check with the lookback: exit %d, %s", res.code, res.stdout)
+	}
+	if res := discover(c, t); res.code != 0 {
+		t.Errorf("discover with the lookback: exit %d, %s", res.code, res.stdout)
+	}
+	equalLists(t, "requests", a.lines(), []string{"GET /plain"})
+}

@@ -16,6 +16,9 @@ import (
 func (r *Runner) Check(ctx context.Context) error {
 	r.Client.RateLimited = nil // stream statuses belong to reads
 	names, err := r.checkStreams(ctx)
+	if err == nil {
+		err = r.planStreams()
+	}
 	if err != nil {
 		r.log("ERROR", "Check failed: "+OneLine(err))
 		return r.Out.ConnectionStatus(false, OneLine(err))
@@ -43,6 +46,19 @@ func (r *Runner) Check(ctx context.Context) error {
 		}
 	}
 	return r.Out.ConnectionStatus(true, "")
+}
+
+// planStreams makes every stream's cursor as a read from no state would,
+// without a request: a config that breaks a cursor (a start date it lacks,
+// a lookback that is no duration) fails check and discover, not only the
+// read, as in Airbyte's runtime, which builds every stream's cursor first.
+func (r *Runner) planStreams() error {
+	for _, st := range r.Source.Streams {
+		if _, err := r.planner().NewRun(st, nil, nil); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // checkStreams makes the dynamic streams and lists the streams check reads.
@@ -85,6 +101,9 @@ func (r *Runner) checkStream(ctx context.Context, st *manifest.Stream) error {
 // (is_file_based false).
 func (r *Runner) Discover(ctx context.Context) error {
 	if err := r.resolveStreams(ctx); err != nil {
+		return err
+	}
+	if err := r.planStreams(); err != nil {
 		return err
 	}
 	cat := &protocol.Catalog{Streams: []protocol.Stream{}}
