@@ -74,19 +74,22 @@ func (n normalizer) value(v any) any {
 	return v
 }
 
-// text replaces the API's address by MOCK, a time of the run by <now>, and
-// in a URL the times of its query.
+// text replaces the API's address by MOCK, a time of the run by <now> (also
+// one inside the text, as ISO 8601 or unix seconds or milliseconds), and in a
+// URL the times of its query.
 func (n normalizer) text(s string) string {
 	s = strings.ReplaceAll(s, n.api, "MOCK")
 	if n.isNow(s) {
 		return "<now>"
 	}
-	s = isoTime.ReplaceAllStringFunc(s, func(t string) string {
+	now := func(t string) string {
 		if n.isNow(t) {
 			return "<now>"
 		}
 		return t
-	})
+	}
+	s = isoTime.ReplaceAllStringFunc(s, now)
+	s = epochTime.ReplaceAllStringFunc(s, now)
 	if base, query, ok := strings.Cut(s, "?"); ok && (strings.HasPrefix(s, "MOCK") || strings.HasPrefix(s, "/")) {
 		return base + "?" + n.query(query)
 	}
@@ -127,6 +130,10 @@ func (n normalizer) body(b string) string {
 	}
 	return n.text(b)
 }
+
+// epochTime finds unix seconds or milliseconds inside a text (a body
+// written by a template, not JSON).
+var epochTime = regexp.MustCompile(`\b\d{10}(\d{3})?\b`)
 
 // isoTime finds ISO 8601 times inside a text (a query's filter expression).
 var isoTime = regexp.MustCompile(`\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})?`)
