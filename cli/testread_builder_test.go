@@ -238,11 +238,12 @@ func TestTestReadInferredSchemaAsTheBuilderInfersIt(t *testing.T) {
 	}
 }
 
-// A partitioned incremental stream writes a state after its first partition
-// only (the CDK's per-partition cursor writes at most one in ten minutes)
-// and when it ends: the slices between show the first one again, as the
-// builder shows the latest state written when each slice ends.
-func TestTestReadPartitionedStatesAsTheBuilderGroupsThem(t *testing.T) {
+// partitionStates test-reads stream c, one partition per parent p1, p2 and
+// p3, each giving one record updated 2024-01-01T05:00:00Z, with a
+// DatetimeBasedCursor over 2024-01-01 ending with the given lines (YAML at
+// its indentation); it lists each slice as its pid and its states' JSON.
+func partitionStates(t *testing.T, cursorLines string) []string {
+	t.Helper()
 	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
 		if r.URL.Path == "/parents" {
 			fmt.Fprint(w, `{"data":[{"id":"p1"},{"id":"p2"},{"id":"p3"}]}`)
@@ -256,9 +257,7 @@ func TestTestReadPartitionedStatesAsTheBuilderGroupsThem(t *testing.T) {
       datetime_format: "%Y-%m-%dT%H:%M:%SZ"
       start_datetime: "2024-01-01T00:00:00Z"
       end_datetime: "2024-01-01T12:00:00Z"
-      step: P1D
-      cursor_granularity: PT1S
-`
+` + cursorLines
 	got, _ := rawStreamRead(t, m, nil, "c")
 	var read struct {
 		Slices []struct {
@@ -271,6 +270,17 @@ func TestTestReadPartitionedStatesAsTheBuilderGroupsThem(t *testing.T) {
 	for _, s := range read.Slices {
 		gotSlices = append(gotSlices, fmt.Sprint(s.SliceDescriptor["pid"])+" "+string(s.State))
 	}
+	return gotSlices
+}
+
+// A partitioned incremental stream writes a state after its first partition
+// only (the CDK's per-partition cursor writes at most one in ten minutes)
+// and when it ends: the slices between show the first one again, as the
+// builder shows the latest state written when each slice ends.
+func TestTestReadPartitionedStatesAsTheBuilderGroupsThem(t *testing.T) {
+	gotSlices := partitionStates(t, `      step: P1D
+      cursor_granularity: PT1S
+`)
 	p := func(id string) string {
 		return `{"cursor":{"updated":"2024-01-01T05:00:00Z"},"partition":{"parent_slice":{},"pid":"` + id + `"}}`
 	}
@@ -289,33 +299,7 @@ func TestTestReadPartitionedStatesAsTheBuilderGroupsThem(t *testing.T) {
 // nothing the read moved), only when the stream ends, with every record
 // (checked with refcdk7's builder).
 func TestTestReadGlobalCursorWithoutParentStateWritesAtTheEnd(t *testing.T) {
-	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
-		if r.URL.Path == "/parents" {
-			fmt.Fprint(w, `{"data":[{"id":"p1"},{"id":"p2"},{"id":"p3"}]}`)
-			return
-		}
-		fmt.Fprintf(w, `{"data":[{"id":%q,"updated":"2024-01-01T05:00:00Z"}]}`, r.URL.Path)
-	})
-	m := stream("c", "url_base: "+a.URL+"\npath: /p/{{ stream_partition.pid }}/c", "[data]", parentRouter(a.URL, "")) + `    incremental_sync:
-      type: DatetimeBasedCursor
-      cursor_field: updated
-      datetime_format: "%Y-%m-%dT%H:%M:%SZ"
-      start_datetime: "2024-01-01T00:00:00Z"
-      end_datetime: "2024-01-01T12:00:00Z"
-      global_substream_cursor: true
-`
-	got, _ := rawStreamRead(t, m, nil, "c")
-	var read struct {
-		Slices []struct {
-			SliceDescriptor map[string]any  `json:"slice_descriptor"`
-			State           json.RawMessage `json:"state"`
-		}
-	}
-	json.Unmarshal([]byte(got), &read)
-	var gotSlices []string
-	for _, s := range read.Slices {
-		gotSlices = append(gotSlices, fmt.Sprint(s.SliceDescriptor["pid"])+" "+string(s.State))
-	}
+	gotSlices := partitionStates(t, "      global_substream_cursor: true\n")
 	last := `[` + jsonState("c", `{"lookback_window":1,"parent_state":{},"state":{"updated":"2024-01-01T05:00:00Z"},"use_global_cursor":true}`, 3) + `]`
 	equalLists(t, "slices and their states", gotSlices, []string{"p1 []", "p2 []", "p3 " + last})
 }
