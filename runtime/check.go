@@ -53,8 +53,9 @@ func (r *Runner) Check(ctx context.Context) error {
 // a lookback that is no duration) fails check and discover, not only the
 // read, as in Airbyte's runtime, which builds every stream's cursor first.
 func (r *Runner) planStreams() error {
+	p := r.planner()
 	for _, st := range r.Source.Streams {
-		if _, err := r.planner().NewRun(st, nil, nil); err != nil {
+		if _, err := p.NewRun(st, nil, nil); err != nil {
 			return err
 		}
 	}
