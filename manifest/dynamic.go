@@ -98,7 +98,7 @@ func (d *decoder) dynamicStreams(v any) []*DynamicStream {
 // could never run are refused at load. Missing or empty fields are not
 // reported: the mappings may fill them in.
 func (d *decoder) checkTemplate(t map[string]any, path string) {
-	probe := &decoder{}
+	probe := &decoder{parts: &customParts{}}
 	probe.stream(DeepCopy(t), path)
 	for _, e := range probe.errs {
 		if strings.Contains(e, "not supported") || strings.Contains(e, "unknown component type") {
@@ -175,8 +175,7 @@ func (ds *DynamicStream) DecodeStream(raw map[string]any, path string) (*Stream,
 		raw["type"] = "DeclarativeStream"
 	}
 	PropagateStream(raw, ds.UseParentParameters)
-	d := &decoder{}
-	d.refuseCustom(raw, path)
+	d := &decoder{parts: &customParts{}}
 	st := d.stream(raw, path)
 	if len(d.errs) > 0 {
 		return nil, errors.New(strings.Join(d.errs, "; "))
