@@ -180,9 +180,9 @@ func TestCustomComponentsNeedPermission(t *testing.T) {
 	t.Setenv("AIRBYTE_ENABLE_UNSAFE_CODE", "false")
 	notPermitted := ": Custom connector code is not permitted in this environment. If you need to run custom code, please ask your administrator to set the `AIRBYTE_ENABLE_UNSAFE_CODE` environment variable to 'true' in your Airbyte environment. If you see this message in Airbyte Cloud, your workspace does not allow executing custom connector code."
 	for extra, want := range map[string]string{
-		"transformations: [{type: CustomTransformation, class_name: source_x.components.Fix}]": "streams[0].transformations[0]" + notPermitted,
-		"schema_loader: {type: CustomSchemaLoader, class_name: source_x.components.Schema}":    "streams[0].schema_loader" + notPermitted,
-		"state_migrations: [{class_name: source_x.components.Migrate}]":                        "invalid manifest: streams[0].state_migrations[0].type: is required beside class_name source_x.components.Migrate: this place has no default custom type",
+		"transformations: [{type: CustomTransformation, class_name: source_x.components.Fix}]":    "streams[0].transformations[0]" + notPermitted,
+		"schema_loader: {type: CustomSchemaLoader, class_name: source_x.components.Schema}":       "streams[0].schema_loader" + notPermitted,
+		"state_migrations: [{class_name: source_x.components.Migrate}]":                           "invalid manifest: streams[0].state_migrations[0].type: is required beside class_name source_x.components.Migrate: this place has no default custom type",
 		"transformations: [{type: AddFields, fields: [{path: [a], value: b}], class_name: Evil}]": "",
 	} {
 		c := newConnector(t, itemsStream("http://127.0.0.1:1", "", "", extra), nil)

@@ -94,8 +94,8 @@ type Selector struct {
 	// custom components in place of the DpathExtractor, the RecordFilter and
 	// the schema normalization.
 	CustomExtractor, CustomFilter, CustomNormalization *Custom
-	Filter       *interp.Template // nil: every record is kept
-	FilterParams map[string]any   // the record filter's $parameters
+	Filter                                             *interp.Template // nil: every record is kept
+	FilterParams                                       map[string]any   // the record filter's $parameters
 	// Normalize casts record values to the stream schema's types
 	// (schema_normalization: Default).
 	Normalize bool
