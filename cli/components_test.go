@@ -49,9 +49,9 @@ class Boom(RecordTransformation):
     def transform(self, record, config=None, stream_state=None, stream_slice=None):
         raise ValueError("no record " + str(record["n"]) + " here")
 
+@dataclass
 class BumpState(StateMigration):
-    def __init__(self, config, **kwargs):
-        self.config = config
+    config: Mapping[str, Any]
     def should_migrate(self, stream_state):
         return stream_state.get("updated_at") == ""
     def migrate(self, stream_state):
@@ -223,4 +223,83 @@ func TestComponentErrorNamesItsPathAndClass(t *testing.T) {
 		t.Fatalf("exit %d, errors %s\nwant %s", res.code, b, want)
 	}
 	equalLists(t, "statuses", res.statuses("things"), []string{"STARTED", "INCOMPLETE"})
+}
+
+// A custom requester cannot be called on its own: the CDK reads the whole
+// stream, with Go's authenticator, and its records and states come through
+// our writer.
+func TestCustomRequesterStreamIsReadByTheCDK(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		fmt.Fprintf(w, `{"data": [{"id": 1, "updated_at": "%s"}]}`, r.URL.Query().Get("since"))
+	})
+	m := `version: 7.0.0
+type: DeclarativeSource
+check: {type: CheckStream, stream_names: [custom]}
+streams:
+  - type: DeclarativeStream
+    name: custom
+    primary_key: [id]
+    schema_loader: {type: InlineSchemaLoader, schema: {type: object, properties: {id: {type: integer}}}}
+    incremental_sync:
+      type: DatetimeBasedCursor
+      cursor_field: updated_at
+      datetime_format: "%Y-%m-%d"
+      start_datetime: "2024-01-01"
+      end_datetime: "2024-01-02"
+      step: P1D
+      cursor_granularity: P1D
+      start_time_option: {type: RequestOption, inject_into: request_parameter, field_name: since}
+    state_migrations:
+      - type: CustomStateMigration
+        class_name: source_declarative_manifest.components.BumpState
+    retriever:
+      type: SimpleRetriever
+      requester:
+        type: CustomRequester
+        class_name: source_declarative_manifest.components.PathRequester
+        url_base: "` + a.URL + `"
+        path: /ignored
+        authenticator: {type: BearerAuthenticator, api_token: "{{ config.token }}"}
+      record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}
+`
+	c, code := componentsRun(t, m, map[string]any{"token": "tok-secret", "suffix": "v2!"}, "custom")
+	catalog := `{"streams":[{"stream":{"name":"custom","json_schema":{},"supported_sync_modes":["full_refresh","incremental"]},"sync_mode":"incremental","destination_sync_mode":"append"}]}`
+	c.catalog = writeFile(t, c.dir, "catalog.json", catalog)
+	res := c.read(t, "--components-path", code)
+	if res.code != 0 {
+		t.Fatalf("exit %d: %v %s", res.code, res.errors(), res.stderr)
+	}
+	// One slice: the CDK's cursor ends its windows one granularity before the end.
+	equalLists(t, "requests", a.lines(), []string{"GET /custom/v2items?since=2024-01-01"})
+	for _, r := range a.requests() {
+		if got := r.Header.Get("Authorization"); got != "Bearer tok-secret" {
+			t.Errorf("Authorization %q", got)
+		}
+	}
+	equalLists(t, "records", res.records("custom"), []string{`{"id":1,"updated_at":"2024-01-01"}`})
+	equalLists(t, "statuses", res.statuses("custom"), []string{"STARTED", "RUNNING", "COMPLETE"})
+	states := res.ofType("STATE")
+	if len(states) == 0 {
+		t.Fatal("no state")
+	}
+	last, _ := json.Marshal(states[len(states)-1]["state"])
+	if want := `{"sourceStats":{"recordCount":0},"stream":{"stream_descriptor":{"name":"custom"},"stream_state":{"updated_at":"2024-01-01"}},"type":"STREAM"}`; string(last) != want {
+		t.Errorf("last state %s\nwant %s", last, want)
+	}
+	// From a state the CDK's own migration moves, the read starts there.
+	state := writeFile(t, c.dir, "state.json", `[{"type":"STREAM","stream":{"stream_descriptor":{"name":"custom"},"stream_state":{"updated_at":""}}}]`)
+	before := len(a.lines())
+	res = c.read(t, "--components-path", code, "--state", state)
+	if res.code != 0 {
+		t.Fatalf("from state: exit %d: %v", res.code, res.errors())
+	}
+	equalLists(t, "requests from state", a.lines()[before:], []string{})
+	// check and discover ask the CDK too.
+	chk := runCLI(t, "check", "--manifest", c.manifest, "--config", c.config, "--components-path", code)
+	if st := chk.ofType("CONNECTION_STATUS"); len(st) != 1 || st[0]["connectionStatus"].(map[string]any)["status"] != "SUCCEEDED" {
+		t.Errorf("check: %v", chk.msgs)
+	}
+	disc := runCLI(t, "discover", "--manifest", c.manifest, "--config", c.config, "--components-path", code)
+	cat, _ := json.Marshal(disc.ofType("CATALOG"))
+	t.Logf("catalog %s", cat)
 }

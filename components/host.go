@@ -287,17 +287,22 @@ func (h *Host) read() {
 	}
 }
 
-func logLevel(python string) string {
-	switch python {
-	case "WARNING":
+// logLevel is the protocol's level of a Python or Airbyte log level.
+func logLevel(level string) string {
+	switch level {
+	case "WARN", "WARNING":
 		return protocol.LevelWarn
-	case "ERROR", "CRITICAL":
+	case "ERROR", "FATAL", "CRITICAL":
 		return "ERROR"
-	case "DEBUG":
+	case "DEBUG", "TRACE":
 		return "DEBUG"
 	}
 	return protocol.LevelInfo
 }
+
+// LogLevel is logLevel for the runtime (the LOG messages of a stream the
+// CDK reads).
+func LogLevel(level string) string { return logLevel(level) }
 
 // answer serves a call of the host: op auth, Go's authenticator.
 func (h *Host) answer(id int64, op string, f frame) {
@@ -475,8 +480,30 @@ func (h *Host) forward(r io.Reader, level string, tail *tailWriter) {
 		if tail != nil {
 			tail.add(line)
 		}
+		if lvl, msg, ok := airbyteLog(line); ok {
+			h.opts.Log(lvl, msg)
+			continue
+		}
 		h.opts.Log(level, line)
 	}
+}
+
+// airbyteLog reads a LOG message the CDK's logger printed (its
+// AirbyteLogFormatter writes each log record so), for its level and text.
+func airbyteLog(line string) (level, msg string, ok bool) {
+	if !strings.HasPrefix(line, `{"type":"LOG"`) && !strings.HasPrefix(line, `{"type": "LOG"`) {
+		return "", "", false
+	}
+	var m struct {
+		Log struct {
+			Level   string `json:"level"`
+			Message string `json:"message"`
+		} `json:"log"`
+	}
+	if err := json.Unmarshal([]byte(line), &m); err != nil || m.Log.Level == "" {
+		return "", "", false
+	}
+	return logLevel(m.Log.Level), m.Log.Message, true
 }
 
 // tailWriter keeps the last line written.

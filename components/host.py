@@ -349,9 +349,11 @@ class Host:
 
     def catalog_stream(self, h, blob):
         """The stream as discover shows it (the CDK's AirbyteStream)."""
-        from airbyte_cdk.models import AirbyteStreamSerializer
+        from airbyte_cdk.models import AirbyteCatalog, AirbyteMessage, AirbyteMessageSerializer, Type
 
-        return {"stream": AirbyteStreamSerializer.dump(self.stream_named(h["stream"]).as_airbyte_stream())}, b""
+        stream = self.stream_named(h["stream"]).as_airbyte_stream()
+        message = AirbyteMessage(type=Type.CATALOG, catalog=AirbyteCatalog(streams=[stream]))
+        return {"stream": AirbyteMessageSerializer.dump(message)["catalog"]["streams"][0]}, b""
 
     def stream_named(self, name):
         for stream in self._create_streams(self.source, self._configs_named(self.source, name)):
@@ -642,8 +644,20 @@ OPS = {
 }
 
 
+LOG_HANDLER = None
+
+
+def keep_log_handler():
+    """The CDK's init_logger (run when some of its modules are imported) gives the root logger a handler
+    printing to stdout; the host's logs go to Go over the channel instead, in order with the rest."""
+    root = logging.getLogger()
+    if root.handlers != [LOG_HANDLER]:
+        root.handlers = [LOG_HANDLER]
+
+
 def serve(host, h, blob):
     rid = h["id"]
+    keep_log_handler()
     try:
         op = h["op"]
         if op == "read":
@@ -668,11 +682,12 @@ def serve(host, h, blob):
 def main():
     global CHANNEL
     CHANNEL = Channel()
-    handler = ChannelLogHandler()
-    handler.setFormatter(logging.Formatter("%(message)s"))
+    global LOG_HANDLER
+    LOG_HANDLER = ChannelLogHandler()
+    LOG_HANDLER.setFormatter(logging.Formatter("%(message)s"))
     root = logging.getLogger()
-    root.handlers = [handler]
-    root.setLevel(logging.INFO)
+    root.handlers = [LOG_HANDLER]
+    root.setLevel(logging.DEBUG if os.environ.get("LOG_LEVEL", "").lower() == "debug" else logging.INFO)
     try:
         import airbyte_cdk  # noqa: F401
         from importlib.metadata import version
@@ -702,6 +717,7 @@ def serve_init(host, h, blob):
     # init runs on the reader's thread: nothing else is asked before it is done.
     try:
         result, out = host.init(h, blob)
+        keep_log_handler()
         CHANNEL.send({"re": h["id"], "ok": result}, out)
     except BaseException as exc:  # noqa: BLE001
         CHANNEL.send(

@@ -185,7 +185,7 @@ func (d *decoder) pythonAuths(v any, path, stream string, into map[string]*Auth)
 			d.pythonAuths(e, index(path, i), stream, into)
 		}
 	case map[string]any:
-		if isSchemaObject(x) || isCustom(x) {
+		if isSchemaObject(x) {
 			return
 		}
 		if x["type"] == "DeclarativeStream" {

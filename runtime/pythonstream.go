@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"iter"
 
+	"github.com/airbyte-go/source-declarative/components"
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/protocol"
 	"github.com/airbyte-go/source-declarative/runtime/schedule"
@@ -101,7 +102,7 @@ func (r *Runner) readPython(ctx context.Context, st *manifest.Stream, cs protoco
 		switch m.Type {
 		case "LOG":
 			if m.Log != nil {
-				r.log(logLevel(m.Log.Level), m.Log.Message)
+				r.log(components.LogLevel(m.Log.Level), m.Log.Message)
 			}
 			return nil
 		case "TRACE":
@@ -117,18 +118,6 @@ func (r *Runner) readPython(ctx context.Context, st *manifest.Stream, cs protoco
 		return traced
 	}
 	return err
-}
-
-func logLevel(python string) string {
-	switch python {
-	case "WARN", "WARNING":
-		return protocol.LevelWarn
-	case "ERROR", "FATAL", "CRITICAL":
-		return "ERROR"
-	case "DEBUG", "TRACE":
-		return "DEBUG"
-	}
-	return protocol.LevelInfo
 }
 
 func orDefault(s, def string) string {
