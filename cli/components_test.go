@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/airbyte-go/source-declarative/components/pythontest"
+	"github.com/airbyte-go/source-declarative/manifest"
 )
 
 // componentsPy are custom components as a connector's components.py writes
@@ -302,4 +303,84 @@ streams:
 	disc := runCLI(t, "discover", "--manifest", c.manifest, "--config", c.config, "--components-path", code)
 	cat, _ := json.Marshal(disc.ofType("CATALOG"))
 	t.Logf("catalog %s", cat)
+}
+
+// A test read, as the builder sends it (manifest and components injected in
+// the config), of a stream the CDK reads whole is the CDK's StreamRead, our
+// masking on it; of a stream with called components, ours.
+func TestTestReadWithComponents(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		fmt.Fprint(w, `{"data": [{"id": 1}], "items": {"k": {"n": 2, "name": "q"}}}`)
+	})
+	t.Setenv("AIRBYTE_PYTHON", pythontest.Python(t))
+	t.Setenv("AIRBYTE_ENABLE_UNSAFE_CODE", "true")
+	m := `version: 7.0.0
+type: DeclarativeSource
+check: {type: CheckStream, stream_names: [whole]}
+spec: {type: Spec, connection_specification: {type: object, properties: {token: {type: string, airbyte_secret: true}}}}
+streams:
+  - type: DeclarativeStream
+    name: whole
+    schema_loader: {type: InlineSchemaLoader, schema: {type: object}}
+    retriever:
+      type: SimpleRetriever
+      requester: {type: CustomRequester, class_name: source_declarative_manifest.components.PathRequester, url_base: "` + a.URL + `", path: /x,
+        authenticator: {type: BearerAuthenticator, api_token: "{{ config.token }}"}}
+      record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}
+  - type: DeclarativeStream
+    name: called
+    schema_loader: {type: InlineSchemaLoader, schema: {type: object}}
+    retriever:
+      type: SimpleRetriever
+      requester: {type: HttpRequester, url_base: "` + a.URL + `", path: /called,
+        authenticator: {type: BearerAuthenticator, api_token: "{{ config.token }}"}}
+      record_selector: {type: RecordSelector, extractor: {type: CustomRecordExtractor, class_name: source_declarative_manifest.components.ObjectValues}}
+`
+	raw, err := manifestAsJSON(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := md5.Sum([]byte(componentsPy))
+	for _, stream := range []string{"whole", "called"} {
+		config := map[string]any{"token": "tok-secret", "suffix": "!", "__command": "test_read", "__injected_declarative_manifest": raw,
+			"__injected_components_py": componentsPy, "__injected_components_py_checksums": map[string]any{"md5": hex.EncodeToString(sum[:])}}
+		c := newConnector(t, "", config, stream)
+		res := runCLI(t, "read", "--config", c.config, "--catalog", c.catalog)
+		recs := res.ofType("RECORD")
+		if res.code != 0 || len(recs) != 1 {
+			t.Fatalf("%s: exit %d, %v", stream, res.code, res.msgs)
+		}
+		b, _ := json.Marshal(recs[0]["record"].(map[string]any)["data"])
+		if strings.Contains(string(b), "tok-secret") {
+			t.Errorf("%s: the token is shown: %s", stream, b)
+		}
+		var read struct {
+			Slices []struct {
+				Pages []struct {
+					Records []map[string]any `json:"records"`
+					Request struct {
+						URL     string            `json:"url"`
+						Headers map[string]string `json:"headers"`
+					} `json:"request"`
+				} `json:"pages"`
+			} `json:"slices"`
+		}
+		json.Unmarshal(b, &read)
+		if len(read.Slices) != 1 || len(read.Slices[0].Pages) != 1 {
+			t.Fatalf("%s: %s", stream, b)
+		}
+		pg := read.Slices[0].Pages[0]
+		if len(pg.Records) != 1 {
+			t.Errorf("%s: page %+v", stream, pg)
+		}
+		// The CDK's builder shows no request for a custom requester's page
+		// (its message repository is not passed to custom components).
+		if stream == "called" && (pg.Request.URL != a.URL+"/called" || pg.Request.Headers["Authorization"] != "Bearer ****") {
+			t.Errorf("%s: page %+v", stream, pg)
+		}
+	}
+}
+
+func manifestAsJSON(y string) (map[string]any, error) {
+	return manifest.Parse([]byte(y))
 }

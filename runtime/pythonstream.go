@@ -126,3 +126,48 @@ func orDefault(s, def string) string {
 	}
 	return s
 }
+
+// pythonTestRead is the test read of a stream the CDK reads whole: the
+// StreamRead of the CDK's own builder, with our masking (every secret and
+// obtained token, every Authorization header).
+func (r *Runner) pythonTestRead(ctx context.Context, tr *testReader, st *manifest.Stream, limits TestLimits, state map[string]any) *StreamRead {
+	params := map[string]any{"stream": st.Name, "limits": limits,
+		"configured_stream": protocol.ConfiguredStream{Stream: protocol.Stream{Name: st.Name, JSONSchema: map[string]any{}, SupportedSyncModes: []string{"full_refresh", "incremental"}},
+			SyncMode: "incremental", DestinationSyncMode: "append"}}
+	if state != nil {
+		params["state"] = []any{map[string]any{"type": "STREAM", "stream": map[string]any{
+			"stream_descriptor": map[string]any{"name": st.Name}, "stream_state": state}}}
+	}
+	var out struct {
+		Message struct {
+			Type   string `json:"type"`
+			Record *struct {
+				Data json.RawMessage `json:"data"`
+			} `json:"record"`
+			Trace *struct {
+				Error *struct {
+					Message string `json:"message"`
+				} `json:"error"`
+			} `json:"trace"`
+		} `json:"message"`
+	}
+	err := r.components.Call(ctx, st.Python, "test_read", params, nil, &out)
+	switch {
+	case err != nil:
+	case out.Message.Record != nil:
+		read := &StreamRead{}
+		if err = json.Unmarshal(out.Message.Record.Data, read); err == nil {
+			tr.read = read
+			tr.maskAuthorization()
+			tr.mask()
+			return read
+		}
+	case out.Message.Trace != nil && out.Message.Trace.Error != nil:
+		err = &Error{Failure: protocol.SystemError, Message: out.Message.Trace.Error.Message}
+	default:
+		err = fmt.Errorf("the CDK's test read of stream %s gave no StreamRead", st.Name)
+	}
+	tr.fail(err)
+	tr.mask()
+	return tr.read
+}
