@@ -150,10 +150,11 @@ class Host:
         self.manifest = None
         self.config = None
         self.components = {}  # manifest path -> the component the CDK's factory made
+        self.dynamic = {}  # name -> definition of a stream a dynamic stream made (op dynamic_streams)
         self.classes = {}  # manifest path -> class_name
         self.lock = threading.Lock()
         # local.streams: the streams being made on this thread, innermost last; local.go_auth: the
-        # built-in authenticators made now are Go's (a stream read whole here).
+        # streams whose built-in authenticators are Go's (op auth), when a stream is read whole here.
         self.local = threading.local()
 
     # --- start ---
@@ -237,8 +238,10 @@ class Host:
 
         def from_model(factory, model, config, **kwargs):
             local = host.local
-            if local.__dict__.get("go_auth") and model.__class__ in auth_models and local.streams:
-                return go_authenticator(local.streams[-1])
+            streams = local.__dict__.get("streams")
+            go_auth = local.__dict__.get("go_auth") or ()
+            if model.__class__ in auth_models and streams and streams[-1] in go_auth:
+                return go_authenticator(streams[-1])
             if isinstance(model, models.DeclarativeStream):
                 local.__dict__.setdefault("streams", []).append(model.name or "")
                 try:
@@ -360,11 +363,28 @@ class Host:
             return stream
         raise LookupError(f"stream {name} is not in the manifest")
 
-    @staticmethod
-    def _configs_named(source, name):
+    def _configs_named(self, source, name):
         configs = source._stream_configs(source._source_config)
+        if name in self.dynamic:
+            configs = configs + [json.loads(json.dumps(self.dynamic[name]))]
         prepared = source._initialize_cache_for_parent_streams(configs)
         return [c for c in prepared if c.get("name") == name]
+
+    def dynamic_streams(self, h, blob):
+        """The streams the CDK makes from one dynamic stream (its resolver run, Go's authenticators on its
+        requests, under the dynamic stream's name)."""
+        index = int(h["dynamic"].split("[")[1].rstrip("]"))
+        definition = self.source._source_config["dynamic_streams"][index]
+        self.local.streams, self.local.go_auth = [h["name"]], set(h.get("go_auth") or ())
+        try:
+            configs = self.source._dynamic_stream_configs(
+                {"dynamic_streams": [definition]}, with_dynamic_stream_name=True
+            )
+        finally:
+            self.local.streams, self.local.go_auth = [], ()
+        for config in configs:
+            self.dynamic[config["name"]] = config
+        return {"streams": configs}, b""
 
     def paginate(self, h, blob):
         comp = self.component(h)
@@ -482,11 +502,11 @@ class Host:
         state = [AirbyteStateMessageSerializer.load(s) for s in h.get("state") or []]
         source = self.new_source(catalog=catalog, state=state)
         self._tag(source._source_config, "")
-        self.local.go_auth = True
+        self.local.go_auth = set(h.get("go_auth") or ())
         try:
             streams = self._create_streams(source, self._configs_named(source, h["stream"]))
         finally:
-            self.local.go_auth = False
+            self.local.go_auth = ()
         limit = h.get("max_records")
         records = 0
         logger = logging.getLogger("airbyte")
@@ -640,6 +660,7 @@ OPS = {
     "config": Host.config,
     "build": Host.build,
     "catalog_stream": Host.catalog_stream,
+    "dynamic_streams": Host.dynamic_streams,
     "test_read": Host.test_read,
 }
 

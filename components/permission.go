@@ -4,7 +4,6 @@ import (
 	"crypto/md5"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -26,8 +25,14 @@ const (
 	ChecksumsKey = "__injected_components_py_checksums"
 )
 
-// ErrNotPermitted is AirbyteCustomCodeNotPermittedError's message.
-var ErrNotPermitted = errors.New("Custom connector code is not permitted in this environment. If you need to run custom code, please ask your administrator to set the `AIRBYTE_ENABLE_UNSAFE_CODE` environment variable to 'true' in your Airbyte environment. If you see this message in Airbyte Cloud, your workspace does not allow executing custom connector code.")
+// ErrNotPermitted is AirbyteCustomCodeNotPermittedError, in its words.
+var ErrNotPermitted error = notPermitted{}
+
+type notPermitted struct{}
+
+func (notPermitted) Error() string {
+	return "Custom connector code is not permitted in this environment. If you need to run custom code, please ask your administrator to set the `AIRBYTE_ENABLE_UNSAFE_CODE` environment variable to 'true' in your Airbyte environment. If you see this message in Airbyte Cloud, your workspace does not allow executing custom connector code."
+}
 
 // Code is the components.py whose classes a manifest's custom components
 // name.

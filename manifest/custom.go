@@ -90,13 +90,16 @@ type customParts struct {
 	// streams are the streams the CDK reads whole, by path, with the
 	// component that makes it so; schemas the streams whose schema it gives.
 	streams, schemas map[string]*Custom
-	called           map[string]*Custom // components Go calls, by path
-	config           []*Custom          // custom config rules (spec.config_normalization_rules)
+	// dynamic are the dynamic streams with custom components (in their
+	// resolver or template), by path: the CDK makes their streams and reads them.
+	dynamic map[string]*Custom
+	called  map[string]*Custom // components Go calls, by path
+	config  []*Custom          // custom config rules (spec.config_normalization_rules)
 }
 
 // findCustom walks the resolved manifest for custom components.
 func (d *decoder) findCustom(resolved map[string]any) *customParts {
-	cp := &customParts{d: d, streams: map[string]*Custom{}, schemas: map[string]*Custom{}, called: map[string]*Custom{}}
+	cp := &customParts{d: d, streams: map[string]*Custom{}, schemas: map[string]*Custom{}, called: map[string]*Custom{}, dynamic: map[string]*Custom{}}
 	for _, k := range interp.SortedKeys(resolved) {
 		switch k {
 		case "definitions", "metadata", "schemas":
@@ -113,6 +116,17 @@ func (d *decoder) findCustom(resolved map[string]any) *customParts {
 					continue
 				}
 				cp.stream(s, index("streams", i))
+			}
+		case "dynamic_streams":
+			list, _ := resolved[k].([]any)
+			for i, ds := range list {
+				path := index("dynamic_streams", i)
+				cp.walk(ds, path, func(c *Custom) bool {
+					if cp.dynamic[path] == nil {
+						cp.dynamic[path] = c
+					}
+					return true
+				})
 			}
 		case "spec":
 			cp.walk(resolved[k], "spec", func(c *Custom) bool {
@@ -175,7 +189,7 @@ func (cp *customParts) stream(v any, path string) bool {
 				return
 			}
 			for _, k := range interp.SortedKeys(x) {
-				if k == "$parameters" || k == "schema" {
+				if k == "$parameters" || k == "schema" || !componentField(x, k) {
 					continue
 				}
 				child := rel + "." + k
@@ -195,7 +209,7 @@ func (cp *customParts) stream(v any, path string) bool {
 		}
 	}
 	for _, k := range interp.SortedKeys(m) {
-		if k != "$parameters" {
+		if k != "$parameters" && componentField(m, k) {
 			visit(m[k], k)
 		}
 	}
@@ -203,6 +217,23 @@ func (cp *customParts) stream(v any, path string) bool {
 		cp.streams[path] = whole
 	}
 	return whole != nil
+}
+
+// componentField tells whether key of the component m is one of its type's
+// fields: what a built-in component holds under another key is data the
+// CDK never builds (a misspelt error_handlers beside error_handler).
+func componentField(m map[string]any, key string) bool {
+	typ, _ := m["type"].(string)
+	if typ == "" || strings.HasPrefix(typ, "Custom") {
+		return true
+	}
+	def := rawDefinition(typ)
+	if def == nil {
+		return true
+	}
+	props, _ := def["properties"].(map[string]any)
+	_, ok := props[key]
+	return ok
 }
 
 // listless writes a relative path with its list indexes left out of the
@@ -244,7 +275,7 @@ func (cp *customParts) walk(v any, path string, take func(*Custom) bool) {
 			return
 		}
 		for _, k := range interp.SortedKeys(x) {
-			if k == "schema" || k == "$parameters" || k == "default_values" || k == "list_of_parameters_for_stream" {
+			if k == "schema" || k == "$parameters" || k == "default_values" || k == "list_of_parameters_for_stream" || !componentField(x, k) {
 				continue // data, not components
 			}
 			cp.walk(x[k], join(path, k), take)
@@ -275,4 +306,10 @@ func (d *decoder) custom(v any, path string) *Custom {
 		d.fail(path, "%s", customRefusal(m))
 	}
 	return nil
+}
+
+// AuthNames are the names of a PythonAuth map (Stream.PythonAuth), sorted:
+// the streams whose requests Go authenticates for the CDK.
+func AuthNames(auths map[string]*Auth) []string {
+	return interp.SortedKeys(auths)
 }

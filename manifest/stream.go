@@ -37,7 +37,8 @@ type Stream struct {
 	// PythonAuth, for a stream the CDK reads whole, are the built-in
 	// authenticators of its requesters and its parents', by stream name: a
 	// request the CDK makes is authenticated by Go, so that a token is
-	// refreshed by one process (nil: no authenticator).
+	// refreshed by one process (nil: no authenticator). One Go cannot run
+	// (a flow it does not implement) is not there: the CDK keeps its own.
 	PythonAuth map[string]*Auth
 	// CustomStateMigrations are the stream's custom state_migrations, in
 	// order, run by the CDK on the incoming state.
@@ -196,8 +197,12 @@ func (d *decoder) pythonAuths(v any, path, stream string, into map[string]*Auth)
 				continue
 			}
 			if am, ok := x[k].(map[string]any); ok && k == "authenticator" && !isCustom(am) {
-				if _, seen := into[stream]; !seen {
-					into[stream] = d.auth(am, join(path, k), allAuth)
+				// One Go cannot run stays the CDK's.
+				sub := &decoder{parts: d.parts}
+				if a := sub.auth(am, join(path, k), allAuth); len(sub.errs) == 0 {
+					if _, seen := into[stream]; !seen {
+						into[stream] = a
+					}
 				}
 				continue
 			}
@@ -280,12 +285,8 @@ func (d *decoder) selector(v any, path string) *Selector {
 		d.dpathExtractor(s, m["extractor"], path+".extractor")
 	}
 	if f, ok := m["record_filter"]; ok && f != nil {
-		if s.CustomFilter = d.custom(f, path+".record_filter"); s.CustomFilter != nil {
-			// the CDK's filter
-		} else if fm, _, ok := d.component(f, path+".record_filter", "RecordFilter"); ok {
-			// No condition: no filter. (The reference drops every record.)
-			s.Filter = d.condition(fm, path+".record_filter")
-			s.FilterParams, _ = fm["$parameters"].(map[string]any)
+		if s.CustomFilter = d.custom(f, path+".record_filter"); s.CustomFilter == nil {
+			d.recordFilter(s, f, path+".record_filter")
 		}
 	}
 	s.Normalize = m["schema_normalization"] == "Default"

@@ -78,6 +78,11 @@ func (r *Runner) pythonAuth(name string) *manifest.Auth {
 			return a
 		}
 	}
+	for _, ds := range r.Source.DynamicStreams {
+		if a, ok := ds.PythonAuth[name]; ok {
+			return a
+		}
+	}
 	return nil
 }
 

@@ -85,7 +85,7 @@ func (s *pythonStream) Finish(err error) {
 // onMessage, LOG messages to the runner's log. A TRACE ERROR of the CDK is
 // the read's error.
 func (r *Runner) readPython(ctx context.Context, st *manifest.Stream, cs protocol.ConfiguredStream, state map[string]any, maxRecords int, onMessage func(*pythonMessage, json.RawMessage) error) error {
-	params := map[string]any{"stream": st.Name, "configured_stream": cs}
+	params := map[string]any{"stream": st.Name, "configured_stream": cs, "go_auth": manifest.AuthNames(st.PythonAuth)}
 	if state != nil {
 		params["state"] = []any{map[string]any{"type": "STREAM", "stream": map[string]any{
 			"stream_descriptor": map[string]any{"name": st.Name}, "stream_state": state}}}
