@@ -66,7 +66,7 @@ func refused(t *testing.T, res result) {
 	if len(errs) != 1 {
 		t.Fatalf("want one error, got %v", errs)
 	}
-	if msg := errs[0]["message"].(string); !regexp.MustCompile(`^streams\[\d+\][^:]*: `+regexp.QuoteMeta(notPermittedText)+`$`).MatchString(msg) {
+	if msg := errs[0]["message"].(string); !regexp.MustCompile(`^streams\[\d+\][^:]*: ` + regexp.QuoteMeta(notPermittedText) + `$`).MatchString(msg) {
 		t.Errorf("refused for a component that is not custom Python code, or without a path: %s", msg)
 	}
 }
