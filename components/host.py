@@ -426,7 +426,11 @@ class Host:
         for message in source._concurrent_source.read(streams):
             if message.type == Type.RECORD:
                 records += 1
-            CHANNEL.send({"re": rid, "msg": AirbyteMessageSerializer.dump(message)})
+                # The record as the stream made it: the serializer (serpyco-rs, omit_none) would leave its
+                # top-level nulls out, and Go prints a record's nulls (README, record-nulls).
+                CHANNEL.send({"re": rid, "msg": {"type": "RECORD", "record": {"data": message.record.data}}})
+            else:
+                CHANNEL.send({"re": rid, "msg": AirbyteMessageSerializer.dump(message)})
             if limit is not None and records >= limit:
                 break
         del logger
