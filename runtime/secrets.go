@@ -94,15 +94,36 @@ func jsonEscape(s string, ascii, slash bool) string {
 // shortened with "..." cut off (an error message showing the first 200
 // characters of a body that echoes a long token).
 func (m *Masker) Mask(s string) string {
+	r, list := m.current()
+	if r == nil {
+		return s
+	}
+	s = r.Replace(s)
+	if strings.Contains(s, "...") {
+		s = maskCut(s, list)
+	}
+	return s
+}
+
+// Holds tells whether s holds a secret, in any of its forms.
+func (m *Masker) Holds(s string) bool {
+	r, _ := m.current()
+	return r != nil && r.Replace(s) != s
+}
+
+// current is the replacer of every form of every secret and their list,
+// longest first; nil when there is no secret.
+func (m *Masker) current() (*strings.Replacer, []string) {
 	m.mu.RLock()
 	r, list := m.replacer, m.list
 	n := len(m.secrets)
 	m.mu.RUnlock()
-	if n == 0 {
-		return s
+	if n == 0 || r != nil {
+		return r, list
 	}
-	if r == nil {
-		m.mu.Lock()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.replacer == nil {
 		list = make([]string, 0, len(m.secrets))
 		for v := range m.secrets {
 			list = append(list, v)
@@ -113,14 +134,8 @@ func (m *Masker) Mask(s string) string {
 			pairs = append(pairs, v, "****")
 		}
 		m.replacer, m.list = strings.NewReplacer(pairs...), list
-		r = m.replacer
-		m.mu.Unlock()
 	}
-	s = r.Replace(s)
-	if strings.Contains(s, "...") {
-		s = maskCut(s, list)
-	}
-	return s
+	return m.replacer, m.list
 }
 
 // maskCut replaces by **** the start of a secret that ends the text before

@@ -113,6 +113,7 @@ func (s *legacySession) validate(ctx context.Context, token string) (bool, error
 	if err := p.SetHeader(header, token); err != nil {
 		return false, err
 	}
+	ctx = request.GetsCredentials(ctx) // it carries the token: never redirected to another host
 	resp, err := s.env.Client.Send(ctx, func() (*http.Request, error) { return p.HTTP(ctx) }, request.AuthPolicy())
 	if s.env.Exchange != nil {
 		s.env.Exchange("Validate session token", "Checks the session token of the config", p, resp)
