@@ -152,7 +152,7 @@ func (s *legacySession) login(ctx context.Context, user, password string) (strin
 	d.UseNumber()
 	var body map[string]any
 	if err := d.Decode(&body); err != nil {
-		return "", failure.System("session token login %s answered HTTP %d with a body that is not a JSON object: %s", resp.URL, resp.Status, request.BodyStart(resp.Body))
+		return "", failure.System("session token login %s answered HTTP %d with a body that is not a JSON object: %s", resp.URL, resp.Status, request.DescribeBody(resp.Header, resp.Body))
 	}
 	token := tokenText(body[key])
 	if token == "" {
