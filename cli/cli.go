@@ -96,7 +96,7 @@ func (a *app) spec(context.Context) error {
 			return a.fail(protocol.SystemError, err.Error())
 		}
 	}
-	raw, err := manifest.Find(a.manifestPath, config)
+	raw, _, err := manifest.Find(a.manifestPath, config)
 	if errors.Is(err, manifest.ErrNoManifest) {
 		return a.out.Write(&protocol.Message{Type: protocol.TypeSpec, Spec: a.genericSpec})
 	}
@@ -161,7 +161,7 @@ func (a *app) setup() (r *runtime.Runner, err *setupError, validation error) {
 	if cerr != nil {
 		return nil, &setupError{message: cerr.Error()}, nil
 	}
-	raw, merr := manifest.Find(a.manifestPath, config)
+	raw, files, merr := manifest.Find(a.manifestPath, config)
 	if merr != nil {
 		return nil, &setupError{message: merr.Error(), checkFails: true}, nil
 	}
@@ -169,7 +169,7 @@ func (a *app) setup() (r *runtime.Runner, err *setupError, validation error) {
 	if merr != nil {
 		return nil, &setupError{message: "invalid manifest: " + merr.Error(), checkFails: true}, nil
 	}
-	src.Folder = manifest.Folder(a.manifestPath)
+	src.Files = files
 	if a.componentsPath != "" {
 		a.out.Log(protocol.LevelWarn, "--components-path "+a.componentsPath+" is not loaded: custom Python components cannot run here, and a manifest component that needs them (class_name) is refused")
 	}
@@ -347,7 +347,7 @@ func writeFileAtomic(path string, cfg map[string]any) error {
 func (a *app) builder(ctx context.Context, command string, config map[string]any) error {
 	switch command {
 	case "resolve_manifest":
-		raw, err := manifest.Find(a.manifestPath, config)
+		raw, _, err := manifest.Find(a.manifestPath, config)
 		if err != nil {
 			return a.fail(protocol.ConfigError, err.Error())
 		}

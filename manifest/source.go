@@ -28,9 +28,10 @@ type Source struct {
 	// Warnings name what the manifest says that is ignored (fields Airbyte's
 	// schema allows but no component here reads), one line each with its path.
 	Warnings []string
-	// Folder is where the manifest file is (see Folder), for the schema files
-	// it names; set by the caller of Load.
-	Folder string
+	// Files are the files the manifest may read (its schema files): those of
+	// its folder, as Find tells; the zero value, for a manifest that came
+	// with a request, reads none. Set by the caller of Load.
+	Files Files
 }
 
 // Stream returns the stream named name, or nil.
