@@ -28,6 +28,10 @@ type Source struct {
 	// Warnings name what the manifest says that is ignored (fields Airbyte's
 	// schema allows but no component here reads), one line each with its path.
 	Warnings []string
+	// Custom are the custom Python components of the manifest, in the order
+	// found; CustomConfig those of the spec's config_normalization_rules (the
+	// CDK then runs the rules, package components).
+	Custom, CustomConfig []*Custom
 	// Files are the files the manifest may read (its schema files): those of
 	// its folder, as Find tells; the zero value, for a manifest that came
 	// with a request, reads none. Set by the caller of Load.
@@ -103,7 +107,8 @@ func (d *decoder) source(m map[string]any) *Source {
 	if spec, ok := m["spec"]; ok {
 		if sm, _, ok := d.component(spec, "spec", "Spec"); ok {
 			src.Spec = sm
-			if x, ok := sm["config_normalization_rules"]; ok && x != nil {
+			// Custom rules among them: the CDK runs them all (Source.CustomConfig).
+			if x, ok := sm["config_normalization_rules"]; ok && x != nil && len(d.parts.config) == 0 {
 				src.ConfigRules = d.configRules(x, "spec.config_normalization_rules")
 			}
 		}
