@@ -83,6 +83,23 @@ func port(u *url.URL) string {
 	return ""
 }
 
+// Origin is a URL's scheme and host, lowercased ("https://api.example.com"),
+// for naming where a request goes; the URL itself when it does not parse.
+func Origin(rawURL string) string {
+	if u, err := url.Parse(rawURL); err == nil {
+		return strings.ToLower(u.Scheme + "://" + u.Host)
+	}
+	return rawURL
+}
+
+// SecretRefused is the config_error of a request of what (a requester's
+// path) to rawURL not sent because its part ("URL", "body", "header X")
+// holds a secret, where the credentials do not go, as why.
+func SecretRefused(what, rawURL, part, why string) error {
+	host := Origin(rawURL)
+	return failure.Config("%s: the request to %q is not sent: its %s holds a secret, and secrets go only where the authenticator's credentials go, which %s is not, as %s", what, host, part, host, why)
+}
+
 // Authenticate has apply (an authenticator; nil: none) put its credentials
 // into p, unless they do not follow p's URL from base, the requester's
 // url_base (see CredentialsFollow): p then goes without them, and without
@@ -99,13 +116,10 @@ func (c *Client) Authenticate(p *Parts, base, what string, apply func(*Parts) er
 			p.Credentials = Credentials{Withheld: why}
 			without = append(without, "the authenticator's credentials")
 		}
-		host := p.URL
-		if u, err := url.Parse(p.URL); err == nil {
-			host = strings.ToLower(u.Scheme + "://" + u.Host)
-		}
+		host := Origin(p.URL)
 		dropped, err := p.dropSecrets(c.holdsSecret)
 		if err != nil {
-			return failure.Config("%s: the request to %q is not sent: its %s holds a secret, and secrets go only where the authenticator's credentials go, which %s is not, as %s", what, host, err, host, why)
+			return SecretRefused(what, p.URL, err.Error(), why)
 		}
 		if len(dropped) > 0 {
 			without = append(without, strings.Join(dropped, ", ")+" (holding a secret)")
