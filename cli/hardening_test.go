@@ -125,22 +125,29 @@ func TestTokenAndLoginRequestsAreNotRedirectedToAnotherHost(t *testing.T) {
 		manifest func(url string) string
 		path     string // the endpoint redirected
 		status   int
+		samePort bool // redirected to the same host (127.0.0.1) on another port: still another origin
 	}{
-		{"oauth json 307", oauth(""), "/oauth/token", 307},
-		{"oauth json 308", oauth(""), "/oauth/token", 308},
-		{"oauth form 307", oauth("refresh_request_headers: {Content-Type: application/x-www-form-urlencoded}\n"), "/oauth/token", 307},
-		{"oauth query 302", oauth("refresh_request_headers: {Content-Type: application/json}\nsend_refresh_request_as_query_params: true\n"), "/oauth/token", 302},
-		{"oauth query 307", oauth("send_refresh_request_as_query_params: true\n"), "/oauth/token", 307},
-		{"session login 307", sessionManifest, "/login", 307},
-		{"session login 303", sessionManifest, "/login", 303},
+		{"oauth json 307", oauth(""), "/oauth/token", 307, false},
+		{"oauth json 308", oauth(""), "/oauth/token", 308, false},
+		{"oauth form 307", oauth("refresh_request_headers: {Content-Type: application/x-www-form-urlencoded}\n"), "/oauth/token", 307, false},
+		{"oauth query 302", oauth("refresh_request_headers: {Content-Type: application/json}\nsend_refresh_request_as_query_params: true\n"), "/oauth/token", 302, false},
+		{"oauth query 307", oauth("send_refresh_request_as_query_params: true\n"), "/oauth/token", 307, false},
+		{"session login 307", sessionManifest, "/login", 307, false},
+		{"session login 303", sessionManifest, "/login", 303, false},
+		{"oauth json 307, same host, another port", oauth(""), "/oauth/token", 307, true},
+		{"legacy session login 307", func(url string) string { return legacySessionManifest(url+"/api/", "session") }, "/api/session", 307, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			foreign := newForeignHost(t, func(w http.ResponseWriter, r *http.Request) {
 				fmt.Fprint(w, `{"access_token":"stolen","token":"stolen","expires_in":3600}`)
 			})
+			target := foreign.URL
+			if tc.samePort {
+				target = foreign.Server.URL
+			}
 			home := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
 				if r.URL.Path == tc.path {
-					http.Redirect(w, r, foreign.URL+"/grab?code=q-0451", tc.status)
+					http.Redirect(w, r, target+"/grab?code=q-0451", tc.status)
 					return
 				}
 				fmt.Fprint(w, `{"data":[{"id":1}]}`)
@@ -152,7 +159,7 @@ func TestTokenAndLoginRequestsAreNotRedirectedToAnotherHost(t *testing.T) {
 			}
 			errs := res.errors()
 			want := fmt.Sprintf("POST %s%s, a request for credentials, was redirected to %s: not followed, as its body and credentials go to that endpoint's own host and scheme only",
-				home.URL, tc.path, foreign.URL)
+				home.URL, tc.path, target)
 			if res.code == 0 || len(errs) == 0 || errs[0]["failure_type"] != "config_error" || !strings.HasSuffix(errs[0]["message"].(string), want) {
 				t.Errorf("exit %d, errors %v\nwant a config_error ending %q", res.code, errs, want)
 			}
