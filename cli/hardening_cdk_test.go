@@ -10,13 +10,15 @@ import (
 	"github.com/airbyte-go/source-declarative/components/pythontest"
 )
 
-// plainRequesterPy makes a stream read whole by the CDK without changing
-// its requests: a custom requester that is the CDK's own.
+// plainRequesterPy makes a stream read whole by the CDK: a custom
+// requester that is the CDK's own, sending the secret api_key as a query
+// parameter beside another.
 const plainRequesterPy = `
 from airbyte_cdk.sources.declarative.requesters.http_requester import HttpRequester
 
 class PlainRequester(HttpRequester):
-    pass
+    def get_request_params(self, *, stream_state=None, stream_slice=None, next_page_token=None):
+        return {"key": self.config["api_key"], "region": "eu"}
 `
 
 // cdkStream is a stream the CDK reads whole (its requester is custom),
@@ -49,8 +51,9 @@ streams:
 
 // A stream the CDK reads whole is authenticated by Go under the same rule
 // as Go's own requests: its next-page URL on another host gets no
-// credentials, with the one WARN for the host; and the derived token Go
-// put on its requests is a secret, masked where an API echoes it.
+// credentials and no query parameter holding a secret, the others kept,
+// with the one WARN for the host; and the derived token Go put on its
+// requests is a secret, masked where an API echoes it.
 func TestCDKStreamCredentialsStayWithTheirHostAndAreMasked(t *testing.T) {
 	t.Setenv("AIRBYTE_PYTHON", pythontest.Python(t))
 	t.Setenv("AIRBYTE_ENABLE_UNSAFE_CODE", "True")
@@ -71,11 +74,11 @@ func TestCDKStreamCredentialsStayWithTheirHostAndAreMasked(t *testing.T) {
 	}
 	equalLists(t, "records", res.records("s"), []string{`{"id":1}`, `{"id":2}`})
 	got := home.requests()
-	if len(got) != 1 || got[0].Header.Get("Authorization") != "Bearer "+derived {
+	if len(got) != 1 || got[0].Header.Get("Authorization") != "Bearer "+derived || got[0].Query != "key="+key+"&region=eu" {
 		t.Errorf("home requests: %+v", got)
 	}
 	fr := foreign.requests()
-	if len(fr) != 1 || !strings.HasPrefix(fr[0], "GET /more?page=2 HTTP/1.1") || strings.Contains(fr[0], "Authorization") {
+	if len(fr) != 1 || !strings.HasPrefix(fr[0], "GET /more?page=2&region=eu HTTP/1.1") || strings.Contains(fr[0], "Authorization") {
 		t.Errorf("foreign requests: %q", fr)
 	}
 	var warns []string
@@ -84,7 +87,7 @@ func TestCDKStreamCredentialsStayWithTheirHostAndAreMasked(t *testing.T) {
 			warns = append(warns, lg["message"].(string))
 		}
 	}
-	want := fmt.Sprintf(`streams[0].retriever.requester: the request to %q is sent without the authenticator's credentials, as host %q is not url_base's host %q nor a subdomain of it (said once per host)`,
+	want := fmt.Sprintf(`streams[0].retriever.requester: the request to %q is sent without the authenticator's credentials and query parameter key (holding a secret), as host %q is not url_base's host %q nor a subdomain of it (said once per host)`,
 		foreign.URL, strings.TrimPrefix(foreign.URL, "http://"), strings.TrimPrefix(home.URL, "http://"))
 	equalLists(t, "warnings", warns, []string{want})
 
