@@ -103,7 +103,7 @@ func (a *app) spec(context.Context) error {
 			return a.fail(protocol.SystemError, err.Error())
 		}
 	}
-	raw, err := manifest.Find(a.manifestPath, config)
+	raw, _, err := manifest.Find(a.manifestPath, config)
 	if errors.Is(err, manifest.ErrNoManifest) {
 		return a.out.Write(&protocol.Message{Type: protocol.TypeSpec, Spec: a.genericSpec})
 	}
@@ -168,7 +168,7 @@ func (a *app) setup() (r *runtime.Runner, err *setupError, validation error) {
 	if cerr != nil {
 		return nil, &setupError{message: cerr.Error()}, nil
 	}
-	raw, merr := manifest.Find(a.manifestPath, config)
+	raw, files, merr := manifest.Find(a.manifestPath, config)
 	if merr != nil {
 		return nil, &setupError{message: merr.Error(), checkFails: true}, nil
 	}
@@ -176,7 +176,7 @@ func (a *app) setup() (r *runtime.Runner, err *setupError, validation error) {
 	if merr != nil {
 		return nil, &setupError{message: "invalid manifest: " + merr.Error(), checkFails: true}, nil
 	}
-	src.Folder = manifest.Folder(a.manifestPath)
+	src.Files = files
 	spec, warnings := manifest.Spec(src.Resolved)
 	connSpec, _ := spec["connectionSpecification"].(map[string]any)
 	a.masker.AddSpecSecrets(connSpec, config)
@@ -361,7 +361,7 @@ func writeFileAtomic(path string, cfg map[string]any) error {
 func (a *app) builder(ctx context.Context, command string, config map[string]any) error {
 	switch command {
 	case "resolve_manifest":
-		raw, err := manifest.Find(a.manifestPath, config)
+		raw, _, err := manifest.Find(a.manifestPath, config)
 		if err != nil {
 			return a.fail(protocol.ConfigError, err.Error())
 		}

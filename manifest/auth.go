@@ -31,6 +31,10 @@ type Auth struct {
 	Selective  *SelectiveConfig
 	JWT        *JWTConfig           // jwt.go
 	Legacy     *LegacySessionConfig // legacysession.go
+	// URLBase, for the authenticator of a stream the CDK reads whole
+	// (Stream.PythonAuth), is its requester's url_base (or url): the
+	// credentials go only where they go from there (request.CredentialsFollow).
+	URLBase *interp.Template
 }
 
 // SelectiveConfig is a SelectiveAuthenticator: the config value at

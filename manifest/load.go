@@ -25,38 +25,29 @@ const InjectedKey = "__injected_declarative_manifest"
 // ErrNoManifest means no manifest was found in any of the places looked at.
 var ErrNoManifest = errors.New("no manifest: pass --manifest, bake one at " + ImagePath + ", or put it in the config under " + InjectedKey)
 
-// Folder is the folder of the manifest Find would load, for the schema
-// files a manifest names: the --manifest file's folder, else the image's
-// manifest folder; empty for a manifest injected in the config.
-func Folder(flagPath string) string {
-	if flagPath != "" {
-		return filepath.Dir(flagPath)
-	}
-	if _, err := os.Stat(ImagePath); err == nil {
-		return filepath.Dir(ImagePath)
-	}
-	return ""
-}
-
 // Find returns the raw manifest, first match wins: the --manifest path, the
-// image path, then the config key. config may be nil.
-func Find(flagPath string, config map[string]any) (map[string]any, error) {
+// image path, then the config key (config may be nil); and the files it may
+// read (see Files): those of its folder for a manifest file, none for one
+// that came in the config.
+func Find(flagPath string, config map[string]any) (map[string]any, Files, error) {
 	if flagPath != "" {
-		return ReadFile(flagPath)
+		m, err := ReadFile(flagPath)
+		return m, FilesIn(filepath.Dir(flagPath)), err
 	}
 	if _, err := os.Stat(ImagePath); err == nil {
-		return ReadFile(ImagePath)
+		m, err := ReadFile(ImagePath)
+		return m, FilesIn(filepath.Dir(ImagePath)), err
 	}
 	if config != nil {
 		if v, ok := config[InjectedKey]; ok {
 			m, ok := v.(map[string]any)
 			if !ok {
-				return nil, fmt.Errorf("config key %s must be an object holding the manifest", InjectedKey)
+				return nil, Files{}, fmt.Errorf("config key %s must be an object holding the manifest", InjectedKey)
 			}
-			return m, nil
+			return m, Files{}, nil
 		}
 	}
-	return nil, ErrNoManifest
+	return nil, Files{}, ErrNoManifest
 }
 
 // ReadFile reads a YAML or JSON manifest file.

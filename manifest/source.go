@@ -32,9 +32,10 @@ type Source struct {
 	// found; CustomConfig those of the spec's config_normalization_rules (the
 	// CDK then runs the rules, package components).
 	Custom, CustomConfig []*Custom
-	// Folder is where the manifest file is (see Folder), for the schema files
-	// it names; set by the caller of Load.
-	Folder string
+	// Files are the files the manifest may read (its schema files): those of
+	// its folder, as Find tells; the zero value, for a manifest that came
+	// with a request, reads none. Set by the caller of Load.
+	Files Files
 }
 
 // Stream returns the stream named name, or nil.

@@ -199,7 +199,13 @@ func (d *decoder) pythonAuths(v any, path, stream string, into map[string]*Auth)
 			if am, ok := x[k].(map[string]any); ok && k == "authenticator" && !isCustom(am) {
 				// One Go cannot run stays the CDK's.
 				sub := &decoder{parts: d.parts}
-				if a := sub.auth(am, join(path, k), allAuth); len(sub.errs) == 0 {
+				a := sub.auth(am, join(path, k), allAuth)
+				if a != nil {
+					if a.URLBase = sub.tpl(x, "url_base", path); a.URLBase == nil {
+						a.URLBase = sub.tpl(x, "url", path)
+					}
+				}
+				if len(sub.errs) == 0 {
 					if _, seen := into[stream]; !seen {
 						into[stream] = a
 					}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"strings"
 
 	"github.com/airbyte-go/source-declarative/components"
 	"github.com/airbyte-go/source-declarative/manifest"
@@ -31,7 +32,12 @@ func (r *Runner) Log(level, msg string) { r.log(level, msg) }
 // AuthenticateForPython answers the components host for a stream the CDK
 // reads whole: the credentials Go's authenticator of that stream (or of the
 // parent that makes the request) puts on the request, so that one process
-// holds and refreshes each token.
+// holds and refreshes each token. They follow the credentials rule from the
+// requester's url_base as Go's own requests do (request.Client.Authenticate),
+// and what they put on is a secret as sent. To a host they do not go to, a
+// request of the CDK that holds a secret elsewhere than in its query (a
+// header, its body) is refused, as the CDK's request cannot be answered
+// without a header; its query loses the parameters that hold one.
 func (r *Runner) AuthenticateForPython(ctx context.Context, req *components.AuthRequest) (*components.AuthAnswer, error) {
 	a := r.pythonAuth(req.Stream)
 	if a == nil {
@@ -41,13 +47,29 @@ func (r *Runner) AuthenticateForPython(ctx context.Context, req *components.Auth
 	if err != nil || au == nil {
 		return &components.AuthAnswer{}, err
 	}
+	base, err := a.URLBase.Render(r.vars(a.Parameters, nil))
+	if err != nil {
+		return nil, err
+	}
 	p := request.New(req.Method, req.URL)
 	for k, v := range req.Headers {
 		p.Headers.Set(k, v)
 	}
 	before := p.Headers.Clone()
-	if err := au.Apply(ctx, p); err != nil {
+	requester := strings.TrimSuffix(a.Path, ".authenticator")
+	apply := func(p *request.Parts) error { return au.Apply(ctx, p) }
+	if err := r.Client.Authenticate(p, base, requester, apply); err != nil {
 		return nil, err
+	}
+	if why := p.Credentials.Withheld; why != "" {
+		for k := range before {
+			if _, kept := p.Headers[k]; !kept {
+				return nil, request.SecretRefused(requester, req.URL, "header "+k, why)
+			}
+		}
+		if r.Masker.Holds(string(req.Body)) {
+			return nil, request.SecretRefused(requester, req.URL, "body", why)
+		}
 	}
 	ans := &components.AuthAnswer{Headers: map[string]string{}}
 	for k := range p.Headers {
@@ -55,8 +77,8 @@ func (r *Runner) AuthenticateForPython(ctx context.Context, req *components.Auth
 			ans.Headers[http.CanonicalHeaderKey(k)] = v
 		}
 	}
-	if len(p.Query) > 0 {
-		u, err := url.Parse(req.URL)
+	if len(p.Query) > 0 || p.URL != req.URL {
+		u, err := url.Parse(p.URL)
 		if err != nil {
 			return nil, err
 		}

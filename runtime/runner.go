@@ -56,11 +56,12 @@ func New(src *manifest.Source, config map[string]any, out *protocol.Writer, mask
 	r := &Runner{Source: src, Config: config, Out: out, Masker: masker, Now: time.Now, auths: map[string]auth.Authenticator{}}
 	r.Client = request.NewClient(r.log)
 	r.Client.Debug = out.Debugging
+	r.Client.HoldsSecret, r.Client.AddSecret = masker.Holds, masker.Add
 	r.Client.RateLimited = func(stream string) { out.RateLimited(stream) }
 	r.Client.Budget = request.NewBudget(src.APIBudget, r.vars(nil, nil), r.log)
 	r.jobs = &retrieve.JobPlaces{Limit: src.AsyncJobLimit}
 	r.streams = &plan.Streams{Source: src, ConfigMu: &r.configMu}
-	r.schemas = &schema.Loader{Folder: src.Folder, Log: r.log,
+	r.schemas = &schema.Loader{Files: src.Files, Log: r.log,
 		FirstRecord: func(ctx context.Context, st *manifest.Stream) ([]byte, error) {
 			return retrieve.FirstRecord(ctx, r.env(), st)
 		},

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf16"
+
+	"github.com/dlclark/regexp2"
 )
 
 // Masker replaces every known secret in a text by ****. Secrets are the
@@ -94,15 +96,36 @@ func jsonEscape(s string, ascii, slash bool) string {
 // shortened with "..." cut off (an error message showing the first 200
 // characters of a body that echoes a long token).
 func (m *Masker) Mask(s string) string {
+	r, list := m.current()
+	if r == nil {
+		return s
+	}
+	s = r.Replace(s)
+	if strings.Contains(s, "...") {
+		s = maskCut(s, list)
+	}
+	return s
+}
+
+// Holds tells whether s holds a secret, in any of its forms.
+func (m *Masker) Holds(s string) bool {
+	r, _ := m.current()
+	return r != nil && r.Replace(s) != s
+}
+
+// current is the replacer of every form of every secret and their list,
+// longest first; nil when there is no secret.
+func (m *Masker) current() (*strings.Replacer, []string) {
 	m.mu.RLock()
 	r, list := m.replacer, m.list
 	n := len(m.secrets)
 	m.mu.RUnlock()
-	if n == 0 {
-		return s
+	if n == 0 || r != nil {
+		return r, list
 	}
-	if r == nil {
-		m.mu.Lock()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.replacer == nil {
 		list = make([]string, 0, len(m.secrets))
 		for v := range m.secrets {
 			list = append(list, v)
@@ -113,14 +136,8 @@ func (m *Masker) Mask(s string) string {
 			pairs = append(pairs, v, "****")
 		}
 		m.replacer, m.list = strings.NewReplacer(pairs...), list
-		r = m.replacer
-		m.mu.Unlock()
 	}
-	s = r.Replace(s)
-	if strings.Contains(s, "...") {
-		s = maskCut(s, list)
-	}
-	return s
+	return m.replacer, m.list
 }
 
 // maskCut replaces by **** the start of a secret that ends the text before
@@ -158,72 +175,90 @@ func cutSecret(text string, list []string) int {
 	return best
 }
 
-// AddSpecSecrets registers the config values at every airbyte_secret path of
-// a connection specification (through properties and oneOf variants).
+// AddSpecSecrets registers the config values that a connection
+// specification marks airbyte_secret: under properties, patternProperties
+// (the keys their pattern matches) and additionalProperties (the other
+// keys), in oneOf, anyOf and allOf variants and in array items, at any
+// depth.
 func (m *Masker) AddSpecSecrets(spec map[string]any, config map[string]any) {
-	for _, path := range secretPaths(spec) {
-		collect(config, path, m.Add)
-	}
+	addSecrets(spec, config, m.Add)
 }
 
-func secretPaths(schema map[string]any) [][]string {
-	var out [][]string
-	var walk func(s map[string]any, prefix []string)
-	walk = func(s map[string]any, prefix []string) {
-		if b, _ := s["airbyte_secret"].(bool); b && len(prefix) > 0 {
-			out = append(out, append([]string(nil), prefix...))
-		}
-		if props, ok := s["properties"].(map[string]any); ok {
-			for k, v := range props {
-				if sub, ok := v.(map[string]any); ok {
-					walk(sub, append(prefix, k))
-				}
-			}
-		}
-		for _, key := range []string{"oneOf", "anyOf"} {
-			if variants, ok := s[key].([]any); ok {
-				for _, v := range variants {
-					if sub, ok := v.(map[string]any); ok {
-						walk(sub, prefix)
-					}
-				}
-			}
-		}
-		if items, ok := s["items"].(map[string]any); ok {
-			walk(items, prefix)
-		}
-	}
-	walk(schema, nil)
-	return out
-}
-
-func collect(v any, path []string, add func(string)) {
-	if len(path) == 0 {
-		switch x := v.(type) {
-		case string:
-			add(x)
-		case []any:
-			for _, e := range x {
-				collect(e, nil, add)
-			}
-		case map[string]any:
-			// A secret given as an object: each of its values is secret, as
-			// a template that renders the object shows them all.
-			for _, e := range x {
-				collect(e, nil, add)
-			}
-		case nil:
-		default:
-			add(strings.TrimSpace(strings.Trim(jsonText(x), `"`)))
-		}
+// addSecrets walks a schema and the value it describes together, giving add
+// every text of a value whose schema is marked airbyte_secret.
+func addSecrets(schema map[string]any, v any, add func(string)) {
+	if b, _ := schema["airbyte_secret"].(bool); b {
+		collect(v, add)
 		return
+	}
+	for _, key := range []string{"oneOf", "anyOf", "allOf"} {
+		variants, _ := schema[key].([]any)
+		for _, variant := range variants {
+			if sub, ok := variant.(map[string]any); ok {
+				addSecrets(sub, v, add)
+			}
+		}
 	}
 	switch x := v.(type) {
 	case map[string]any:
-		collect(x[path[0]], path[1:], add)
+		props, _ := schema["properties"].(map[string]any)
+		patterns, _ := schema["patternProperties"].(map[string]any)
+		additional, _ := schema["additionalProperties"].(map[string]any)
+		for k, e := range x {
+			matched := false
+			if sub, ok := props[k].(map[string]any); ok {
+				addSecrets(sub, e, add)
+				matched = true
+			}
+			for pattern, sub := range patterns {
+				if s, ok := sub.(map[string]any); ok && patternMatches(pattern, k) {
+					addSecrets(s, e, add)
+					matched = true
+				}
+			}
+			if _, named := props[k]; !named && !matched && additional != nil {
+				addSecrets(additional, e, add)
+			}
+		}
+	case []any:
+		items, _ := schema["items"].(map[string]any)
+		for _, e := range x {
+			if items != nil {
+				addSecrets(items, e, add)
+			}
+		}
+	}
+}
+
+// patternMatches tells whether a patternProperties pattern (an ECMA 262
+// regular expression, as JSON Schema says) matches a key; a pattern that
+// does not compile matches every key, so that no secret is missed.
+func patternMatches(pattern, key string) bool {
+	re, err := regexp2.Compile(pattern, regexp2.ECMAScript)
+	if err != nil {
+		return true
+	}
+	ok, err := re.MatchString(key)
+	return ok || err != nil
+}
+
+// collect gives add every text of a secret value: a list's items and an
+// object's values (a template that renders the object shows them all),
+// numbers and booleans as JSON writes them.
+func collect(v any, add func(string)) {
+	switch x := v.(type) {
+	case string:
+		add(x)
 	case []any:
 		for _, e := range x {
-			collect(e, path, add)
+			collect(e, add)
 		}
+	case map[string]any:
+		for _, e := range x {
+			collect(e, add)
+		}
+	case nil:
+	default:
+		add(strings.TrimSpace(strings.Trim(jsonText(x), `"`)))
 	}
 }

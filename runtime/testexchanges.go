@@ -2,7 +2,9 @@ package runtime
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/airbyte-go/source-declarative/runtime/request"
 )
@@ -66,10 +68,32 @@ func (t *testReader) request(p *request.Parts) *HTTPRequest {
 	return out
 }
 
-// response is a response as the builder shows it (nil: none).
+// maxShownBody is the most of a response body a test read shows: enough
+// to see what an API answers, where a body of many megabytes, copied into
+// the StreamRead, masked and written as JSON, would cost several times its
+// size in memory.
+const maxShownBody = 1 << 20
+
+// response is a response as the builder shows it (nil: none), its body cut
+// at maxShownBody bytes, which the body then says.
 func (t *testReader) response(r *request.Response) *HTTPResponse {
 	if r == nil {
 		return nil
 	}
-	return &HTTPResponse{Status: r.Status, Body: string(r.Body), Headers: t.headers(r.Header)}
+	return &HTTPResponse{Status: r.Status, Body: shownBody(r.Body), Headers: t.headers(r.Header)}
+}
+
+// shownBody is a body as a test read shows it: whole up to maxShownBody
+// bytes, else its start (cut between characters) followed by "..." (after
+// which the masker also hides the start of a secret the cut left: see
+// Masker.Mask) and the body's length.
+func shownBody(b []byte) string {
+	if len(b) <= maxShownBody {
+		return string(b)
+	}
+	cut := maxShownBody
+	for cut > 0 && !utf8.RuneStart(b[cut]) {
+		cut--
+	}
+	return string(b[:cut]) + fmt.Sprintf("... (cut by the test read: the first %d of %d bytes are shown)", cut, len(b))
 }

@@ -2,6 +2,7 @@ package datetime
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -12,8 +13,20 @@ import (
 // Python's %f, %z and %Z. Unlike Strftime it knows no Airbyte extension: %ms
 // is the month followed by "s". An unknown directive is written as it is.
 func PythonStrftime(t time.Time, format string) string {
+	out, _ := PythonStrftimeMax(t, format, math.MaxInt)
+	return out
+}
+
+// PythonStrftimeMax is PythonStrftime for a format from an untrusted
+// template: it stops once the text is longer than limit bytes (ok false),
+// a format of a million %c never making its 24 MB, nor a width of a
+// billion its padding.
+func PythonStrftimeMax(t time.Time, format string, limit int) (string, bool) {
 	var b strings.Builder
 	for i := 0; i < len(format); i++ {
+		if b.Len() > limit {
+			return "", false
+		}
 		c := format[i]
 		if c != '%' || i+1 >= len(format) {
 			b.WriteByte(c)
@@ -27,7 +40,7 @@ func PythonStrftime(t time.Time, format string) string {
 		}
 		width := 0
 		for j < len(format) && format[j] >= '0' && format[j] <= '9' {
-			width = width*10 + int(format[j]-'0')
+			width = min(width*10+int(format[j]-'0'), limit+1) // a wider one is too long anyway
 			j++
 		}
 		if j >= len(format) {
@@ -42,7 +55,10 @@ func PythonStrftime(t time.Time, format string) string {
 		}
 		i = j
 	}
-	return b.String()
+	if b.Len() > limit {
+		return "", false
+	}
+	return b.String(), true
 }
 
 // directive formats one conversion; ok is false for an unknown one.
@@ -64,8 +80,8 @@ func directive(t time.Time, c, flag byte, width int) (string, bool) {
 		if neg {
 			s = s[1:]
 		}
-		for len(s) < w-boolInt(neg) {
-			s = string(padding) + s
+		if pad := w - boolInt(neg) - len(s); pad > 0 {
+			s = strings.Repeat(string(padding), pad) + s
 		}
 		if neg {
 			s = "-" + s
@@ -76,8 +92,8 @@ func directive(t time.Time, c, flag byte, width int) (string, bool) {
 		if flag == '^' || flag == '#' {
 			s = strings.ToUpper(s)
 		}
-		for len(s) < width {
-			s = " " + s
+		if pad := width - len(s); pad > 0 {
+			s = strings.Repeat(" ", pad) + s
 		}
 		return s
 	}

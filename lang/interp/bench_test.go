@@ -2,6 +2,7 @@ package interp
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -72,5 +73,29 @@ func BenchmarkCompile(b *testing.B) {
 		if _, err := Compile(`{{ response.get("pagination", {}).get("next_page_token", {}) }}`, "x"); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkBoundedOutput is a template whose output passes the 1 MiB bound
+// (issue 30: format_datetime('9999-12-31', '%c' * 500000) wrote 12 MB),
+// stopped at the bound, against the baseline of one format_datetime that
+// writes 1 MiB within it: a stopped output costs what writing to the
+// bound costs, whatever the format asks for past it.
+func BenchmarkBoundedOutput(b *testing.B) {
+	for _, c := range []struct{ name, src string }{
+		{"baseline-1MiB", `{{ format_datetime('9999-12-31', '%Y' * 262000) }}`},
+		{"format_datetime-c-x500000", `{{ format_datetime('9999-12-31', '%c' * 500000) }}`},
+		{"format_datetime-width-1e8", `{{ format_datetime('9999-12-31', '%99999999Y') }}`},
+		{"strftime-c-x500000", `{{ now_utc().strftime('%c' * 500000) }}`},
+		{"list-repeating-1MiB-x1000", `{{ ([mb] * 1000) | join(',') }}`},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			t := MustCompile(c.src)
+			vars := Vars{"config": map[string]any{}, "mb": strings.Repeat("x", 1<<20-10)}
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				t.Eval(vars)
+			}
+		})
 	}
 }

@@ -3,6 +3,7 @@ package interp
 import (
 	"math"
 	"math/big"
+	"strconv"
 )
 
 // Integers beyond 64 bits are *big.Int, as Python's int has no bound. An
@@ -24,6 +25,22 @@ func normInt(n *big.Int) (any, error) {
 		return nil, valueErr("an integer of more than %d digits", maxIntDigits)
 	}
 	return n, nil
+}
+
+// Integer is the value of an integer's decimal text (a JSON number
+// without fraction or exponent) as templates hold it: an int64 when it
+// fits, else an exact *big.Int, past Python's limit of maxIntDigits too,
+// where writing it or computing with it is then the error Python gives,
+// never a float's inf; ok is false for text that is not one.
+func Integer(text string) (any, bool) {
+	if n, err := strconv.ParseInt(text, 10, 64); err == nil {
+		return n, true
+	}
+	b, ok := new(big.Int).SetString(text, 10)
+	if !ok {
+		return nil, false
+	}
+	return b, true
 }
 
 // bigOf reads an integer (or bool) as a big.Int.

@@ -73,10 +73,17 @@ func fHash(s *state, in any, a *args) (any, error) {
 		return nil, valueErr("No hashing function named %s", kind)
 	}
 	h := newHash()
-	text := pyStr(in)
+	text, err := pyText(in)
+	if err != nil {
+		return nil, err
+	}
 	h.Write([]byte(text))
 	if salt, ok := a.get(1, "salt"); ok && Truthy(salt) {
-		h.Write([]byte(pyStr(salt)))
+		saltText, err := pyText(salt)
+		if err != nil {
+			return nil, err
+		}
+		h.Write([]byte(saltText))
 	}
 	return hex.EncodeToString(h.Sum(nil)), s.charge(len(text))
 }
@@ -236,8 +243,15 @@ func fHMAC(s *state, in any, a *args) (any, error) {
 	if ok && kind != "sha256" {
 		return nil, valueErr("Hash type '%s' is not allowed. Allowed types: sha256", kind)
 	}
-	m := hmac.New(sha256.New, []byte(pyStr(key)))
-	text := pyStr(in)
+	keyText, err := pyText(key)
+	if err != nil {
+		return nil, err
+	}
+	text, err := pyText(in)
+	if err != nil {
+		return nil, err
+	}
+	m := hmac.New(sha256.New, []byte(keyText))
 	m.Write([]byte(text))
 	return hex.EncodeToString(m.Sum(nil)), s.charge(len(text))
 }

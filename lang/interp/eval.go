@@ -78,6 +78,15 @@ func checkItems(n int) error {
 	return nil
 }
 
+// writeValue writes a value's text (see boundedText).
+func (s *state) writeValue(v any, asString bool) error {
+	text, err := boundedText(v, asString)
+	if err != nil {
+		return err
+	}
+	return s.write(text)
+}
+
 func (s *state) write(text string) error {
 	if s.out.Len()+len(text) > MaxOutput {
 		return valueErr("output larger than %d bytes", MaxOutput)
@@ -141,7 +150,7 @@ func (o *outputStmt) exec(s *state) error {
 	if err := s.step(1); err != nil {
 		return err
 	}
-	return s.write(String(v))
+	return s.writeValue(v, true)
 }
 
 func (i *ifStmt) exec(s *state) error {
@@ -322,7 +331,7 @@ func (f *filterStmt) exec(s *state) error {
 	if err != nil {
 		return err
 	}
-	return s.write(pyStr(v))
+	return s.writeValue(v, false)
 }
 
 // Expressions.
@@ -396,7 +405,7 @@ func (c *callExpr) eval(s *state) (any, error) {
 			if err := s.charge(sizeOf(recv)); err != nil {
 				return nil, err
 			}
-			return m(s, recv, args)
+			return s.produced(m(s, recv, args))
 		}
 		fn, err := getattr(recv, a.name)
 		if err != nil {
@@ -420,13 +429,13 @@ func (s *state) callValue(fn any, ca callArgs) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		return f.fn(s, args)
+		return s.produced(f.fn(s, args))
 	case *boundMethod:
 		args, err := ca.eval(s)
 		if err != nil {
 			return nil, err
 		}
-		return f.fn(s, f.recv, args)
+		return s.produced(f.fn(s, f.recv, args))
 	}
 	return nil, typeErr("'%s' object is not callable", typeName(fn))
 }
@@ -443,11 +452,33 @@ func (f *filterExpr) eval(s *state) (any, error) {
 	if err := s.charge(sizeOf(in)); err != nil {
 		return nil, err
 	}
-	out, err := f.f(s, in, args)
+	out, err := s.produced(f.f(s, in, args))
 	if err != nil && kindOf(err) == kindType && !strings.HasPrefix(err.Error(), "filter ") {
 		err = typeErr("filter %s: %s", f.name, err)
 	}
 	return out, err
+}
+
+// produced bounds what a function, a method or a filter gave, whichever it
+// is: a string or bytes longer than MaxOutput, or a list longer than
+// MaxItems, is an error, and what it made counts in the steps (as what it
+// read did), so that no function escapes the bounds on its own.
+func (s *state) produced(v any, err error) (any, error) {
+	if err != nil {
+		return v, err
+	}
+	switch x := v.(type) {
+	case string:
+		err = checkLen(len(x))
+	case pyBytes:
+		err = checkLen(len(x))
+	case []any, tuple, List:
+		err = checkItems(sizeOf(x))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return v, s.charge(sizeOf(v))
 }
 
 func (t *testExpr) eval(s *state) (any, error) {
@@ -502,7 +533,11 @@ func (c *concatExpr) eval(s *state) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		b.WriteString(pyStr(v))
+		text, err := boundedText(v, false)
+		if err != nil {
+			return nil, err
+		}
+		b.WriteString(text)
 		if err := checkLen(b.Len()); err != nil {
 			return nil, err
 		}

@@ -108,7 +108,10 @@ func failUndefined(v any) error {
 
 func strFilter(f func(string) string) filterFunc {
 	return func(s *state, in any, a *args) (any, error) {
-		str := pyStr(in)
+		str, err := pyText(in)
+		if err != nil {
+			return nil, err
+		}
 		return f(str), s.charge(len(str))
 	}
 }
@@ -233,7 +236,8 @@ func dictsortPairs(s *state, pairs []any, a *args) (any, error) {
 }
 
 func fEscape(_ *state, in any, a *args) (any, error) {
-	return htmlEscape(pyStr(in)), nil
+	text, err := pyText(in)
+	return htmlEscape(text), err
 }
 
 func htmlEscape(s string) string {
@@ -289,7 +293,7 @@ func pyFloat(str string) (float64, bool) {
 }
 
 // pyInt is Python's int() of a string in a base.
-func pyInt(str string, base int) (int64, bool) {
+func pyInt(str string, base int) (any, bool, error) {
 	t := strings.TrimFunc(str, pySpace)
 	sign := ""
 	if t != "" && (t[0] == '+' || t[0] == '-') {
@@ -301,10 +305,18 @@ func pyInt(str string, base int) (int64, bool) {
 		t = strings.TrimPrefix(t, "_")
 	}
 	if t == "" || strings.HasPrefix(t, "_") || strings.HasSuffix(t, "_") || strings.Contains(t, "__") {
-		return 0, false
+		return nil, false, nil
 	}
-	n, err := strconv.ParseInt(sign+strings.ReplaceAll(t, "_", ""), base, 64)
-	return n, err == nil
+	digits := sign + strings.ReplaceAll(t, "_", "")
+	if n, err := strconv.ParseInt(digits, base, 64); err == nil {
+		return n, true, nil
+	}
+	b, ok := new(big.Int).SetString(digits, base)
+	if !ok {
+		return nil, false, nil
+	}
+	n, err := normInt(b) // past 4,300 digits Python refuses it
+	return n, true, err
 }
 
 func fInt(_ *state, in any, a *args) (any, error) {
@@ -325,8 +337,8 @@ func fInt(_ *state, in any, a *args) (any, error) {
 	switch x := in.(type) {
 	case string:
 		if base >= 2 && base <= 36 {
-			if n, ok := pyInt(x, int(base)); ok {
-				return n, nil
+			if n, ok, err := pyInt(x, int(base)); ok {
+				return n, err
 			}
 		}
 		if f, ok := pyFloat(x); ok && !math.IsNaN(f) && !math.IsInf(f, 0) {
@@ -840,10 +852,13 @@ func pyRound(f float64, ndigits int) float64 {
 	return math.RoundToEven(f/scale) * scale
 }
 
-func fSafe(_ *state, in any, a *args) (any, error) { return pyStr(in), nil }
+func fSafe(_ *state, in any, a *args) (any, error) { return pyText(in) }
 
 func fStriptags(_ *state, in any, a *args) (any, error) {
-	text := pyStr(in)
+	text, err := pyText(in)
+	if err != nil {
+		return nil, err
+	}
 	var b strings.Builder
 	for {
 		i := strings.IndexByte(text, '<')
@@ -916,10 +931,14 @@ func fTrim(_ *state, in any, a *args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if ok {
-		return strings.Trim(pyStr(in), chars), nil
+	text, err := pyText(in)
+	if err != nil {
+		return nil, err
 	}
-	return strings.TrimFunc(pyStr(in), pySpace), nil
+	if ok {
+		return strings.Trim(text, chars), nil
+	}
+	return strings.TrimFunc(text, pySpace), nil
 }
 
 func fTruncate(_ *state, in any, a *args) (any, error) {
@@ -939,7 +958,11 @@ func fTruncate(_ *state, in any, a *args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := []rune(pyStr(in))
+	text, err := pyText(in)
+	if err != nil {
+		return nil, err
+	}
+	r := []rune(text)
 	if length < int64(utf8.RuneCountInString(end)) || leeway < 0 {
 		return nil, valueErr("truncate: the length must be at least the end's length")
 	}
@@ -994,7 +1017,8 @@ func fURLEncode(_ *state, in any, a *args) (any, error) {
 			pairs = append(pairs, [2]any{p[0], p[1]})
 		}
 	default:
-		return urlQuote(pyStr(x), false), nil
+		text, err := pyText(x)
+		return urlQuote(text, false), err
 	}
 	parts := make([]string, len(pairs))
 	for i, p := range pairs {
@@ -1004,9 +1028,13 @@ func fURLEncode(_ *state, in any, a *args) (any, error) {
 }
 
 func fWordcount(_ *state, in any, a *args) (any, error) {
+	text, err := pyText(in)
+	if err != nil {
+		return nil, err
+	}
 	n := 0
 	inWord := false
-	for _, r := range pyStr(in) {
+	for _, r := range text {
 		w := r == '_' || isWordRune(r)
 		if w && !inWord {
 			n++

@@ -38,7 +38,7 @@ func (c *callBlockStmt) exec(s *state) error {
 	if err != nil {
 		return err
 	}
-	return s.write(pyStr(v))
+	return s.writeValue(v, false)
 }
 
 func (m *macroStmt) call(s *state, a *args) (any, error) {

@@ -3,14 +3,16 @@ package interp
 import (
 	"fmt"
 	"math"
+	"math/big"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
 )
 
 // FromJSON decodes JSON into template values: objects as map[string]any,
-// arrays as []any, integers as int64 (float64 beyond 64 bits), other
-// numbers as float64. It is the one conversion from JSON for templates.
+// arrays as []any, integers as int64 (an exact *big.Int beyond 64 bits,
+// an error past 4,300 digits, as Python's json.loads), other numbers as
+// float64. It is the one conversion from JSON for templates.
 func FromJSON(b []byte) (any, error) {
 	d := &jsonDecoder{b: b}
 	d.ws()
@@ -50,7 +52,7 @@ func (d *jsonDecoder) ws() {
 
 func (d *jsonDecoder) value(depth int) (any, error) {
 	if depth > maxJSONDepth {
-		return nil, d.errorf("nested too deeply")
+		return nil, d.errorf("nested more than %d levels deep", maxJSONDepth)
 	}
 	if d.i >= len(d.b) {
 		return nil, d.errorf("unexpected end of input")
@@ -180,9 +182,11 @@ func (d *jsonDecoder) number() (any, error) {
 	}
 	text := string(d.b[start:d.i])
 	if !isFloat {
-		if n, err := strconv.ParseInt(text, 10, 64); err == nil {
-			return n, nil
+		n, _ := Integer(text)
+		if b, ok := n.(*big.Int); ok && b.BitLen() > maxIntBits {
+			return nil, d.errorf("an integer of more than %d digits, which Python refuses to read", maxIntDigits)
 		}
+		return n, nil
 	}
 	f, err := strconv.ParseFloat(text, 64)
 	if err != nil && !math.IsInf(f, 0) {

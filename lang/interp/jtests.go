@@ -69,8 +69,8 @@ func buildTestFuncs() {
 			return false
 		}),
 		"escaped":     is(func(any) bool { return false }),
-		"lower":       is(func(v any) bool { s := pyStr(v); return strings.ToLower(s) == s }),
-		"upper":       is(func(v any) bool { s := pyStr(v); return strings.ToUpper(s) == s }),
+		"lower":       is(func(v any) bool { s, err := pyText(v); return err == nil && strings.ToLower(s) == s }),
+		"upper":       is(func(v any) bool { s, err := pyText(v); return err == nil && strings.ToUpper(s) == s }),
 		"odd":         parity(1),
 		"even":        parity(0),
 		"divisibleby": tDivisible,

@@ -388,9 +388,16 @@ func (p *litParser) identAfter() bool {
 	return p.i < len(p.s) && isIdentByte(p.s[p.i])
 }
 
+// bigInt is an integer literal's value. A decimal one of more than
+// maxIntDigits digits is no literal, as Python's parser refuses it (the
+// text stays a string, as the CDK's literal_eval leaves it), and reading it
+// would cost time quadratic in its length.
 func bigInt(digits string, base int) (any, error) {
 	if n, err := strconv.ParseInt(digits, base, 64); err == nil {
 		return n, nil
+	}
+	if base == 10 && len(digits) > maxIntDigits {
+		return nil, errNotLiteral
 	}
 	b, ok := new(big.Int).SetString(digits, base)
 	if !ok {

@@ -246,7 +246,7 @@ func mDayDelta(s *state, a *args) (any, error) {
 		return nil, valueErr("days=%v; must have magnitude <= 999999999", days)
 	}
 	t := s.now().Add(roundMicro(days * 24 * float64(time.Hour)))
-	return datetime.PythonStrftime(t, format), nil
+	return strftime(t, format)
 }
 
 // mDuration is isodate's parse_duration: a timedelta, or a Duration when
@@ -304,7 +304,7 @@ func mFormatDatetime(_ *state, a *args) (any, error) {
 	var t time.Time
 	switch x := dt.(type) {
 	case time.Time:
-		return datetime.PythonStrftime(x, format), nil
+		return strftime(x, format)
 	case int64:
 		if !hasInput {
 			input = "%s"
@@ -325,7 +325,7 @@ func mFormatDatetime(_ *state, a *args) (any, error) {
 			return nil, err
 		}
 	}
-	return cdkFormat(t, format), nil
+	return cdkFormat(t, format)
 }
 
 // cdkParse is the CDK's DatetimeParser.parse for the epoch formats, and
@@ -356,23 +356,23 @@ func cdkParse(s, format string) (time.Time, error) {
 
 // cdkFormat is the CDK's DatetimeParser.format: the epoch formats when the
 // whole format is one, %_ms as three-digit milliseconds, strftime otherwise.
-func cdkFormat(t time.Time, format string) string {
+func cdkFormat(t time.Time, format string) (string, error) {
 	switch format {
 	case "%s":
-		return strconv.FormatInt(t.Unix(), 10)
+		return strconv.FormatInt(t.Unix(), 10), nil
 	case "%s_as_float":
-		return FormatFloat(float64(t.UnixMicro()) / 1e6)
+		return FormatFloat(float64(t.UnixMicro()) / 1e6), nil
 	case "%epoch_microseconds":
-		return strconv.FormatInt(t.UnixMicro(), 10)
+		return strconv.FormatInt(t.UnixMicro(), 10), nil
 	case "%ms":
-		return strconv.FormatInt(t.UnixMilli(), 10)
+		return strconv.FormatInt(t.UnixMilli(), 10), nil
 	}
 	if strings.Contains(format, "%_ms") {
-		out := datetime.PythonStrftime(t, strings.ReplaceAll(format, "%_ms", "%f"))
+		out, err := strftime(t, strings.ReplaceAll(format, "%_ms", "%f"))
 		micro := datetime.PythonStrftime(t, "%f")
-		return strings.ReplaceAll(out, micro, fmt.Sprintf("%03d", t.Nanosecond()/1e6))
+		return strings.ReplaceAll(out, micro, fmt.Sprintf("%03d", t.Nanosecond()/1e6)), err
 	}
-	return datetime.PythonStrftime(t, format)
+	return strftime(t, format)
 }
 
 // mSanitizeURL is urllib's quote_plus.

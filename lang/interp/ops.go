@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/big"
 	"math/bits"
+	"reflect"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -553,7 +554,16 @@ func pos(v any) (any, error) {
 }
 
 // equal is Python's ==.
-func equal(a, b any) bool {
+func equal(a, b any) bool { return equalAt(a, b, 0) }
+
+// equalAt is equal at a depth of nested containers: a dict is equal to
+// itself without a look inside (Python compares a container's items by
+// identity first), and past 4 × maxNesting levels (dicts holding each other)
+// nothing is equal, where Python fails with a RecursionError.
+func equalAt(a, b any, depth int) bool {
+	if depth > 4*maxNesting {
+		return false
+	}
 	a, b = canon(a), canon(b)
 	if isBig(a) || isBig(b) {
 		c, ok := bigCompare(a, b)
@@ -575,18 +585,21 @@ func equal(a, b any) bool {
 		return ok && x == y
 	case []any:
 		y, ok := b.([]any)
-		return ok && equalItems(x, y)
+		return ok && equalItems(x, y, depth)
 	case tuple:
 		y, ok := b.(tuple)
-		return ok && equalItems(x, y)
+		return ok && equalItems(x, y, depth)
 	case map[string]any:
 		y, ok := b.(map[string]any)
 		if !ok || len(x) != len(y) {
 			return false
 		}
+		if reflect.ValueOf(x).Pointer() == reflect.ValueOf(y).Pointer() {
+			return true
+		}
 		for k, v := range x {
 			w, ok := y[k]
-			if !ok || !equal(v, w) {
+			if !ok || !equalAt(v, w, depth+1) {
 				return false
 			}
 		}
@@ -609,21 +622,24 @@ func equal(a, b any) bool {
 		case monthDuration:
 			return x.d.Years*12+x.d.Months == y.d.Years*12+y.d.Months && x.d.Fixed == y.d.Fixed
 		case time.Duration:
-			return equal(b, a)
+			return equalAt(b, a, depth)
 		}
 	case *undefined:
 		_, ok := b.(*undefined)
 		return ok
 	case *view:
 		y, ok := b.(*view)
-		return ok && x.kind == y.kind && equalItems(x.items, y.items)
+		return ok && x.kind == y.kind && equalItems(x.items, y.items, depth)
 	case *pyDict:
 		y, ok := b.(*pyDict)
 		if !ok || len(x.keys) != len(y.keys) {
 			return false
 		}
+		if x == y {
+			return true
+		}
 		for i, k := range x.keys {
-			if w, found := y.get(k); !found || !equal(x.vals[i], w) {
+			if w, found := y.get(k); !found || !equalAt(x.vals[i], w, depth+1) {
 				return false
 			}
 		}
@@ -632,12 +648,12 @@ func equal(a, b any) bool {
 	return a == b
 }
 
-func equalItems(x, y []any) bool {
+func equalItems(x, y []any, depth int) bool {
 	if len(x) != len(y) {
 		return false
 	}
 	for i := range x {
-		if !equal(x[i], y[i]) {
+		if !equalAt(x[i], y[i], depth+1) {
 			return false
 		}
 	}

@@ -2,7 +2,6 @@ package interp
 
 import (
 	"sort"
-	"strings"
 )
 
 // pyDict is a dict with a key that is not a string ({1: 2}, {none: 1}): its
@@ -30,19 +29,6 @@ func (d *pyDict) get(k any) (any, bool) {
 		}
 	}
 	return nil, false
-}
-
-func (d *pyDict) repr(b *strings.Builder) {
-	b.WriteByte('{')
-	for i, k := range d.keys {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		writeRepr(b, k)
-		b.WriteString(": ")
-		writeRepr(b, d.vals[i])
-	}
-	b.WriteByte('}')
 }
 
 // jsonKey is the key json.dumps writes for a dict key.

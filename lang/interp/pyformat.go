@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
-
-	"github.com/airbyte-go/source-declarative/lang/datetime"
 )
 
 // Python's two string formattings: 'fmt' % args and 'fmt'.format(...).
@@ -466,9 +464,9 @@ func formatField(name string, a *args, auto *int, manual *bool) (any, error) {
 func formatValue(v any, spec string) (string, error) {
 	switch x := canon(v).(type) {
 	case time.Time:
-		return datetime.PythonStrftime(x, spec), nil
+		return strftime(x, spec)
 	case date:
-		return datetime.PythonStrftime(x.t, spec), nil
+		return strftime(x.t, spec)
 	case string:
 		return formatSpec(x, spec, false)
 	case int64, float64:

@@ -48,6 +48,9 @@ func writeJSON(b *strings.Builder, v any, indent, depth int) error {
 	case int64:
 		b.WriteString(strconv.FormatInt(x, 10))
 	case *big.Int:
+		if x.BitLen() > maxIntBits {
+			return valueErr("Exceeds the limit (%d digits) for integer string conversion", maxIntDigits)
+		}
 		b.WriteString(x.String())
 	case float64:
 		switch {

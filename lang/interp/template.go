@@ -182,6 +182,9 @@ func (t *Template) run(vars Vars) (r result, err error) {
 	s := &state{vars: vars}
 	if t.whole != nil {
 		v, err := t.runWhole(s)
+		if err == nil {
+			err = checkText(v) // its taker writes it as text
+		}
 		if err != nil {
 			return r, err
 		}
@@ -317,14 +320,19 @@ func typedValue(v any) any {
 	case string:
 		return typedText(x)
 	}
-	if lit, ok := literalCopy(v); ok {
+	if lit, ok := literalCopy(v, 0); ok {
 		return plain(lit)
 	}
 	return typedText(pyStr(v))
 }
 
-// literalCopy copies a list or dict whose items are all literals.
-func literalCopy(v any) (any, bool) {
+// literalCopy copies a list or dict whose items are all literals, at a
+// depth of nesting: past 4 × maxNesting (a dict holding itself) it is not
+// one, as Python's text of it ({...}) is not a literal.
+func literalCopy(v any, depth int) (any, bool) {
+	if depth > 4*maxNesting {
+		return nil, false
+	}
 	switch x := canon(v).(type) {
 	case nil, bool, int64, string:
 		return x, true
@@ -336,7 +344,7 @@ func literalCopy(v any) (any, bool) {
 		src := items(x)
 		out := make([]any, len(src))
 		for i, e := range src {
-			c, ok := literalCopy(e)
+			c, ok := literalCopy(e, depth+1)
 			if !ok {
 				return nil, false
 			}
@@ -346,7 +354,7 @@ func literalCopy(v any) (any, bool) {
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			c, ok := literalCopy(e)
+			c, ok := literalCopy(e, depth+1)
 			if !ok {
 				return nil, false
 			}
@@ -356,7 +364,7 @@ func literalCopy(v any) (any, bool) {
 	case *pyDict:
 		out := make(map[string]any, len(x.keys))
 		for i, k := range x.keys {
-			c, ok := literalCopy(x.vals[i])
+			c, ok := literalCopy(x.vals[i], depth+1)
 			if _, isTuple := k.(tuple); !ok || isTuple {
 				return nil, false
 			}
@@ -455,7 +463,7 @@ func (t *Template) Param(vars Vars) (any, error) {
 		}
 		return paramText(x), nil
 	case []any:
-		if _, ok := literalCopy(x); ok {
+		if _, ok := literalCopy(x, 0); ok {
 			return sentItems(x), nil
 		}
 	}

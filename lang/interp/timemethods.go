@@ -19,9 +19,18 @@ func strftimeMethod(t func(any) time.Time) methodFunc {
 		if err != nil || !ok {
 			return nil, orTypeErr(err, "strftime() missing required argument 'format'")
 		}
-		out := datetime.PythonStrftime(t(recv), f)
-		return out, checkLen(len(out))
+		return strftime(t(recv), f)
 	}
+}
+
+// strftime is Python's strftime of a template's format, bounded by
+// MaxOutput as it is written.
+func strftime(t time.Time, format string) (string, error) {
+	out, ok := datetime.PythonStrftimeMax(t, format, MaxOutput)
+	if !ok {
+		return "", valueErr("a string longer than %d bytes", MaxOutput)
+	}
+	return out, nil
 }
 
 func asTime(v any) time.Time { return v.(time.Time) }

@@ -66,115 +66,42 @@ func String(v any) string {
 		}
 		return "false"
 	}
-	return pyStr(v)
-}
-
-// pyStr is Python's str().
-func pyStr(v any) string {
-	switch x := v.(type) {
-	case string:
-		return x
-	case nil:
-		return "None"
-	case bool:
-		if x {
-			return "True"
-		}
-		return "False"
-	case int64:
-		return strconv.FormatInt(x, 10)
-	case *big.Int:
-		return x.String()
-	case float64:
-		return FormatFloat(x)
-	case *undefined:
-		return ""
-	case time.Time:
-		return datetime.PythonString(x)
-	case date:
-		return x.t.Format("2006-01-02")
-	case time.Duration:
-		return datetime.PythonDuration(x)
-	case monthDuration:
-		return monthDurationString(x.d)
+	if text, ok := scalarText(v); ok {
+		return text
 	}
 	var b strings.Builder
-	writeRepr(&b, canon(v))
+	w := &textWriter{b: &b, limit: math.MaxInt, exact: true}
+	w.str(v)
+	return b.String()
+}
+
+// pyStr is Python's str(), cut a little past MaxOutput bytes (see
+// textWriter): for a text that is then refused, or whose length is
+// checked, never for one kept as it is (see boundedText).
+func pyStr(v any) string {
+	if text, ok := scalarText(v); ok {
+		return text
+	}
+	var b strings.Builder
+	w := &textWriter{b: &b, limit: MaxOutput}
+	w.str(v)
 	return b.String()
 }
 
 // Repr is Python's repr() of a value.
-func Repr(v any) string { return repr(v) }
-
-// repr is Python's repr().
-func repr(v any) string {
+func Repr(v any) string {
 	var b strings.Builder
-	writeRepr(&b, v)
+	w := &textWriter{b: &b, limit: math.MaxInt, exact: true}
+	w.repr(v)
 	return b.String()
 }
 
-func writeRepr(b *strings.Builder, v any) {
-	switch x := canon(v).(type) {
-	case string:
-		b.WriteString(quotePy(x))
-	case []any:
-		b.WriteByte('[')
-		writeItems(b, x)
-		b.WriteByte(']')
-	case tuple:
-		b.WriteByte('(')
-		writeItems(b, x)
-		if len(x) == 1 {
-			b.WriteByte(',')
-		}
-		b.WriteByte(')')
-	case map[string]any:
-		b.WriteByte('{')
-		for i, k := range SortedKeys(x) {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString(quotePy(k))
-			b.WriteString(": ")
-			writeRepr(b, x[k])
-		}
-		b.WriteByte('}')
-	case pyBytes:
-		b.WriteString(bytesRepr(x))
-	case *pyDict:
-		x.repr(b)
-	case *view:
-		b.WriteString("dict_" + x.kind + "([")
-		writeItems(b, x.items)
-		b.WriteString("])")
-	case time.Time:
-		b.WriteString(fmtDatetimeRepr(x))
-	case date:
-		b.WriteString("datetime.date(" + strconv.Itoa(x.t.Year()) + ", " + strconv.Itoa(int(x.t.Month())) + ", " + strconv.Itoa(x.t.Day()) + ")")
-	case time.Duration:
-		b.WriteString(timedeltaRepr(x))
-	case *undefined:
-		b.WriteString("Undefined")
-	case *namespace:
-		b.WriteString("<Namespace ")
-		writeRepr(b, x.attrs)
-		b.WriteByte('>')
-	case *callable:
-		b.WriteString("<built-in function " + x.name + ">")
-	case *boundMethod:
-		b.WriteString("<built-in method " + x.name + ">")
-	default:
-		b.WriteString(pyStr(x))
-	}
-}
-
-func writeItems(b *strings.Builder, items []any) {
-	for i, e := range items {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		writeRepr(b, e)
-	}
+// repr is Python's repr(), cut as pyStr is.
+func repr(v any) string {
+	var b strings.Builder
+	w := &textWriter{b: &b, limit: MaxOutput}
+	w.repr(v)
+	return b.String()
 }
 
 // quotePy quotes a string as Python's repr does.
@@ -324,13 +251,8 @@ func canon(v any) any {
 	case int:
 		return int64(x)
 	case json.Number:
-		if i, err := strconv.ParseInt(string(x), 10, 64); err == nil {
-			return i
-		}
-		if b, ok := new(big.Int).SetString(string(x), 10); ok {
-			if n, err := normInt(b); err == nil {
-				return n
-			}
+		if n, ok := Integer(string(x)); ok {
+			return n
 		}
 		f, err := x.Float64()
 		if err != nil {

@@ -67,7 +67,7 @@ func New(a *manifest.Auth, env *Env) (Authenticator, error) {
 	vars := interp.Vars{"config": env.Config, "parameters": orEmpty(a.Parameters)}
 	switch a.Type {
 	case manifest.BasicAuth:
-		return &basic{a: a, env: env, vars: vars}, nil
+		return &basic{a: a, vars: vars}, nil
 	case manifest.BearerAuth:
 		return &bearer{a: a, vars: vars}, nil
 	case manifest.APIKeyAuth:

@@ -13,7 +13,6 @@ import (
 // password keeps the colon.
 type basic struct {
 	a    *manifest.Auth
-	env  *Env
 	vars interp.Vars
 }
 
@@ -26,7 +25,7 @@ func (b *basic) Apply(_ context.Context, p *request.Parts) error {
 	if err != nil {
 		return err
 	}
-	credentials := base64.StdEncoding.EncodeToString([]byte(user + ":" + pass))
-	b.env.secret(credentials) // an API may echo the header in an error body
-	return p.SetHeader("Authorization", "Basic "+credentials)
+	// The header, as every authenticator's credentials, becomes a secret
+	// as sent (request.Client.Authenticate): an API may echo it.
+	return p.SetHeader("Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte(user+":"+pass)))
 }

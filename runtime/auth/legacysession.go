@@ -113,6 +113,7 @@ func (s *legacySession) validate(ctx context.Context, token string) (bool, error
 	if err := p.SetHeader(header, token); err != nil {
 		return false, err
 	}
+	ctx = request.GetsCredentials(ctx) // it carries the token: never redirected to another host
 	resp, err := s.env.Client.Send(ctx, func() (*http.Request, error) { return p.HTTP(ctx) }, request.AuthPolicy())
 	if s.env.Exchange != nil {
 		s.env.Exchange("Validate session token", "Checks the session token of the config", p, resp)
@@ -151,7 +152,7 @@ func (s *legacySession) login(ctx context.Context, user, password string) (strin
 	d.UseNumber()
 	var body map[string]any
 	if err := d.Decode(&body); err != nil {
-		return "", failure.System("session token login %s answered HTTP %d with a body that is not a JSON object: %s", resp.URL, resp.Status, request.BodyStart(resp.Body))
+		return "", failure.System("session token login %s answered HTTP %d with a body that is not a JSON object: %s", resp.URL, resp.Status, request.DescribeBody(resp.Header, resp.Body))
 	}
 	token := tokenText(body[key])
 	if token == "" {

@@ -77,7 +77,7 @@ func (s *session) sessionToken(ctx context.Context) (string, error) {
 	}
 	body, err := decode.Value(s.s.Decoder, resp.Body, s.env.Client.MaxBody)
 	if err != nil {
-		return "", &failure.Error{Failure: protocol.SystemError, Message: fmt.Sprintf("session token login %s answered HTTP %d: %v: %s", resp.URL, resp.Status, err, request.BodyStart(resp.Body))}
+		return "", &failure.Error{Failure: protocol.SystemError, Message: fmt.Sprintf("session token login %s answered HTTP %d: %v: %s", resp.URL, resp.Status, err, request.DescribeBody(resp.Header, resp.Body))}
 	}
 	v := body
 	for _, k := range s.s.TokenPath {

@@ -95,6 +95,10 @@ func (e *endpointSource) request() (*tokenRequest, error) {
 				return nil, err
 			}
 			tr.headers[k] = v
+			if strings.EqualFold(k, "Authorization") {
+				// Basic credentials of the client, as sent: an endpoint may echo them.
+				e.env.secret(request.HeaderCredential(interp.String(v)))
+			}
 		}
 	}
 	if _, basicAuth := tr.headers["Authorization"]; !basicAuth {
@@ -265,13 +269,24 @@ func (e *endpointSource) parse(resp *request.Response) (*oauth2.Token, error) {
 	d := json.NewDecoder(bytes.NewReader(resp.Body))
 	d.UseNumber()
 	if err := d.Decode(&body); err != nil {
-		return nil, failure.System("token endpoint %s answered HTTP %d with a body that is not a JSON object: %s", resp.URL, resp.Status, request.BodyStart(resp.Body))
+		return nil, failure.System("token endpoint %s answered HTTP %d with a body that is not a JSON object: %s", resp.URL, resp.Status, request.DescribeBody(resp.Header, resp.Body))
+	}
+	// Every token of the answer is a secret, used or not (a refresh token
+	// the manifest does not rotate): a test read shows the answer.
+	names := []string{e.o.AccessTokenName, e.o.RefreshTokenName, "refresh_token", "id_token"}
+	if u := e.o.Updater; u != nil {
+		names = append(names, u.RefreshTokenName)
+	}
+	for _, name := range names {
+		switch v := find(body, name, 5).(type) {
+		case string, json.Number:
+			e.env.secret(tokenText(v))
+		}
 	}
 	access := tokenText(find(body, e.o.AccessTokenName, 5))
 	if access == "" {
 		return nil, failure.System("token endpoint response has no access token property %q", e.o.AccessTokenName)
 	}
-	e.env.secret(access)
 	t := &oauth2.Token{AccessToken: access, TokenType: "Bearer"}
 	if exp := find(body, e.o.ExpiresInName, 5); exp != nil {
 		var err error
@@ -283,7 +298,6 @@ func (e *endpointSource) parse(resp *request.Response) (*oauth2.Token, error) {
 	}
 	if u := e.o.Updater; u != nil {
 		t.RefreshToken = tokenText(find(body, u.RefreshTokenName, 5))
-		e.env.secret(t.RefreshToken)
 	}
 	return t, nil
 }

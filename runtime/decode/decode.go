@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/airbyte-go/source-declarative/manifest"
 )
@@ -156,6 +157,9 @@ func Value(m *manifest.Decoder, body []byte, maxDoc int64) (any, error) {
 		d := json.NewDecoder(bytes.NewReader(doc.JSON))
 		d.UseNumber()
 		if err := d.Decode(&v); err != nil {
+			if strings.Contains(err.Error(), "exceeded max depth") {
+				return &Error{Decoder: m.Name(), Err: notJSON(err)}
+			}
 			return &Error{Decoder: m.Name(), Err: fmt.Errorf("the body is not valid JSON")}
 		}
 		if d.More() {

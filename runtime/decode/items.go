@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
 	"github.com/airbyte-go/source-declarative/lang/charset"
 )
@@ -108,7 +109,16 @@ func (w *itemsWalker) syntax(err error) error {
 	case err == io.EOF, err == io.ErrUnexpectedEOF:
 		return fmt.Errorf("the body is not valid JSON: it ends too early")
 	case errors.As(err, &se):
-		return fmt.Errorf("the body is not valid JSON: %v", err)
+		return notJSON(err)
 	}
 	return err
+}
+
+// notJSON names a JSON syntax error: nesting past encoding/json's depth
+// (10,000) as such, any other as invalid JSON.
+func notJSON(err error) error {
+	if strings.Contains(err.Error(), "exceeded max depth") {
+		return errors.New("the body is JSON nested more than 10000 levels deep, deeper than it is read")
+	}
+	return fmt.Errorf("the body is not valid JSON: %v", err)
 }

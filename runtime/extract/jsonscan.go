@@ -3,6 +3,7 @@ package extract
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strconv"
 
 	"github.com/airbyte-go/source-declarative/runtime/jsontext"
@@ -20,7 +21,13 @@ type scanner struct {
 
 var errSyntax = errors.New("invalid JSON")
 
+// maxDepth bounds how deeply a response's JSON nests, as Python's json
+// module is bounded by its recursion limit (1,000).
 const maxDepth = 1000
+
+// errTooDeep is JSON nested deeper than maxDepth: valid JSON, maybe, but
+// not read.
+var errTooDeep = fmt.Errorf("the response body is JSON nested more than %d levels deep, deeper than it is read", maxDepth)
 
 func (s *scanner) ws(i int) int {
 	for i < len(s.b) {
@@ -166,7 +173,7 @@ func (s *scanner) object(i int, member func(key []byte, start, end int)) (int, e
 // function value).
 func (s *scanner) members(i int, visit func(key []byte, start int) (int, error)) (int, error) {
 	if s.depth++; s.depth > maxDepth {
-		return 0, errSyntax
+		return 0, errTooDeep
 	}
 	defer func() { s.depth-- }()
 	i = s.ws(i + 1)
@@ -229,7 +236,7 @@ func (s *scanner) array(i int, item func(start, end int)) (int, error) {
 // visit), as members does for objects.
 func (s *scanner) items(i int, visit func(start int) (int, error)) (int, error) {
 	if s.depth++; s.depth > maxDepth {
-		return 0, errSyntax
+		return 0, errTooDeep
 	}
 	defer func() { s.depth-- }()
 	i = s.ws(i + 1)
@@ -343,8 +350,8 @@ func (s *scanner) decode(i int) (any, int, error) {
 		return nil, 0, err
 	}
 	text := string(s.b[i:end])
-	if n, err := strconv.ParseInt(text, 10, 64); err == nil {
-		return n, end, nil
+	if n, ok := interp.Integer(text); ok {
+		return n, end, nil // exact beyond 64 bits, as Python reads it
 	}
 	f, _ := strconv.ParseFloat(text, 64)
 	return f, end, nil

@@ -83,7 +83,7 @@ func (x *Extractor) Page(ctx context.Context, resp *request.Response) (Page, err
 		if x.Recycle {
 			x.spare = records
 		}
-		if err == errNotJSON {
+		if err == errNotJSON || err == errTooDeep {
 			err = &BadBody{decoder: x.Decoder.Name(), err: err}
 		}
 		if err == nil && x.Expander != nil {
@@ -144,7 +144,10 @@ func (x *Extractor) Doc(ctx context.Context, doc decode.Doc) ([][]byte, error) {
 		return x.Expander.Expand(ctx, records)
 	}
 	switch {
-	case err != errNotJSON:
+	case err == errTooDeep && doc.Line > 0:
+		x.Log("WARN", fmt.Sprintf("Stream %s: %s: line %d is JSON nested more than %d levels deep, skipped", x.Stream, x.Decoder.Name(), doc.Line, maxDepth))
+		return nil, nil
+	case err != errNotJSON && err != errTooDeep:
 		return records, err
 	case doc.Line > 0:
 		x.Log("WARN", fmt.Sprintf("Stream %s: %s: line %d is not JSON, skipped: %s", x.Stream, x.Decoder.Name(), doc.Line, request.BodyStart(doc.JSON)))
@@ -181,8 +184,9 @@ type BadBody struct {
 
 func (e *BadBody) Error() string { return e.decoder + ": " + e.err.Error() }
 
-// IsBadBody tells whether err is, or wraps, a BadBody.
+// IsBadBody tells whether err is, or wraps, a BadBody that fetching the
+// body again may cure: not JSON nested too deeply, which is whole.
 func IsBadBody(err error) bool {
 	var b *BadBody
-	return errors.As(err, &b)
+	return errors.As(err, &b) && b.err != errTooDeep
 }

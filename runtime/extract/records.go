@@ -60,6 +60,9 @@ func cutRecords(into [][]byte, doc []byte, path []string, elements bool) ([][]by
 	} else {
 		end, err = x.walk(start, 0)
 	}
+	if err == errTooDeep {
+		return nil, nil, err
+	}
 	if err != nil || s.ws(end) != len(doc) {
 		return nil, nil, errNotJSON
 	}

@@ -3,7 +3,6 @@ package request
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -84,25 +83,61 @@ func port(u *url.URL) string {
 	return ""
 }
 
-// Authenticate has apply (an authenticator) put its credentials into p,
-// unless they do not follow p's URL from base, the requester's url_base
-// (see CredentialsFollow): p then goes without them, p.Credentials.Withheld
-// says why (a 401 or 403 answer repeats it), and a WARN naming the scheme
-// and host, and the requester (what), says so once per host in a run.
+// Origin is a URL's scheme and host, lowercased ("https://api.example.com"),
+// for naming where a request goes; the URL itself when it does not parse.
+func Origin(rawURL string) string {
+	if u, err := url.Parse(rawURL); err == nil {
+		return strings.ToLower(u.Scheme + "://" + u.Host)
+	}
+	return rawURL
+}
+
+// SecretRefused is the config_error of a request of what (a requester's
+// path) to rawURL not sent because its part ("URL", "body", "header X")
+// holds a secret, where the credentials do not go, as why.
+func SecretRefused(what, rawURL, part, why string) error {
+	host := Origin(rawURL)
+	return failure.Config("%s: the request to %q is not sent: its %s holds a secret, and secrets go only where the authenticator's credentials go, which %s is not, as %s", what, host, part, host, why)
+}
+
+// Authenticate has apply (an authenticator; nil: none) put its credentials
+// into p, unless they do not follow p's URL from base, the requester's
+// url_base (see CredentialsFollow): p then goes without them, and without
+// any part that holds a secret (a request parameter, header or body field
+// rendered from an airbyte_secret config value, or a token: see
+// Parts.dropSecrets); p.Credentials.Withheld says why (a 401 or 403 answer
+// repeats it), and a WARN naming the scheme and host, and the requester
+// (what), says so once per host in a run. Every value the authenticator
+// put in is a secret from then on (see addSentCredentials).
 func (c *Client) Authenticate(p *Parts, base, what string, apply func(*Parts) error) error {
 	if ok, why := CredentialsFollow(base, p.URL); !ok {
-		p.Credentials = Credentials{Withheld: why}
-		host := p.URL
-		if u, err := url.Parse(p.URL); err == nil {
-			host = strings.ToLower(u.Scheme + "://" + u.Host)
+		var without []string
+		if apply != nil {
+			p.Credentials = Credentials{Withheld: why}
+			without = append(without, "the authenticator's credentials")
+		}
+		host := Origin(p.URL)
+		dropped, err := p.dropSecrets(c.holdsSecret)
+		if err != nil {
+			return SecretRefused(what, p.URL, err.Error(), why)
+		}
+		if len(dropped) > 0 {
+			without = append(without, strings.Join(dropped, ", ")+" (holding a secret)")
+		}
+		if len(without) == 0 {
+			return nil
 		}
 		if _, said := c.withheldFrom.LoadOrStore(host, true); !said {
-			c.log(protocol.LevelWarn, fmt.Sprintf("%s: the request to %q is sent without the authenticator's credentials, as %s (said once per host)", what, host, why))
+			c.log(protocol.LevelWarn, fmt.Sprintf("%s: the request to %q is sent without %s, as %s (said once per host)", what, host, strings.Join(without, " and "), why))
 		}
+		return nil
+	}
+	if apply == nil {
 		return nil
 	}
 	headers, query := keys(p.Headers), keys(p.Query)
 	body, _, _ := p.Body()
+	form, fields := keys(p.BodyData), jsonLeaves(p.BodyJSON)
 	if err := apply(p); err != nil {
 		return err
 	}
@@ -118,7 +153,58 @@ func (c *Client) Authenticate(p *Parts, base, what string, apply func(*Parts) er
 	}
 	after, _, _ := p.Body()
 	p.Credentials.Body = !bytes.Equal(body, after)
+	c.addSentCredentials(p, form, fields)
 	return nil
+}
+
+// addSentCredentials makes every value the authenticator put into p a
+// secret, as sent: a header's credential (see HeaderCredential), a query
+// parameter's and a body field's values. form and fields are the body's
+// form keys and JSON leaves before the authenticator ran.
+func (c *Client) addSentCredentials(p *Parts, form map[string]bool, fields map[string]string) {
+	if c.AddSecret == nil {
+		return
+	}
+	for _, k := range p.Credentials.Headers {
+		for _, v := range p.Headers[k] {
+			c.AddSecret(HeaderCredential(v))
+		}
+	}
+	for _, k := range p.Credentials.Query {
+		for _, v := range p.Query[k] {
+			c.AddSecret(v)
+		}
+	}
+	if !p.Credentials.Body {
+		return
+	}
+	for k, vs := range p.BodyData {
+		if !form[k] {
+			for _, v := range vs {
+				c.AddSecret(v)
+			}
+		}
+	}
+	for path, v := range jsonLeaves(p.BodyJSON) {
+		if was, ok := fields[path]; !ok || was != v {
+			c.AddSecret(v)
+		}
+	}
+}
+
+// HeaderCredential is the secret part of a credential header's value: what
+// follows a scheme word ("Basic", "Bearer", an API key's prefix), so that
+// masked it reads "Bearer ****"; the whole value when it has no such word.
+func HeaderCredential(v string) string {
+	if scheme, credential, found := strings.Cut(strings.TrimSpace(v), " "); found && scheme != "" && !strings.ContainsAny(scheme, "=:") {
+		return strings.TrimSpace(credential)
+	}
+	return v
+}
+
+// holdsSecret tells whether text holds a known secret (see HoldsSecret).
+func (c *Client) holdsSecret(text string) bool {
+	return c.HoldsSecret != nil && text != "" && c.HoldsSecret(text)
 }
 
 func keys[V any](m map[string]V) map[string]bool {
@@ -155,50 +241,4 @@ func withheldNote(req *http.Request, status int) string {
 		return ""
 	}
 	return "; the authenticator's credentials were not sent with it, as " + c.Withheld
-}
-
-// checkRedirect follows at most 10 redirects, as net/http does, and leaves
-// the authenticator's credentials out of a redirect to where they do not
-// follow from the first request (see CredentialsFollow): net/http drops
-// Authorization and Cookie on another host only, and keeps an API key's own
-// header, and Authorization on a downgrade to http or another port. Once
-// left out, they stay out. A redirect that would send them in the body
-// (307, 308) is refused.
-func checkRedirect(req *http.Request, via []*http.Request) error {
-	if len(via) >= 10 {
-		return errors.New("stopped after 10 redirects")
-	}
-	c, _ := req.Context().Value(sentCredentialsKey{}).(Credentials)
-	if len(c.Headers) == 0 && len(c.Query) == 0 && !c.Body {
-		return nil
-	}
-	first := via[0].URL.String()
-	for _, hop := range append(via[1:], req) {
-		if ok, why := CredentialsFollow(first, hop.URL.String()); !ok {
-			return dropCredentials(req, via[len(via)-1], c, why)
-		}
-	}
-	return nil
-}
-
-func dropCredentials(req, from *http.Request, c Credentials, why string) error {
-	if c.Body && req.GetBody != nil {
-		return failure.Config("host %q redirected a %s request to host %q, which would resend the body with the authenticator's credentials: not followed, as %s",
-			from.URL.Host, from.Method, req.URL.Host, why)
-	}
-	for _, h := range c.Headers {
-		req.Header.Del(h)
-	}
-	q := req.URL.Query()
-	dropped := false
-	for _, k := range c.Query {
-		if q.Has(k) {
-			q.Del(k)
-			dropped = true
-		}
-	}
-	if dropped {
-		req.URL.RawQuery = q.Encode()
-	}
-	return nil
 }

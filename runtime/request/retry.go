@@ -445,9 +445,11 @@ func (c *Client) debugResponse(req *http.Request, resp *Response) {
 
 type credentialsKey struct{}
 
-// GetsCredentials marks the requests sent with ctx as ones whose answer
-// holds a new token (OAuth token and session login requests): --debug does
-// not print their bodies, which come before the token is known to be masked.
+// GetsCredentials marks the requests sent with ctx as requests for
+// credentials (OAuth token requests, session logins and validations): they
+// are never redirected to another host or scheme (see checkRedirect), and
+// --debug does not print the bodies of their answers, which come before the
+// token they hold is known to be masked.
 func GetsCredentials(ctx context.Context) context.Context {
 	return context.WithValue(ctx, credentialsKey{}, true)
 }

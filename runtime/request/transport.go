@@ -57,6 +57,13 @@ type Client struct {
 	// body is read, or until its headers came for a body read as it arrives
 	// (whose reader may make requests of its own).
 	InFlight chan struct{}
+	// HoldsSecret, when set, tells whether a text holds a secret (a config
+	// value marked airbyte_secret, a token): such a value goes only where
+	// the authenticator's credentials go (see Authenticate, checkRedirect).
+	HoldsSecret func(text string) bool
+	// AddSecret, when set, makes a value a secret for the rest of the run:
+	// every credential an authenticator puts on a request, as sent.
+	AddSecret func(string)
 
 	holdOff holdOff // rate-limited hosts: when they may be asked again
 
@@ -80,8 +87,8 @@ func NewClient(log func(level, msg string)) *Client {
 	if CloudMode() {
 		rt = forCloud(transport, dialer)
 	}
-	return &Client{
-		HTTP:           &http.Client{Transport: rt, Timeout: 300 * time.Second, CheckRedirect: checkRedirect},
+	c := &Client{
+		HTTP:           &http.Client{Transport: rt, Timeout: 300 * time.Second},
 		MaxBody:        256 << 20,
 		BaseDelay:      time.Second,
 		MaxElapsed:     10 * time.Minute,
@@ -91,6 +98,8 @@ func NewClient(log func(level, msg string)) *Client {
 		HeartbeatEvery: 30 * time.Second,
 		Now:            time.Now,
 	}
+	c.HTTP.CheckRedirect = c.checkRedirect
+	return c
 }
 
 func sleep(ctx context.Context, d time.Duration) error {

@@ -174,11 +174,12 @@ func (b *builder) build(ctx context.Context, pr pageRequest) (*request.Parts, er
 			return nil, err
 		}
 	}
+	var apply func(*request.Parts) error
 	if b.auth != nil {
-		apply := func(p *request.Parts) error { return b.auth.Apply(ctx, p) }
-		if err := b.env.Client.Authenticate(p, base, b.req.Path, apply); err != nil {
-			return nil, err
-		}
+		apply = func(p *request.Parts) error { return b.auth.Apply(ctx, p) }
+	}
+	if err := b.env.Client.Authenticate(p, base, b.req.Path, apply); err != nil {
+		return nil, err
 	}
 	return p, nil
 }

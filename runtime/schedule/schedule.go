@@ -102,28 +102,23 @@ func (r *running) release() {
 }
 
 // Run reads every stream and returns once each is finished. The partitions
-// go from the streams making them to the workers through a queue as long as
-// the pool: what is held in memory is bounded by the workers and the
-// streams making partitions, not by the number of partitions.
+// go from the streams making them to the workers through a queue of at most
+// as many as the pool (see pool): what is held in memory is bounded by the
+// workers and the streams making partitions, not by the number of
+// partitions, and follows the partitions in flight, not the limit.
 func Run(ctx context.Context, streams []Stream, lim Limits) {
 	lim = Limits{Workers: max(lim.Workers, 1), Generators: max(lim.Generators, 1)}
-	jobs := make(chan job, lim.Workers)
-	var workers sync.WaitGroup
-	for range lim.Workers {
-		workers.Go(func() {
-			for j := range jobs {
-				switch {
-				case ctx.Err() != nil:
-					j.run.fail(ctx.Err())
-				case !j.run.stopped():
-					if err := j.part.Read(ctx); err != nil {
-						j.run.fail(err)
-					}
-				}
-				j.run.release()
+	workers := newPool(lim.Workers, func(j job) {
+		switch {
+		case ctx.Err() != nil:
+			j.run.fail(ctx.Err())
+		case !j.run.stopped():
+			if err := j.part.Read(ctx); err != nil {
+				j.run.fail(err)
 			}
-		})
-	}
+		}
+		j.run.release()
+	})
 	var all sync.WaitGroup
 	generating := make(chan struct{}, lim.Generators)
 	for _, s := range streams {
@@ -145,13 +140,10 @@ func Run(ctx context.Context, streams []Stream, lim Limits) {
 					return
 				}
 				r.add()
-				select {
-				case jobs <- job{part, r}:
-				case <-r.stop:
-					r.release()
-					return
-				case <-ctx.Done():
-					r.fail(ctx.Err())
+				if !workers.put(ctx, r.stop, job{part, r}) {
+					if ctx.Err() != nil {
+						r.fail(ctx.Err())
+					}
 					r.release()
 					return
 				}
@@ -159,6 +151,5 @@ func Run(ctx context.Context, streams []Stream, lim Limits) {
 		}()
 	}
 	all.Wait()
-	close(jobs)
-	workers.Wait()
+	workers.close()
 }

@@ -2,10 +2,8 @@ package schema
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -16,10 +14,6 @@ import (
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/runtime/failure"
 )
-
-// imageFolder is where the source-declarative-manifest image keeps its
-// manifest and the files next to it.
-var imageFolder = filepath.Dir(manifest.ImagePath)
 
 const draft07 = "http://json-schema.org/draft-07/schema#"
 
@@ -34,9 +28,9 @@ func emptySchema() map[string]any {
 // loaders: inline, JSON files next to the manifest (their $refs resolved)
 // and dynamic schemas read from an API.
 type Loader struct {
-	// Folder is the manifest's folder, where schema files are looked for
-	// first.
-	Folder string
+	// Files are the files the manifest may read: those of its folder, or
+	// none (a manifest that came with a request).
+	Files manifest.Files
 	// Vars are the template variables of a loader with its parameters.
 	Vars func(params map[string]any) interp.Vars
 	// Log takes the warnings about schemas.
@@ -137,12 +131,15 @@ func (ld *Loader) runLoader(ctx context.Context, st *manifest.Stream, l *manifes
 				return nil, failure.Config("%v", err)
 			}
 		}
+		if ld.Files.None() {
+			return nil, failure.Config("%s: schema file %q is not read: %v; give the schema inline (InlineSchemaLoader)", l.Path, p, manifest.ErrNoFiles)
+		}
 		s, found, err := ld.fileSchema(p, l.Path+".file_path", l.FilePath != nil)
 		if err != nil {
 			return nil, err
 		}
 		if !found {
-			return nil, failure.Config("%s.file_path: schema file %q not found next to the manifest (%s)", l.Path, p, strings.Join(ld.schemaFolders(), " or "))
+			return nil, failure.Config("%s.file_path: schema file %q not found next to the manifest (%s)", l.Path, p, ld.Files.Folder())
 		}
 		return s, nil
 	case manifest.DynamicSchemaLoaderType:
@@ -158,26 +155,18 @@ func defaultSchemaPath(stream string) string {
 	return "./schemas/" + stream + ".json"
 }
 
-// schemaFolders are where schema files are looked for: the manifest's
-// folder, then the image's manifest folder.
-func (ld *Loader) schemaFolders() []string {
-	var out []string
-	for _, d := range []string{ld.Folder, imageFolder} {
-		if d != "" && (len(out) == 0 || out[0] != d) {
-			out = append(out, d)
-		}
-	}
-	return out
-}
-
 // fileSchema reads a schema file named relative to the manifest. In a path
 // the manifest wrote (packaged), the reference's package convention is
 // understood: in ./source_x/schemas/a.json the first folder names the
 // connector's package, which is the manifest's folder. (Not in the default
 // path: a stream named config must not take config.json next to the
-// manifest as its schema.) Files outside the manifest's folders are
-// refused. found is false when no candidate exists.
+// manifest as its schema.) A file outside the manifest's folder, symlinks
+// resolved, is refused; a manifest that may read no file has none. found is
+// false when no candidate exists.
 func (ld *Loader) fileSchema(p, where string, packaged bool) (map[string]any, bool, error) {
+	if ld.Files.None() {
+		return nil, false, nil
+	}
 	clean := path.Clean(filepath.ToSlash(p))
 	if path.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, "../") {
 		return nil, false, failure.Config("%s: schema file %q must be a path inside the manifest's folder", where, p)
@@ -186,22 +175,19 @@ func (ld *Loader) fileSchema(p, where string, packaged bool) (map[string]any, bo
 	if _, rest, ok := strings.Cut(clean, "/"); ok && packaged {
 		candidates = append(candidates, rest)
 	}
-	for _, dir := range ld.schemaFolders() {
-		for _, c := range candidates {
-			full := filepath.Join(dir, filepath.FromSlash(c))
-			b, err := os.ReadFile(full)
-			if errors.Is(err, os.ErrNotExist) {
-				continue
-			}
-			if err != nil {
-				return nil, false, failure.Config("%s: cannot read schema file %s: %v", where, full, err)
-			}
-			s, err := decodeSchemaFile(b, full)
-			if err != nil {
-				return nil, false, failure.Config("%s: %v", where, err)
-			}
-			return s, true, nil
+	for _, c := range candidates {
+		b, full, found, err := ld.Files.Read(c)
+		if err != nil {
+			return nil, false, failure.Config("%s: schema file %q: %v", where, p, err)
 		}
+		if !found {
+			continue
+		}
+		s, err := decodeSchemaFile(b, full, ld.Files)
+		if err != nil {
+			return nil, false, failure.Config("%s: %v", where, err)
+		}
+		return s, true, nil
 	}
 	return nil, false, nil
 }

@@ -2,7 +2,6 @@ package schema
 
 import (
 	"fmt"
-	"os"
 	"path"
 	"path/filepath"
 	"strconv"
@@ -26,13 +25,13 @@ const maxRefParts = 250_000
 // it ("owner.json", then beside it), or a part of one
 // ("common.json#/definitions/x"). A replaced object loses its other keys,
 // and the definitions of what replaces it; the file's own definitions stay.
-func decodeSchemaFile(b []byte, file string) (map[string]any, error) {
+func decodeSchemaFile(b []byte, file string, files manifest.Files) (map[string]any, error) {
 	doc, err := readSchemaDoc(b, file)
 	if err != nil {
 		return nil, err
 	}
-	parts := 0
-	out, err := resolveRefs(doc, doc, file, 0, &parts)
+	r := &refs{files: files}
+	out, err := r.resolve(doc, doc, file, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -51,34 +50,41 @@ func readSchemaDoc(b []byte, file string) (map[string]any, error) {
 	return m, nil
 }
 
-// resolveRefs replaces the $refs in v, a part of doc read from file;
-// parts counts the objects and arrays seen.
-func resolveRefs(v, doc any, file string, depth int, parts *int) (any, error) {
+// refs resolves the $refs of one schema file: the files they name are
+// read from files (inside the manifest's folder), and parts counts the
+// objects and arrays seen.
+type refs struct {
+	files manifest.Files
+	parts int
+}
+
+// resolve replaces the $refs in v, a part of doc read from file.
+func (r *refs) resolve(v, doc any, file string, depth int) (any, error) {
 	switch v.(type) {
 	case map[string]any, []any:
-		if *parts++; *parts > maxRefParts {
+		if r.parts++; r.parts > maxRefParts {
 			return nil, fmt.Errorf("schema file %s: its $refs expand to more than %d parts", file, maxRefParts)
 		}
 	}
 	switch x := v.(type) {
 	case map[string]any:
 		if ref, ok := x["$ref"].(string); ok {
-			return resolveRef(ref, doc, file, depth, parts)
+			return r.resolveRef(ref, doc, file, depth)
 		}
 		for k, e := range x {
-			r, err := resolveRefs(e, doc, file, depth, parts)
+			out, err := r.resolve(e, doc, file, depth)
 			if err != nil {
 				return nil, err
 			}
-			x[k] = r
+			x[k] = out
 		}
 	case []any:
 		for i, e := range x {
-			r, err := resolveRefs(e, doc, file, depth, parts)
+			out, err := r.resolve(e, doc, file, depth)
 			if err != nil {
 				return nil, err
 			}
-			x[i] = r
+			x[i] = out
 		}
 	}
 	return v, nil
@@ -86,14 +92,14 @@ func resolveRefs(v, doc any, file string, depth int, parts *int) (any, error) {
 
 // resolveRef returns what ref, found in doc read from file, points at,
 // its own $refs replaced.
-func resolveRef(ref string, doc any, file string, depth int, parts *int) (any, error) {
+func (r *refs) resolveRef(ref string, doc any, file string, depth int) (any, error) {
 	if depth >= maxRefDepth {
 		return nil, fmt.Errorf("schema $ref %q in %s nests too deep (a cycle?)", ref, file)
 	}
 	name, pointer, _ := strings.Cut(ref, "#")
 	if name != "" {
 		var err error
-		if doc, file, err = sharedSchemaFile(name, file); err != nil {
+		if doc, file, err = r.sharedSchemaFile(name, file); err != nil {
 			return nil, fmt.Errorf("schema $ref %q: %v", ref, err)
 		}
 	}
@@ -101,7 +107,7 @@ func resolveRef(ref string, doc any, file string, depth int, parts *int) (any, e
 	if err != nil {
 		return nil, fmt.Errorf("schema $ref %q in %s: %v", ref, file, err)
 	}
-	out, err := resolveRefs(manifest.DeepCopy(target), doc, file, depth+1, parts)
+	out, err := r.resolve(manifest.DeepCopy(target), doc, file, depth+1)
 	if err != nil {
 		return nil, err
 	}
@@ -112,22 +118,24 @@ func resolveRef(ref string, doc any, file string, depth int, parts *int) (any, e
 }
 
 // sharedSchemaFile reads the file a $ref names, in the shared folder beside
-// the referring file, then beside it.
-func sharedSchemaFile(name, from string) (any, string, error) {
+// the referring file, then beside it, inside the manifest's folder.
+func (r *refs) sharedSchemaFile(name, from string) (any, string, error) {
 	clean := path.Clean(filepath.ToSlash(name))
 	if path.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, "../") || strings.Contains(clean, ":") {
 		return nil, "", fmt.Errorf("must name a file beside the schema")
 	}
-	dir := filepath.Dir(from)
-	for _, c := range []string{filepath.Join(dir, "shared", clean), filepath.Join(dir, clean)} {
-		b, err := os.ReadFile(c)
+	dir := path.Dir(r.files.Rel(from))
+	for _, c := range []string{path.Join(dir, "shared", clean), path.Join(dir, clean)} {
+		b, full, found, err := r.files.Read(c)
 		if err != nil {
-			continue
+			return nil, "", err
 		}
-		doc, err := readSchemaDoc(b, c)
-		return doc, c, err
+		if found {
+			doc, err := readSchemaDoc(b, full)
+			return doc, full, err
+		}
 	}
-	return nil, "", fmt.Errorf("no such file in %s", filepath.Join(dir, "shared"))
+	return nil, "", fmt.Errorf("no such file in %s", filepath.Join(filepath.Dir(from), "shared"))
 }
 
 // followPointer walks a JSON pointer ("/definitions/x"; empty: the whole
