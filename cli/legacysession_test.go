@@ -127,3 +127,25 @@ func TestLegacySessionTokenNeedsTheRequesterURLBase(t *testing.T) {
 		t.Errorf("got exit %d %v", res.code, errs)
 	}
 }
+
+// A stream the CDK reads whole (its requester is custom) logs in with Go's
+// legacy session authenticator, under the requester's url_base as for a
+// stream Go reads. (The CDK builds a custom requester's legacy session
+// authenticator only with a url_base in its $parameters.)
+func TestLegacySessionTokenOnAStreamTheCDKReads(t *testing.T) {
+	a := legacySessionAPI(t)
+	m := strings.Replace(legacySessionManifest(a.URL+"/api/", "session"), "type: HttpRequester",
+		"type: CustomRequester\n        class_name: source_declarative_manifest.components.SameRequester\n        $parameters: {url_base: "+a.URL+"/api/}", 1)
+	c, _ := componentsRun(t, m, map[string]any{"username": "u", "password": "p"}, "s")
+	code := writeFile(t, c.dir, "same.py", "from airbyte_cdk.sources.declarative.requesters.http_requester import HttpRequester\n\nclass SameRequester(HttpRequester):\n    pass\n")
+	res := c.read(t, "--components-path", code)
+	if res.code != 0 {
+		t.Fatalf("exit %d: %v %s", res.code, res.errors(), res.stderr)
+	}
+	equalLists(t, "requests", requestLines(a), []string{
+		`POST /api/session X-Session= {"password":"p","username":"u"}`,
+		"GET /api/s X-Session=fresh ",
+		"GET /api/s?page=2 X-Session=fresh ",
+	})
+	equalLists(t, "records", res.records("s"), []string{`{"id":1}`, `{"id":2}`})
+}

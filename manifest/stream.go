@@ -200,6 +200,7 @@ func (d *decoder) pythonAuths(v any, path, stream string, into map[string]*Auth)
 				// One Go cannot run stays the CDK's.
 				sub := &decoder{parts: d.parts}
 				a := sub.auth(am, join(path, k), allAuth)
+				sub.withURLBase(a, x["url_base"], path) // a legacy session's paths are under it
 				if a != nil {
 					if a.URLBase = sub.tpl(x, "url_base", path); a.URLBase == nil {
 						a.URLBase = sub.tpl(x, "url", path)
