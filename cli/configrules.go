@@ -12,14 +12,15 @@ import (
 // normalize applies the manifest's config migrations, then its config
 // transformations, as Airbyte does before anything reads the config. A
 // migration that changes the config is printed whole as one CONTROL message
-// and written back to the --config file, except in test reads, where the
-// config (the builder's testing values) changes in memory only.
+// and written back to the --config file, except in test reads and for a
+// config in memory (a manifest server's request), where the config (the
+// builder's testing values) changes in memory only.
 func (a *app) normalize(rules *manifest.ConfigRules, config map[string]any) (map[string]any, error) {
 	migrated, changed, err := configrules.Migrate(rules, config)
 	if err != nil {
 		return nil, err
 	}
-	if changed && !a.testReading {
+	if changed && !a.testReading && a.config == nil {
 		if err := a.out.ControlConfig(migrated); err != nil {
 			return nil, err
 		}

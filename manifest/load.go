@@ -47,16 +47,22 @@ func Find(flagPath string, config map[string]any) (map[string]any, error) {
 	if _, err := os.Stat(ImagePath); err == nil {
 		return ReadFile(ImagePath)
 	}
-	if config != nil {
-		if v, ok := config[InjectedKey]; ok {
-			m, ok := v.(map[string]any)
-			if !ok {
-				return nil, fmt.Errorf("config key %s must be an object holding the manifest", InjectedKey)
-			}
-			return m, nil
-		}
+	return FromConfig(config)
+}
+
+// FromConfig returns the manifest injected in the config under InjectedKey
+// (ErrNoManifest without one), as the platform and the manifest server pass
+// it: a manifest that comes with no folder of its own. config may be nil.
+func FromConfig(config map[string]any) (map[string]any, error) {
+	v, ok := config[InjectedKey]
+	if !ok {
+		return nil, ErrNoManifest
 	}
-	return nil, ErrNoManifest
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("config key %s must be an object holding the manifest", InjectedKey)
+	}
+	return m, nil
 }
 
 // ReadFile reads a YAML or JSON manifest file.
@@ -146,6 +152,10 @@ func FromJSON(b []byte) (any, error) {
 	}
 	return numbers(v), nil
 }
+
+// Numbers turns the json.Numbers of a value decoded with UseNumber into
+// int64 (a whole number that fits) or float64, in place, as FromJSON does.
+func Numbers(v any) any { return numbers(v) }
 
 func numbers(v any) any {
 	switch x := v.(type) {
