@@ -51,6 +51,7 @@ type app struct {
 	stdout       io.Writer
 	stderr       io.Writer
 	ran          bool // a command ran: the command line was good
+	serve        serveFlags
 }
 
 // Main runs the command line and returns the exit code. Nothing but

@@ -1,0 +1,196 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"net"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/airbyte-go/source-declarative/components"
+	"github.com/airbyte-go/source-declarative/manifest"
+	"github.com/airbyte-go/source-declarative/protocol"
+	"github.com/airbyte-go/source-declarative/runtime"
+	"github.com/airbyte-go/source-declarative/runtime/incremental"
+	"github.com/airbyte-go/source-declarative/server"
+)
+
+// secretEnv is the variable whose value signs the manifest server's bearer
+// tokens, as in Airbyte's server (helpers/auth.py).
+const secretEnv = "AB_JWT_SIGNATURE_SECRET"
+
+// serveFlags are the flags of serve.
+type serveFlags struct {
+	host           string
+	port           int
+	maxBody        int64
+	requestTimeout time.Duration
+	grace          time.Duration
+}
+
+func (a *app) serveCommand() *cobra.Command {
+	c := a.command("serve", "Answer the Connector Builder's manifest server API (Airbyte's airbyte_cdk/manifest_server) over HTTP", true, a.runServer)
+	f := c.Flags()
+	f.StringVar(&a.serve.host, "host", "127.0.0.1", "address to listen on: this machine only by default; 0.0.0.0 for every interface (set "+secretEnv+" then)")
+	f.IntVar(&a.serve.port, "port", 8000, "port to listen on")
+	f.Int64Var(&a.serve.maxBody, "max-body", server.DefaultMaxBody, "largest request body in bytes (413 past it)")
+	f.DurationVar(&a.serve.requestTimeout, "request-timeout", server.DefaultRequestTimeout, "longest time a request runs; its read is cancelled past it")
+	f.DurationVar(&a.serve.grace, "shutdown-timeout", 30*time.Second, "on SIGTERM, how long the requests in flight have to finish before they are cancelled")
+	return c
+}
+
+// runServer serves until SIGTERM or SIGINT, then stops gracefully.
+func (a *app) runServer(ctx context.Context) error {
+	if a.manifestPath != "" || a.debug {
+		return errors.New("serve takes its manifests from its requests and logs one line per request: --manifest and --debug do not apply")
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(a.serve.host, strconv.Itoa(a.serve.port)))
+	if err != nil {
+		fmt.Fprintln(a.stderr, "error:", err)
+		return exitError{1}
+	}
+	secret := os.Getenv(secretEnv)
+	s := server.New(server.Options{Commands: builderCommands{}, Secret: secret, MaxBody: a.serve.maxBody,
+		RequestTimeout: a.serve.requestTimeout, CustomCode: components.Available, Log: a.stderr})
+	fmt.Fprintf(a.stderr, "manifest server listening on http://%s\n", ln.Addr())
+	ip := net.ParseIP(a.serve.host)
+	loopback := a.serve.host == "localhost" || ip != nil && ip.IsLoopback()
+	if loopback {
+		fmt.Fprintln(a.stderr, "bound to the loopback interface: only this machine can connect (--host to listen elsewhere)")
+	} else {
+		fmt.Fprintf(a.stderr, "bound to %s: other machines can connect\n", a.serve.host)
+	}
+	switch {
+	case secret != "":
+		fmt.Fprintf(a.stderr, "every /v1 request needs a bearer token (an HS256 JWT signed with %s)\n", secretEnv)
+	case loopback:
+		fmt.Fprintf(a.stderr, "%s is not set: every request passes without a token\n", secretEnv)
+	default:
+		fmt.Fprintf(a.stderr, "WARNING: %s is not set: anyone who can reach %s can run manifests (and their requests) here\n", secretEnv, ln.Addr())
+	}
+	if components.Available() {
+		fmt.Fprintln(a.stderr, "custom components: run")
+	} else {
+		fmt.Fprintln(a.stderr, "custom components: refused (custom_code_execution false)")
+	}
+	if err := s.Serve(ctx, ln, a.serve.grace); err != nil {
+		fmt.Fprintln(a.stderr, "error:", err)
+		return exitError{1}
+	}
+	return nil
+}
+
+// builderCommands run the manifest server's requests on the command line's
+// own commands (server.Commands), each request on an app of its own.
+type builderCommands struct{}
+
+// requestApp is the app of one request: its manifest and config in memory,
+// the manifest injected in the config as the platform injects it (so that
+// every rule for a manifest that comes from the config holds for it), and
+// a masker and a writer of its own; what the command prints goes nowhere
+// but to Tap.
+func requestApp(m, config map[string]any) *app {
+	cfg := make(map[string]any, len(config)+1)
+	maps.Copy(cfg, config)
+	cfg[manifest.InjectedKey] = m
+	a := &app{out: protocol.NewWriter(io.Discard), masker: runtime.NewMasker(), config: cfg, stdout: io.Discard, stderr: io.Discard}
+	a.out.SetMasker(a.masker)
+	return a
+}
+
+// masked is err's text with the request's secrets masked.
+func (a *app) masked(err error) error {
+	return errors.New(a.masker.Mask(runtime.OneLine(err)))
+}
+
+func (builderCommands) TestRead(ctx context.Context, req server.TestRead) (*runtime.StreamRead, error) {
+	a := requestApp(req.Manifest, req.Config)
+	a.stream, a.limits = req.Stream, req.Limits
+	states, err := incremental.ParseStates(req.State)
+	if err != nil {
+		return nil, fmt.Errorf("state: %v", err)
+	}
+	read, serr := a.streamRead(ctx, states)
+	if serr != nil {
+		return nil, a.masked(serr)
+	}
+	return read, nil
+}
+
+// commandOutput are the messages a command printed that the server answers with.
+type commandOutput struct {
+	status  *protocol.ConnectionStatus
+	catalog *protocol.Catalog
+	failure *protocol.TraceError // the first error TRACE
+}
+
+func (a *app) tap() *commandOutput {
+	p := &commandOutput{}
+	a.out.Tap(func(m *protocol.Message) {
+		switch {
+		case m.ConnectionStatus != nil:
+			p.status = m.ConnectionStatus
+		case m.Catalog != nil:
+			p.catalog = m.Catalog
+		case m.Trace != nil && m.Trace.Error != nil && p.failure == nil:
+			p.failure = m.Trace.Error
+		}
+	})
+	return p
+}
+
+// Check answers as Airbyte's server reads its entrypoint's check: an error
+// TRACE fails the request, else the CONNECTION_STATUS says.
+func (builderCommands) Check(ctx context.Context, m, config map[string]any) (bool, string, error) {
+	a := requestApp(m, config)
+	p := a.tap()
+	err := a.check(ctx)
+	switch {
+	case p.failure != nil:
+		return false, "", errors.New(p.failure.Message)
+	case p.status == nil && err != nil:
+		return false, "", a.masked(err)
+	case p.status == nil:
+		return false, "", errors.New("check commandOutput no connection status")
+	}
+	return p.status.Status == "SUCCEEDED", p.status.Message, nil
+}
+
+func (builderCommands) Discover(ctx context.Context, m, config map[string]any) (*protocol.Catalog, error) {
+	a := requestApp(m, config)
+	p := a.tap()
+	err := a.discover(ctx)
+	switch {
+	case p.failure != nil:
+		return nil, errors.New(p.failure.Message)
+	case p.catalog == nil && err != nil:
+		return nil, a.masked(err)
+	case p.catalog == nil:
+		return nil, errors.New("discover commandOutput no catalog")
+	}
+	return p.catalog, nil
+}
+
+func (builderCommands) Resolve(_ context.Context, m map[string]any) (map[string]any, error) {
+	a := requestApp(m, nil)
+	resolved, err := a.resolvedManifest(a.config)
+	if err != nil {
+		return nil, a.masked(err)
+	}
+	return resolved, nil
+}
+
+func (builderCommands) FullResolve(ctx context.Context, m, config map[string]any, streamLimit int) (map[string]any, error) {
+	a := requestApp(m, config)
+	resolved, err := a.fullResolvedManifest(ctx, streamLimit)
+	if err != nil {
+		return nil, a.masked(err)
+	}
+	return resolved, nil
+}
