@@ -31,6 +31,7 @@ type app struct {
 	genericSpec    []byte
 	manifestPath   string
 	componentsPath string
+	python         string // --python: the interpreter of the components host
 	configPath     string
 	// config, when set, is the command's config in memory (a manifest
 	// server's request): no file is read for it or written back, and the
@@ -52,6 +53,10 @@ type app struct {
 	stderr       io.Writer
 	ran          bool // a command ran: the command line was good
 	serve        serveFlags
+	// host runs the manifest's custom components (nil without any), for
+	// runner, the command's runner.
+	host   *components.Host
+	runner *runtime.Runner
 }
 
 // Main runs the command line and returns the exit code. Nothing but
@@ -65,6 +70,7 @@ func Main(args []string, stdout, stderr io.Writer, genericSpec []byte, version s
 			a.out.Error(protocol.SystemError, "Internal error in the connector; this is a bug, please report it.", fmt.Sprint(r), "")
 			code = 1
 		}
+		a.closeComponents()
 		a.out.Flush()
 	}()
 	root := a.commands(version)
@@ -177,14 +183,8 @@ func (a *app) setup() (r *runtime.Runner, err *setupError, validation error) {
 	if merr != nil {
 		return nil, &setupError{message: "invalid manifest: " + merr.Error(), checkFails: true}, nil
 	}
-	if code, _ := config[components.CodeKey].(string); code != "" && !components.Available() {
-		return nil, &setupError{message: components.Refusal(), checkFails: true}, nil
-	}
 	if a.config == nil {
 		src.Folder = manifest.Folder(a.manifestPath)
-	}
-	if a.componentsPath != "" {
-		a.out.Log(protocol.LevelWarn, "--components-path "+a.componentsPath+" is not loaded: custom Python components cannot run here, and a manifest component that needs them (class_name) is refused")
 	}
 	spec, warnings := manifest.Spec(src.Resolved)
 	connSpec, _ := spec["connectionSpecification"].(map[string]any)
@@ -199,6 +199,12 @@ func (a *app) setup() (r *runtime.Runner, err *setupError, validation error) {
 		}
 		a.masker.AddSpecSecrets(connSpec, config)
 	}
+	host, config, herr := a.startComponents(context.Background(), src, raw, config)
+	if herr != nil {
+		return nil, herr, nil
+	}
+	a.host = host
+	a.masker.AddSpecSecrets(connSpec, config)
 	validation = manifest.ValidateConfig(connSpec, config)
 	if validation == nil {
 		if verr := a.validateRules(src.ConfigRules, config); verr != nil {
@@ -206,6 +212,10 @@ func (a *app) setup() (r *runtime.Runner, err *setupError, validation error) {
 		}
 	}
 	r = runtime.New(src, config, a.out, a.masker)
+	a.runner = r
+	if host != nil {
+		r.UseComponents(host)
+	}
 	if prepareRunner != nil {
 		prepareRunner(r)
 	}

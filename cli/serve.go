@@ -56,8 +56,9 @@ func (a *app) runServer(ctx context.Context) error {
 		return exitError{1}
 	}
 	secret := os.Getenv(secretEnv)
-	s := server.New(server.Options{Commands: builderCommands{}, Secret: secret, MaxBody: a.serve.maxBody,
-		RequestTimeout: a.serve.requestTimeout, CustomCode: components.Available, Log: a.stderr})
+	custom, why := a.customCode(ctx)
+	s := server.New(server.Options{Commands: builderCommands{python: a.python}, Secret: secret, MaxBody: a.serve.maxBody,
+		RequestTimeout: a.serve.requestTimeout, CustomCode: func() bool { return custom }, Log: a.stderr})
 	fmt.Fprintf(a.stderr, "manifest server listening on http://%s\n", ln.Addr())
 	ip := net.ParseIP(a.serve.host)
 	loopback := a.serve.host == "localhost" || ip != nil && ip.IsLoopback()
@@ -74,11 +75,7 @@ func (a *app) runServer(ctx context.Context) error {
 	default:
 		fmt.Fprintf(a.stderr, "WARNING: %s is not set: anyone who can reach %s can run manifests (and their requests) here\n", secretEnv, ln.Addr())
 	}
-	if components.Available() {
-		fmt.Fprintln(a.stderr, "custom components: run")
-	} else {
-		fmt.Fprintln(a.stderr, "custom components: refused (custom_code_execution false)")
-	}
+	fmt.Fprintln(a.stderr, why)
 	if err := s.Serve(ctx, ln, a.serve.grace); err != nil {
 		fmt.Fprintln(a.stderr, "error:", err)
 		return exitError{1}
@@ -86,20 +83,42 @@ func (a *app) runServer(ctx context.Context) error {
 	return nil
 }
 
+// customCode tells whether the server runs a request's custom components
+// (custom_code_execution), and why, in a line for the log: only with
+// AIRBYTE_ENABLE_UNSAFE_CODE true, as Airbyte's server, and, unlike it
+// (which says true on the variable alone), only when a Python with
+// airbyte-cdk 7.x is there to run them, asked once at start.
+func (a *app) customCode(ctx context.Context) (bool, string) {
+	if !(components.Origin{}).Unsafe() {
+		return false, "custom components: refused (" + components.UnsafeEnv + " is not true)"
+	}
+	python, err := components.FindPython(a.python, nil)
+	if err == nil {
+		var cdk string
+		if cdk, err = components.Probe(ctx, python); err == nil {
+			return true, fmt.Sprintf("custom components: run by %s (airbyte-cdk %s), one host process per request", python, cdk)
+		}
+	}
+	return false, "custom components: refused: " + runtime.OneLine(err)
+}
+
 // builderCommands run the manifest server's requests on the command line's
-// own commands (server.Commands), each request on an app of its own.
-type builderCommands struct{}
+// own commands (server.Commands), each request on an app of its own, its
+// custom components (if any) in a components host of its own run by python
+// (--python; empty for AIRBYTE_PYTHON or python3).
+type builderCommands struct{ python string }
 
 // requestApp is the app of one request: its manifest and config in memory,
 // the manifest injected in the config as the platform injects it (so that
 // every rule for a manifest that comes from the config holds for it), and
 // a masker and a writer of its own; what the command prints goes nowhere
-// but to Tap.
-func requestApp(m, config map[string]any) *app {
+// but to Tap. Its components host, if one starts, ends with the request
+// (closeComponents).
+func (b builderCommands) requestApp(m, config map[string]any) *app {
 	cfg := make(map[string]any, len(config)+1)
 	maps.Copy(cfg, config)
 	cfg[manifest.InjectedKey] = m
-	a := &app{out: protocol.NewWriter(io.Discard), masker: runtime.NewMasker(), config: cfg, stdout: io.Discard, stderr: io.Discard}
+	a := &app{out: protocol.NewWriter(io.Discard), masker: runtime.NewMasker(), config: cfg, python: b.python, stdout: io.Discard, stderr: io.Discard}
 	a.out.SetMasker(a.masker)
 	return a
 }
@@ -109,8 +128,9 @@ func (a *app) masked(err error) error {
 	return errors.New(a.masker.Mask(runtime.OneLine(err)))
 }
 
-func (builderCommands) TestRead(ctx context.Context, req server.TestRead) (*runtime.StreamRead, error) {
-	a := requestApp(req.Manifest, req.Config)
+func (b builderCommands) TestRead(ctx context.Context, req server.TestRead) (*runtime.StreamRead, error) {
+	a := b.requestApp(req.Manifest, req.Config)
+	defer a.closeComponents()
 	a.stream, a.limits = req.Stream, req.Limits
 	states, err := incremental.ParseStates(req.State)
 	if err != nil {
@@ -147,8 +167,9 @@ func (a *app) tap() *commandOutput {
 
 // Check answers as Airbyte's server reads its entrypoint's check: an error
 // TRACE fails the request, else the CONNECTION_STATUS says.
-func (builderCommands) Check(ctx context.Context, m, config map[string]any) (bool, string, error) {
-	a := requestApp(m, config)
+func (b builderCommands) Check(ctx context.Context, m, config map[string]any) (bool, string, error) {
+	a := b.requestApp(m, config)
+	defer a.closeComponents()
 	p := a.tap()
 	err := a.check(ctx)
 	switch {
@@ -157,13 +178,14 @@ func (builderCommands) Check(ctx context.Context, m, config map[string]any) (boo
 	case p.status == nil && err != nil:
 		return false, "", a.masked(err)
 	case p.status == nil:
-		return false, "", errors.New("check commandOutput no connection status")
+		return false, "", errors.New("check printed no connection status")
 	}
 	return p.status.Status == "SUCCEEDED", p.status.Message, nil
 }
 
-func (builderCommands) Discover(ctx context.Context, m, config map[string]any) (*protocol.Catalog, error) {
-	a := requestApp(m, config)
+func (b builderCommands) Discover(ctx context.Context, m, config map[string]any) (*protocol.Catalog, error) {
+	a := b.requestApp(m, config)
+	defer a.closeComponents()
 	p := a.tap()
 	err := a.discover(ctx)
 	switch {
@@ -172,13 +194,13 @@ func (builderCommands) Discover(ctx context.Context, m, config map[string]any) (
 	case p.catalog == nil && err != nil:
 		return nil, a.masked(err)
 	case p.catalog == nil:
-		return nil, errors.New("discover commandOutput no catalog")
+		return nil, errors.New("discover printed no catalog")
 	}
 	return p.catalog, nil
 }
 
-func (builderCommands) Resolve(_ context.Context, m map[string]any) (map[string]any, error) {
-	a := requestApp(m, nil)
+func (b builderCommands) Resolve(_ context.Context, m map[string]any) (map[string]any, error) {
+	a := b.requestApp(m, nil)
 	resolved, err := a.resolvedManifest(a.config)
 	if err != nil {
 		return nil, a.masked(err)
@@ -186,8 +208,9 @@ func (builderCommands) Resolve(_ context.Context, m map[string]any) (map[string]
 	return resolved, nil
 }
 
-func (builderCommands) FullResolve(ctx context.Context, m, config map[string]any, streamLimit int) (map[string]any, error) {
-	a := requestApp(m, config)
+func (b builderCommands) FullResolve(ctx context.Context, m, config map[string]any, streamLimit int) (map[string]any, error) {
+	a := b.requestApp(m, config)
+	defer a.closeComponents()
 	resolved, err := a.fullResolvedManifest(ctx, streamLimit)
 	if err != nil {
 		return nil, a.masked(err)

@@ -15,6 +15,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -22,6 +23,7 @@ import (
 	"time"
 
 	"github.com/airbyte-go/source-declarative/components"
+	"github.com/airbyte-go/source-declarative/components/pythontest"
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/server"
 )
@@ -46,7 +48,10 @@ type manifestServer struct {
 func startManifestServer(t *testing.T, opts server.Options) *manifestServer {
 	t.Helper()
 	log := &lockedBuffer{}
-	opts.Commands, opts.Log, opts.CustomCode = builderCommands{}, log, components.Available
+	if opts.Commands == nil {
+		opts.Commands = builderCommands{}
+	}
+	opts.Log = log
 	s := &manifestServer{Server: httptest.NewServer(server.New(opts)), log: log}
 	t.Cleanup(s.Close)
 	return s
@@ -475,20 +480,109 @@ func TestServeCancelsReadOfGoneClient(t *testing.T) {
 	}
 }
 
-// TestServeRefusesCustomCode: custom components' code is passed as the
-// platform injects it, and refused while no components host runs it,
-// whatever AIRBYTE_ENABLE_UNSAFE_CODE says (capabilities says so too).
-func TestServeRefusesCustomCode(t *testing.T) {
+// objectsManifest reads /objects with the custom record extractor
+// ObjectValues of componentsPy, its token secret.
+func objectsManifest(url string) string {
+	return `version: 7.0.0
+type: DeclarativeSource
+check: {type: CheckStream, stream_names: [objects]}
+spec: {type: Spec, connection_specification: {type: object, properties: {token: {type: string, airbyte_secret: true}}}}
+streams:
+  - type: DeclarativeStream
+    name: objects
+    schema_loader: {type: InlineSchemaLoader, schema: {type: object}}
+    retriever:
+      type: SimpleRetriever
+      requester: {type: HttpRequester, url_base: "` + url + `", path: /objects,
+        authenticator: {type: BearerAuthenticator, api_token: "{{ config.token }}"}}
+      record_selector: {type: RecordSelector, extractor: {type: CustomRecordExtractor, class_name: source_declarative_manifest.components.ObjectValues}}
+`
+}
+
+// TestServeRunsCustomCode: a test read's custom_components_code runs in a
+// components host, injected in the config with its md5 as Airbyte's server
+// injects it (AIRBYTE_ENABLE_UNSAFE_CODE true): the records are what the
+// custom extractor makes of the API's answer, the token masked.
+func TestServeRunsCustomCode(t *testing.T) {
 	t.Setenv("AIRBYTE_ENABLE_UNSAFE_CODE", "true")
-	a := tenantAPI(t, 0)
+	a := newAPI(t, func(w http.ResponseWriter, _ *http.Request, _ string) {
+		w.Header()["Date"] = nil
+		fmt.Fprint(w, `{"items":{"k":{"n":2,"name":"q"},"m":{"n":3,"name":"r"}}}`)
+	})
+	s := startManifestServer(t, server.Options{Commands: builderCommands{python: pythontest.Python(t)}})
+	got := s.post(t, "/v1/manifest/test_read", requestJSON(t, objectsManifest(a.URL), map[string]any{
+		"config": map[string]any{"token": "tok-secret"}, "stream_name": "objects", "custom_components_code": componentsPy}))
+	var read struct {
+		Slices []struct {
+			Pages []struct {
+				Records []map[string]any `json:"records"`
+				Request struct {
+					URL     string            `json:"url"`
+					Headers map[string]string `json:"headers"`
+				} `json:"request"`
+			} `json:"pages"`
+		} `json:"slices"`
+	}
+	if err := json.Unmarshal([]byte(got.body), &read); got.status != 200 || err != nil || len(read.Slices) != 1 || len(read.Slices[0].Pages) != 1 {
+		t.Fatalf("%d %s", got.status, got.body)
+	}
+	pg := read.Slices[0].Pages[0]
+	records, _ := json.Marshal(pg.Records)
+	if string(records) != `[{"key":"k","n":2,"name":"q"},{"key":"m","n":3,"name":"r"}]` {
+		t.Errorf("records %s", records)
+	}
+	if pg.Request.URL != a.URL+"/objects" || pg.Request.Headers["Authorization"] != "Bearer ****" || strings.Contains(got.body, "tok-secret") {
+		t.Errorf("page %+v; body %s", pg.Request, got.body)
+	}
+	reqs := a.requests()
+	if len(reqs) != 1 || reqs[0].Method != "GET" || reqs[0].Path != "/objects" || reqs[0].Header.Get("Authorization") != "Bearer tok-secret" {
+		t.Fatalf("requests %+v", reqs)
+	}
+}
+
+// TestServeRefusesCustomCodeNotPermitted: without AIRBYTE_ENABLE_UNSAFE_CODE
+// a test read carrying custom code is a 400 in the CDK's words, and no
+// request is made (Airbyte's server answers 500 Internal Server Error: its
+// refusal escapes the route's error handling).
+func TestServeRefusesCustomCodeNotPermitted(t *testing.T) {
+	t.Setenv("AIRBYTE_ENABLE_UNSAFE_CODE", "false")
+	a := newAPI(t, func(w http.ResponseWriter, _ *http.Request, _ string) { fmt.Fprint(w, `{"items":{}}`) })
 	s := startManifestServer(t, server.Options{})
-	s.post(t, "/v1/manifest/test_read", requestJSON(t, tenantManifest(a.URL), map[string]any{
-		"config": map[string]any{"api_key": "key-of-acme", "tenant": "acme"}, "stream_name": "items", "custom_components_code": "x = 1\n"})).is(t, "custom code", 400,
-		`{"detail":"Error reading stream: config key __injected_components_py: custom component code (components.py) is not supported: custom Python code cannot run here"}`)
-	req, _ := http.NewRequest("GET", s.URL+"/capabilities/", nil)
-	s.do(t, req).is(t, "capabilities", 200, `{"custom_code_execution":false}`)
+	s.post(t, "/v1/manifest/test_read", requestJSON(t, objectsManifest(a.URL), map[string]any{
+		"config": map[string]any{"token": "tok-secret"}, "stream_name": "objects", "custom_components_code": componentsPy})).is(t, "custom code", 400,
+		`{"detail":"Error reading stream: `+components.ErrNotPermitted.Error()+`"}`)
 	if len(a.requests()) != 0 {
 		t.Fatalf("requests %v", a.lines())
+	}
+}
+
+// TestServeCapabilities: custom_code_execution is true only with
+// AIRBYTE_ENABLE_UNSAFE_CODE true and a Python with airbyte-cdk 7.x to run
+// the components, and serve says which on start.
+func TestServeCapabilities(t *testing.T) {
+	python := pythontest.Python(t)
+	for _, c := range []struct {
+		unsafe, python string
+		want, log      string
+	}{
+		{"false", python, "false", "custom components: refused (AIRBYTE_ENABLE_UNSAFE_CODE is not true)"},
+		{"true", filepath.Join(t.TempDir(), "no-python"), "false", "custom components: refused: components host: custom Python components need Python 3 with airbyte-cdk 7.x"},
+		{"TRUE", python, "true", "custom components: run by " + python + " (airbyte-cdk 7."},
+	} {
+		t.Setenv("AIRBYTE_ENABLE_UNSAFE_CODE", c.unsafe)
+		p := startServeProcess(t, "--python", c.python)
+		p.waitLog(t, c.log)
+		resp, err := http.Get(p.url + "/capabilities/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if string(b) != `{"custom_code_execution":`+c.want+`}` {
+			t.Errorf("unsafe %s, python %s: %s", c.unsafe, c.python, b)
+		}
+		p.cmd.Process.Signal(syscall.SIGTERM)
+		<-p.exited
 	}
 }
 
@@ -631,10 +725,12 @@ func TestServeStopsGracefullyOnSIGTERM(t *testing.T) {
 // connect and whether a token is needed; flags that do not apply to it are
 // refused.
 func TestServeSaysHowItListens(t *testing.T) {
+	t.Setenv("AIRBYTE_ENABLE_UNSAFE_CODE", "")
+	t.Setenv("AB_JWT_SIGNATURE_SECRET", "")
 	p := startServeProcess(t)
 	p.waitLog(t, "custom components:")
 	want := []string{"manifest server listening on " + p.url, "bound to the loopback interface: only this machine can connect (--host to listen elsewhere)",
-		"AB_JWT_SIGNATURE_SECRET is not set: every request passes without a token", "custom components: refused (custom_code_execution false)"}
+		"AB_JWT_SIGNATURE_SECRET is not set: every request passes without a token", "custom components: refused (AIRBYTE_ENABLE_UNSAFE_CODE is not true)"}
 	equalLists(t, "stderr", strings.Split(strings.TrimSpace(p.stderr.String()), "\n"), want)
 	p.cmd.Process.Signal(syscall.SIGTERM)
 	if err := <-p.exited; err != nil {

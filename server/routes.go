@@ -207,8 +207,8 @@ func (s *Server) fullResolve(w http.ResponseWriter, r *http.Request) {
 // test read's custom_components_code (hashlib.md5 of its UTF-8 bytes).
 func injectComponents(config map[string]any, code string) {
 	sum := md5.Sum([]byte(code))
-	config[components.CodeKey] = code
-	config[components.CodeChecksumsKey] = map[string]any{"md5": hex.EncodeToString(sum[:])}
+	config[components.InjectedKey] = code
+	config[components.ChecksumsKey] = map[string]any{"md5": hex.EncodeToString(sum[:])}
 }
 
 // run runs a command within the request's time limit and answers its
