@@ -86,7 +86,7 @@ func TestHostCallsComponents(t *testing.T) {
 		t.Fatalf("transform: %s", got)
 	}
 	up := &manifest.Custom{Path: "streams[0].transformations[0]", Type: "CustomTransformation", ClassName: "source_declarative_manifest.components.Upper"}
-	_, err = h.CallBlob(context.Background(), up, "transform", map[string]any{"paths": []string{up.Path}}, []byte(`{"id":2}`), nil)
+	_, err = h.CallBlob(context.Background(), up, "transform", map[string]any{"paths": []string{up.Path}}, []byte(`[{"id":2}]`), nil)
 	if want := "custom component CustomTransformation (source_declarative_manifest.components.Upper) at streams[0].transformations[0]: KeyError: 'name'"; err == nil || err.Error() != want {
 		t.Fatalf("a Python error: %v, want %s", err, want)
 	}
