@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -166,13 +167,17 @@ func (a *app) tap() *commandOutput {
 }
 
 // Check answers as Airbyte's server reads its entrypoint's check: an error
-// TRACE fails the request, else the CONNECTION_STATUS says.
+// TRACE fails the request, else the CONNECTION_STATUS says. A custom
+// component that may not run fails the check instead, as there (the CDK
+// refuses it while making the streams, which its check reports as FAILED).
 func (b builderCommands) Check(ctx context.Context, m, config map[string]any) (bool, string, error) {
 	a := b.requestApp(m, config)
 	defer a.closeComponents()
 	p := a.tap()
 	err := a.check(ctx)
 	switch {
+	case p.failure != nil && p.status != nil && strings.Contains(p.failure.Message, components.ErrNotPermitted.Error()):
+		return false, p.status.Message, nil
 	case p.failure != nil:
 		return false, "", errors.New(p.failure.Message)
 	case p.status == nil && err != nil:
