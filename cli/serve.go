@@ -113,8 +113,7 @@ type builderCommands struct{ python string }
 // the manifest injected in the config as the platform injects it (so that
 // every rule for a manifest that comes from the config holds for it), and
 // a masker and a writer of its own; what the command prints goes nowhere
-// but to Tap. Its components host, if one starts, ends with the request
-// (closeComponents).
+// but to Tap. What it holds beyond the request ends with it (release).
 func (b builderCommands) requestApp(m, config map[string]any) *app {
 	cfg := make(map[string]any, len(config)+1)
 	maps.Copy(cfg, config)
@@ -124,6 +123,17 @@ func (b builderCommands) requestApp(m, config map[string]any) *app {
 	return a
 }
 
+// release ends what a request's app holds beyond the request: its
+// components host, if one started, and its client's idle connections to
+// the API (each request has a client of its own, whose connections would
+// otherwise stay open for their idle timeout, one set per request).
+func (a *app) release() {
+	a.closeComponents()
+	if a.runner != nil {
+		a.runner.Client.HTTP.CloseIdleConnections()
+	}
+}
+
 // masked is err's text with the request's secrets masked.
 func (a *app) masked(err error) error {
 	return errors.New(a.masker.Mask(runtime.OneLine(err)))
@@ -131,7 +141,7 @@ func (a *app) masked(err error) error {
 
 func (b builderCommands) TestRead(ctx context.Context, req server.TestRead) (*runtime.StreamRead, error) {
 	a := b.requestApp(req.Manifest, req.Config)
-	defer a.closeComponents()
+	defer a.release()
 	a.stream, a.limits = req.Stream, req.Limits
 	states, err := incremental.ParseStates(req.State)
 	if err != nil {
@@ -172,7 +182,7 @@ func (a *app) tap() *commandOutput {
 // refuses it while making the streams, which its check reports as FAILED).
 func (b builderCommands) Check(ctx context.Context, m, config map[string]any) (bool, string, error) {
 	a := b.requestApp(m, config)
-	defer a.closeComponents()
+	defer a.release()
 	p := a.tap()
 	err := a.check(ctx)
 	switch {
@@ -190,7 +200,7 @@ func (b builderCommands) Check(ctx context.Context, m, config map[string]any) (b
 
 func (b builderCommands) Discover(ctx context.Context, m, config map[string]any) (*protocol.Catalog, error) {
 	a := b.requestApp(m, config)
-	defer a.closeComponents()
+	defer a.release()
 	p := a.tap()
 	err := a.discover(ctx)
 	switch {
@@ -215,7 +225,7 @@ func (b builderCommands) Resolve(_ context.Context, m map[string]any) (map[strin
 
 func (b builderCommands) FullResolve(ctx context.Context, m, config map[string]any, streamLimit int) (map[string]any, error) {
 	a := b.requestApp(m, config)
-	defer a.closeComponents()
+	defer a.release()
 	resolved, err := a.fullResolvedManifest(ctx, streamLimit)
 	if err != nil {
 		return nil, a.masked(err)

@@ -590,6 +590,49 @@ func TestServeCapabilities(t *testing.T) {
 	}
 }
 
+// TestServeClosesTheAPIConnections: a request's connections to the API end
+// with it (each request has a client of its own: idle connections kept
+// for later would pile up, one set per request).
+func TestServeClosesTheAPIConnections(t *testing.T) {
+	var mu sync.Mutex
+	open := map[net.Conn]bool{}
+	api := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(`{"data":[{"id":1}]}`))
+	}))
+	api.Config.ConnState = func(c net.Conn, state http.ConnState) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch state {
+		case http.StateNew:
+			open[c] = true
+		case http.StateClosed, http.StateHijacked:
+			delete(open, c)
+		}
+	}
+	api.Start()
+	defer api.Close()
+	s := startManifestServer(t, server.Options{})
+	for range 3 {
+		if got := s.post(t, "/v1/manifest/test_read", requestJSON(t, tenantManifest(api.URL), map[string]any{
+			"config": map[string]any{"api_key": "k", "tenant": "acme"}, "stream_name": "items"})); got.status != 200 {
+			t.Fatalf("%d %s", got.status, got.body)
+		}
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		mu.Lock()
+		n := len(open)
+		mu.Unlock()
+		if n == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d connections to the API still open after the requests", n)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 // TestServeAnswersMangledRequests4xx: bodies cut and bytes changed at
 // random (seeded) are answered below 500, never by a crash.
 func TestServeAnswersMangledRequests4xx(t *testing.T) {
