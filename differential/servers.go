@@ -149,6 +149,9 @@ func StartReferenceServer(refcdk7 string) (*ManifestServer, error) {
 	return nil, fmt.Errorf("the reference's server did not answer /health/ in 90 s")
 }
 
+// Pid is the server's process id.
+func (s *ManifestServer) Pid() int { return s.cmd.Process.Pid }
+
 // Stop ends the server: SIGTERM, then SIGKILL after 10 s.
 func (s *ManifestServer) Stop() {
 	s.cmd.Process.Signal(syscall.SIGTERM)
