@@ -51,7 +51,7 @@ func main() {
 	records := flag.Int("records", 1000000, "records in the data set")
 	size := flag.Int("record-size", 200, "approximate bytes per record")
 	pageSize := flag.Int("page-size", 1000, "records per page")
-	mode := flag.String("mode", "offset", "our manifest: offset, page or cursor pagination; transform (offset with AddFields and RemoveFields); incremental (slices of one page against full refresh); partitions; streams and parent (a catalog bound by the API's latency, ours and the reference); startup (whole processes against a bare Go binary); server (the builder's test reads through our manifest server and Airbyte's)")
+	mode := flag.String("mode", "offset", "our manifest: offset, page or cursor pagination; transform (offset with AddFields and RemoveFields); incremental (slices of one page against full refresh); partitions; streams and parent (a catalog bound by the API's latency, ours and the reference); startup (whole processes against a bare Go binary); components (a custom extractor and transformation in the components host, against the same steps done natively and the reference; 200,000 records unless -records); server (the builder's test reads through our manifest server and Airbyte's)")
 	auth := flag.String("auth", "apikey", "authentication: apikey or none")
 	rounds := flag.Int("runs", 5, "rounds: each program runs once per round")
 	parents := flag.Int("parents", 1000, "partitions mode: parent records, one child request each")
@@ -60,13 +60,16 @@ func main() {
 	memParents := flag.Int("memory-parents", 100000, "partitions mode: partitions of the largest memory run")
 	streams := flag.Int("streams", 20, "streams mode: streams in the catalog")
 	pages := flag.Int("pages", 5, "streams and parent modes: pages of each stream (of the parent); server mode: pages of the stream test-read")
-	reference := flag.String("reference", defaultReference(), "startup, streams, parent and server modes: Airbyte's runtime (refcdk7) to run the same commands with, none to skip")
-	referenceRuns := flag.Int("reference-runs", 5, "startup mode: runs of each reference command (it takes ~1.2 s)")
+	reference := flag.String("reference", defaultReference(), "startup, streams, parent, components and server modes: Airbyte's runtime (refcdk7) to run the same commands with, none to skip")
+	referenceRuns := flag.Int("reference-runs", 5, "startup mode: runs of each reference command (it takes ~1.2 s); components mode: reference reads")
 	clients := flag.String("clients", "1,16", "server mode: numbers of concurrent clients, comma-separated")
 	span := flag.Duration("duration", 10*time.Second, "server mode: how long each server is loaded with each number of clients")
 	flag.Parse()
-	delaySet := false
-	flag.Visit(func(f *flag.Flag) { delaySet = delaySet || f.Name == "delay" })
+	delaySet, recordsSet := false, false
+	flag.Visit(func(f *flag.Flag) {
+		delaySet = delaySet || f.Name == "delay"
+		recordsSet = recordsSet || f.Name == "records"
+	})
 
 	dir, err := os.MkdirTemp("", "bench")
 	must(err)
@@ -76,6 +79,13 @@ func main() {
 	must(exec.Command("go", "build", "-o", floor, "./bench/floor").Run())
 	if *mode == "startup" {
 		startupBench(ours, dir, max(*rounds, 21), *reference, max(*referenceRuns, 1))
+		return
+	}
+	if *mode == "components" {
+		if !recordsSet {
+			*records = 200000
+		}
+		componentsBench(ours, dir, *records, *size, *pageSize, *rounds, *reference, *referenceRuns)
 		return
 	}
 	if *mode == "partitions" {

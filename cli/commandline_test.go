@@ -24,7 +24,7 @@ func TestCommandLine(t *testing.T) {
 		"help":         "Usage:\n  source-declarative [command]",
 		"help read":    "Usage:\n  source-declarative read [flags]",
 		"read --help":  "Usage:\n  source-declarative read [flags]\n\nFlags:\n      --catalog string ",
-		"check --help": "--components-path string   custom Python components",
+		"check --help": "--components-path string   the components.py of the manifest's custom components (run only with AIRBYTE_ENABLE_UNSAFE_CODE=true, as in Airbyte)",
 		"spec --help":  "--config string       path of a config JSON: its __injected_declarative_manifest",
 		"--version":    "source-declarative version test\n",
 		"test-read -h": "--max-pages int         pages to read at most (default 5)",

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"reflect"
@@ -30,6 +31,9 @@ func (a *app) origin(config map[string]any) components.Origin {
 func (a *app) startComponents(ctx context.Context, src *manifest.Source, raw, config map[string]any) (*components.Host, map[string]any, *setupError) {
 	origin := a.origin(config)
 	code, err := components.FindCode(origin)
+	if errors.Is(err, components.ErrNotPermitted) && len(src.Custom) > 0 {
+		err = fmt.Errorf("%s: %w", src.Custom[0].Path, err) // the component that needs it
+	}
 	if err != nil {
 		return nil, nil, &setupError{message: err.Error(), checkFails: true}
 	}

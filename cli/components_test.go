@@ -128,13 +128,16 @@ streams:
 	equalLists(t, "statuses", res.statuses("things"), []string{"STARTED", "RUNNING", "COMPLETE"})
 }
 
+// notPermittedText is AirbyteCustomCodeNotPermittedError's message.
+const notPermittedText = "Custom connector code is not permitted in this environment. If you need to run custom code, please ask your administrator to set the `AIRBYTE_ENABLE_UNSAFE_CODE` environment variable to 'true' in your Airbyte environment. If you see this message in Airbyte Cloud, your workspace does not allow executing custom connector code."
+
 func TestCustomComponentsNotPermitted(t *testing.T) {
 	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) { fmt.Fprint(w, `{"items": {}}`) })
 	m := customExtractorManifest(a.URL)
 	c := newConnector(t, m, map[string]any{}, "things")
 	code := writeFile(t, c.dir, "components.py", componentsPy)
 	t.Setenv("AIRBYTE_ENABLE_UNSAFE_CODE", "")
-	want := "streams[0].retriever.record_selector.extractor: Custom connector code is not permitted in this environment. If you need to run custom code, please ask your administrator to set the `AIRBYTE_ENABLE_UNSAFE_CODE` environment variable to 'true' in your Airbyte environment. If you see this message in Airbyte Cloud, your workspace does not allow executing custom connector code."
+	want := "streams[0].retriever.record_selector.extractor: " + notPermittedText
 	res := c.read(t)
 	if errs := res.errors(); res.code != 1 || len(errs) != 1 || errs[0]["message"] != want || errs[0]["failure_type"] != "config_error" {
 		t.Fatalf("read without permission: exit %d, %v", res.code, errs)
@@ -145,7 +148,7 @@ func TestCustomComponentsNotPermitted(t *testing.T) {
 	}
 	// --components-path is Airbyte's untrusted code too.
 	res = c.read(t, "--components-path", code)
-	if errs := res.errors(); res.code != 1 || len(errs) != 1 || !strings.Contains(errs[0]["message"].(string), "Custom connector code is not permitted") {
+	if errs := res.errors(); res.code != 1 || len(errs) != 1 || errs[0]["message"] != want {
 		t.Fatalf("read with --components-path, without permission: exit %d, %v", res.code, errs)
 	}
 	if n := len(a.requests()); n != 0 {
@@ -182,7 +185,7 @@ func TestInjectedComponentsNeedChecksums(t *testing.T) {
 		want      string // the error, "" for a read that works
 	}{
 		{"true", map[string]any{"md5": hex.EncodeToString(sum[:])}, ""},
-		{"", map[string]any{"md5": hex.EncodeToString(sum[:])}, "Custom connector code is not permitted in this environment."},
+		{"", map[string]any{"md5": hex.EncodeToString(sum[:])}, "streams[0].retriever.record_selector.extractor: " + notPermittedText},
 		{"TRUE", nil, "__injected_components_py_checksums: a checksum is required to validate the code in __injected_components_py (md5 or sha256)"},
 		{"true", map[string]any{"sha1": "x"}, `__injected_components_py_checksums: unsupported checksum type "sha1"; supported checksum types are md5 and sha256`},
 		{"true", map[string]any{"md5": "0123"}, "__injected_components_py_checksums: md5 checksum does not match the code in __injected_components_py (expected 0123, got " + hex.EncodeToString(sum[:]) + "): the code may have been tampered with"},

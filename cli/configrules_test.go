@@ -288,9 +288,9 @@ validations:
 func TestConfigRulesRefusedAtLoad(t *testing.T) {
 	for _, tc := range []struct{ rules, want string }{
 		{"type: ConfigNormalizationRules\ntransformations:\n  - type: CustomConfigTransformation\n    class_name: source_x.components.Fix",
-			"spec.config_normalization_rules.transformations[0]: custom component CustomConfigTransformation (class_name source_x.components.Fix) is not supported: custom Python code cannot run here"},
+			"spec.config_normalization_rules.transformations[0]: " + notPermittedText},
 		{"type: ConfigNormalizationRules\nvalidations:\n  - type: DpathValidator\n    field_path: [a]\n    validation_strategy: {type: CustomValidationStrategy, class_name: source_x.components.Check}",
-			"spec.config_normalization_rules.validations[0].validation_strategy: custom component CustomValidationStrategy (class_name source_x.components.Check) is not supported: custom Python code cannot run here"},
+			"spec.config_normalization_rules.validations[0].validation_strategy: " + notPermittedText},
 		{"type: ConfigNormalizationRules\nconfig_migrations:\n  - type: ConfigMigration\n    transformations: [{type: ConfigRenameField, field_path: [a]}]",
 			`spec.config_normalization_rules.config_migrations[0].transformations[0].type: unknown component type "ConfigRenameField" (supported: ConfigRemapField, ConfigAddFields, ConfigRemoveFields)`},
 		{"type: ConfigNormalizationRules\nvalidations:\n  - type: PredicateValidator\n    value: 1\n    validation_strategy: {type: ValidateAdheresToSchema, base_schema: '{\"type\": 5}'}",

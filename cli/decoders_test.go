@@ -278,7 +278,7 @@ func TestDecoderComponentsRefusedAtLoad(t *testing.T) {
 		{"{type: GzipDecoder}", "", "streams[0].retriever.decoder.decoder: is required"},
 		{"{type: GzipDecoder, decoder: {type: XmlDecoder}}", "", "streams[0].retriever.decoder.decoder: XmlDecoder is not supported here (supported: CsvDecoder, GzipDecoder, JsonDecoder, JsonItemsDecoder, JsonlDecoder)"},
 		{"{type: JsonItemsDecoder}", "", "streams[0].retriever.decoder.items_path: is required"},
-		{"{type: CustomDecoder, class_name: source_x.components.MyDecoder}", "", "streams[0].retriever.decoder: custom component CustomDecoder (class_name source_x.components.MyDecoder) is not supported: custom Python code cannot run here"},
+		{"{type: CustomDecoder, class_name: source_x.components.MyDecoder}", "", "streams[0].retriever.decoder: " + notPermittedText},
 	}
 	for _, c := range cases {
 		m := decoderStream("http://127.0.0.1:1", c.decoder, "[data]", c.more)

@@ -169,7 +169,7 @@ func TestDynamicStreamsErrors(t *testing.T) {
 	custom := strings.Replace(dynamicManifest(a.URL, configReports), "    primary_key: []", "    primary_key: []\n    transformations: [{type: CustomTransformation, class_name: source_x.components.Fix}]", 1)
 	res = discover(newConnector(t, custom, nil), t)
 	errs = res.errors()
-	if res.code != 1 || len(errs) != 1 || !strings.Contains(errs[0]["message"].(string), "dynamic_streams[0].stream_template.transformations[0]: Custom connector code is not permitted") {
+	if res.code != 1 || len(errs) != 1 || !strings.Contains(errs[0]["message"].(string), "dynamic_streams[0].stream_template.transformations[0]: "+notPermittedText) {
 		t.Errorf("custom in template: exit %d %v", res.code, errs)
 	}
 }

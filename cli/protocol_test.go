@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
-	"strings"
 	"testing"
 )
 
@@ -48,15 +47,24 @@ func TestUnreadableInputFilesAreSystemErrors(t *testing.T) {
 
 // TestSourceDeclarativeManifestFlags: check, discover and read take the
 // flags of Airbyte's entrypoint for source-declarative-manifest,
-// --manifest-path (the manifest to run) and --components-path (custom Python,
-// which cannot run here: a WARN says so, and the manifest runs).
+// --manifest-path (the manifest to run) and --components-path (custom
+// Python, which Airbyte loads only with AIRBYTE_ENABLE_UNSAFE_CODE, even when
+// the manifest names no component of it).
 func TestSourceDeclarativeManifestFlags(t *testing.T) {
 	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) { fmt.Fprint(w, `{"data":[{"id":1}]}`) })
 	c := newConnector(t, twoStreams(a.URL), map[string]any{"api_key": "k"}, "a")
-	components := c.dir + "/components.py"
-	warn := `{"type":"LOG","log":{"level":"WARN","message":"--components-path ` + components + ` is not loaded: custom Python components cannot run here, and a manifest component that needs them (class_name) is refused"}}` + "\n"
+	components := writeFile(t, c.dir, "components.py", "")
+	t.Setenv("AIRBYTE_ENABLE_UNSAFE_CODE", "")
 	res := runCLI(t, "check", "--config", c.config, "--manifest-path", c.manifest, "--components-path", components)
-	if want := warn + `{"type":"CONNECTION_STATUS","connectionStatus":{"status":"SUCCEEDED"}}` + "\n"; res.code != 0 || res.stdout != want {
+	if st := res.ofType("CONNECTION_STATUS"); len(st) != 1 || st[0]["connectionStatus"].(map[string]any)["message"] != notPermittedText {
+		t.Errorf("check without AIRBYTE_ENABLE_UNSAFE_CODE: exit %d %s", res.code, res.stdout)
+	}
+	if len(a.lines()) != 0 {
+		t.Fatalf("requests without permission: %v", a.lines())
+	}
+	t.Setenv("AIRBYTE_ENABLE_UNSAFE_CODE", "true")
+	res = runCLI(t, "check", "--config", c.config, "--manifest-path", c.manifest, "--components-path", components)
+	if want := `{"type":"CONNECTION_STATUS","connectionStatus":{"status":"SUCCEEDED"}}` + "\n"; res.code != 0 || res.stdout != want {
 		t.Errorf("check: exit %d\n got: %s\nwant: %s", res.code, res.stdout, want)
 	}
 	res = runCLI(t, "discover", "--config", c.config, "--manifest-path", c.manifest)
@@ -64,7 +72,7 @@ func TestSourceDeclarativeManifestFlags(t *testing.T) {
 		t.Errorf("discover: exit %d %s", res.code, res.stdout)
 	}
 	res = runCLI(t, "read", "--config", c.config, "--catalog", c.catalog, "--manifest-path", c.manifest, "--components-path", components)
-	if res.code != 0 || !strings.HasPrefix(res.stdout, warn) {
+	if res.code != 0 {
 		t.Errorf("read: exit %d %s", res.code, res.stdout)
 	}
 	equalLists(t, "records", res.records("a"), []string{`{"id":1}`})

@@ -9,9 +9,10 @@ Every custom component is built by the CDK's own factory over the manifest as th
 that $parameters, nested components, config and the keyword arguments a parent passes are the CDK's: the
 host builds the source's streams once, and the factory's create_custom_component is wrapped to remember
 each component it makes under the manifest path the host tagged its definition with (__go_path). Go then
-calls a component by that path. A stream whose custom part cannot be called on its own (a custom
-retriever, requester, incremental sync, or a router reading its parents) is read whole with the CDK's own
-stream (op read); its built-in authenticator is Go's, asked per request, so that a token is refreshed by
+calls a component by that path: record extractors, filters, transformations, schema normalizations,
+schema loaders, state migrations and config rules. A stream with any other custom part (a retriever,
+requester, paginator, error handler, decoder, partition router, incremental sync or authenticator) is
+read whole with the CDK's own stream (op read); its built-in authenticator is Go's, asked per request, so that a token is refreshed by
 one process only.
 """
 
@@ -386,94 +387,6 @@ class Host:
             self.dynamic[config["name"]] = config
         return {"streams": configs}, b""
 
-    def paginate(self, h, blob):
-        comp = self.component(h)
-        if h.get("initial"):
-            return {"token": comp.initial_token, "page_size": comp.get_page_size()}, b""
-        last_record = h.get("last_record")
-        if last_record is not None:
-            from airbyte_cdk.sources.types import Record
-
-            last_record = Record(data=last_record, stream_name=h.get("stream", ""))
-        token = comp.next_page_token(
-            response(h, blob),
-            h.get("last_page_size", 0),
-            last_record,
-            h.get("last_page_token_value"),
-        )
-        return {"token": token, "page_size": comp.get_page_size()}, b""
-
-    def interpret(self, h, blob):
-        comp = self.component(h)
-        subject = response(h, blob) if "status" in h else requests_exception(h)
-        resolution = comp.interpret_response(subject)
-        out = {
-            "action": resolution.response_action.value if resolution.response_action else None,
-            "failure_type": resolution.failure_type.value if resolution.failure_type else None,
-            "error_message": resolution.error_message,
-            "max_retries": getattr(comp, "max_retries", None),
-            "max_time": getattr(comp, "max_time", None),
-        }
-        strategies = getattr(comp, "backoff_strategies", None) or []
-        if h.get("attempt") is not None and strategies:
-            for strategy in strategies:
-                wait = strategy.backoff_time(subject, attempt_count=h["attempt"])
-                if wait is not None:
-                    out["backoff"] = wait
-                    break
-        return out, b""
-
-    def backoff(self, h, blob):
-        comp = self.component(h)
-        subject = response(h, blob) if "status" in h else requests_exception(h)
-        return {"backoff": comp.backoff_time(subject, attempt_count=h.get("attempt", 1))}, b""
-
-    def decode(self, h, blob):
-        comp = self.component(h)
-        docs = list(comp.decode(response(h, blob)))
-        return {"count": len(docs)}, lines(docs)
-
-    def slices(self, h, blob):
-        comp = self.component(h)
-        out = []
-        for sl in comp.stream_slices():
-            out.append(
-                {
-                    "partition": dict(getattr(sl, "partition", sl) or {}),
-                    "cursor_slice": dict(getattr(sl, "cursor_slice", {}) or {}),
-                    "extra_fields": dict(getattr(sl, "extra_fields", {}) or {}),
-                }
-            )
-        return {"slices": out}, b""
-
-    def request_options(self, h, blob):
-        comp = self.component(h)
-        sl = stream_slice(h.get("slice"))
-        kw = {"stream_state": {}, "stream_slice": sl, "next_page_token": h.get("next_page_token")}
-        return {
-            "params": comp.get_request_params(**kw) or {},
-            "headers": comp.get_request_headers(**kw) or {},
-            "body_json": comp.get_request_body_json(**kw) or {},
-            "body_data": comp.get_request_body_data(**kw) or {},
-        }, b""
-
-    def authenticate(self, h, blob):
-        import requests
-
-        comp = self.component(h)
-        prepared = requests.PreparedRequest()
-        prepared.prepare(method=h.get("method", "GET"), url=h["url"], headers=h.get("headers") or {})
-        before = dict(prepared.headers)
-        comp(prepared)
-        headers = {k: v for k, v in prepared.headers.items() if before.get(k) != v}
-        return {
-            "headers": headers,
-            "url": prepared.url,
-            "params": comp.get_request_params() or {},
-            "body_json": comp.get_request_body_json() or {},
-            "body_data": comp.get_request_body_data() or {},
-        }, b""
-
     def config(self, h, blob):
         """The spec's config rules (migrations, transformations, validations), as the CDK runs them."""
         spec = self.source._spec_component
@@ -625,12 +538,6 @@ def response(h, body):
     return r
 
 
-def requests_exception(h):
-    import requests
-
-    return requests.exceptions.ConnectionError(h.get("exception", "connection failed"))
-
-
 def stream_slice(s):
     from airbyte_cdk.sources.types import StreamSlice
 
@@ -650,13 +557,6 @@ OPS = {
     "normalize": Host.normalize,
     "migrate_state": Host.migrate_state,
     "schema": Host.schema,
-    "paginate": Host.paginate,
-    "interpret": Host.interpret,
-    "backoff": Host.backoff,
-    "decode": Host.decode,
-    "slices": Host.slices,
-    "request_options": Host.request_options,
-    "authenticate": Host.authenticate,
     "config": Host.config,
     "build": Host.build,
     "catalog_stream": Host.catalog_stream,

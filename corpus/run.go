@@ -261,7 +261,7 @@ func (m *manifestRun) check() bool {
 		return true
 	}
 	msg := fmt.Sprint(status["message"])
-	if strings.HasPrefix(msg, "invalid manifest") {
+	if strings.HasPrefix(msg, "invalid manifest") || strings.Contains(msg, notPermitted) {
 		m.refusal()
 		return false
 	}
@@ -318,6 +318,11 @@ func (m *manifestRun) refusal() {
 	m.fail("discover", "refuses "+strings.Join(m.out.Components, ", ")+": "+firstOf(firstOther, msg))
 }
 
+// notPermitted begins Airbyte's refusal of custom code
+// (AirbyteCustomCodeNotPermittedError), which we print with the path of the
+// first component that needs it.
+const notPermitted = "Custom connector code is not permitted in this environment."
+
 // RefusalPart is one "path: problem" of a load error.
 type RefusalPart struct {
 	Path, Text string
@@ -355,6 +360,9 @@ func RefusalParts(msg string) []RefusalPart {
 		}
 		p.Component = shortProblem(p)
 		p.Custom = p.Path != "" && (strings.HasPrefix(p.Component, "Custom") || strings.Contains(p.Text, "class_name") || strings.Contains(p.Text, "custom Python"))
+		if p.Path != "" && strings.HasPrefix(p.Text, notPermitted) {
+			p.Component, p.Custom = "custom code at "+p.Path, true
+		}
 		out = append(out, p)
 	}
 	return out

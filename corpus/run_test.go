@@ -68,7 +68,7 @@ func TestOutcomes(t *testing.T) {
 		t.Errorf("features %+v, want %+v", ok.Features, want)
 	}
 	refused := r.Run("testdata/refused.yaml")
-	if refused.Kind != Refused || !reflect.DeepEqual(refused.Components, []string{"CustomRecordExtractor (class_name source_x.components.Extractor)"}) || refused.Command != "discover" {
+	if refused.Kind != Refused || !reflect.DeepEqual(refused.Components, []string{"custom code at streams[0].retriever.record_selector.extractor"}) || refused.Command != "discover" {
 		t.Errorf("refused.yaml: %+v", refused)
 	}
 	fail := r.Run("testdata/fail.yaml")

@@ -180,7 +180,7 @@ func refusal(outs [2]output) (refused string, ok bool) {
 		}
 	}
 	for _, msg := range msgs {
-		if strings.Contains(msg, "custom component") || strings.Contains(msg, "class_name") {
+		if strings.Contains(msg, "custom component") || strings.Contains(msg, "class_name") || strings.Contains(msg, "Custom connector code is not permitted") {
 			refused = clip(msg, 160)
 			break
 		}

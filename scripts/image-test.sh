@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
 # Builds the real Dockerfile with buildah and runs the image as the Airbyte
 # platform does: sh -c 'eval "$AIRBYTE_ENTRYPOINT spec"' as uid 1000 from
-# /config, then check and read of the example manifest against the example API.
-# No registry is reachable: local stand-ins for the two base images are
-# assembled first, under the Dockerfile's default names, so nothing is pulled.
+# /config, then check and read of the example manifest against the example API;
+# the default image refuses custom components, naming the python image. Then
+# the python target (--target python): the example connector with custom
+# components (examples/components) read from the image's own manifest and
+# components.py, trusted as in Airbyte's connector images.
+# No registry is reachable: local stand-ins for the three base images are
+# assembled first, under the Dockerfile's default names, so nothing is pulled
+# (the Python one from the reference's tree, ../shared/refcdk7: Python 3.13
+# and airbyte-cdk 7.28.2).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if ! command -v buildah >/dev/null 2>&1; then
@@ -98,5 +104,47 @@ echo "$check" | grep -q '"status":"SUCCEEDED"' || fail "check printed: $check"
 read_out=$(run 'eval "$AIRBYTE_ENTRYPOINT read --manifest /config/manifest.yaml --config /config/config.json --catalog /config/catalog.json"')
 records=$(echo "$read_out" | grep -c '"type":"RECORD"' || true)
 [ "$records" = "125" ] || fail "read gave $records records, want 125 (25 in each of the five example streams)"
+# Custom components: this image has no Python; it says which image runs them.
+$B copy --chown 1000:1000 "$ctr" examples/components /config/components >/dev/null
+refusal=$(run 'export AIRBYTE_ENABLE_UNSAFE_CODE=true; eval "$AIRBYTE_ENTRYPOINT check --manifest /config/components/manifest.yaml --components-path /config/components/components.py --config /config/config.json"' || true)
+echo "$refusal" | grep -q "run the image $name:$tag-python, which has it" || fail "components in the default image: $refusal"
 $B rm "$ctr" >/dev/null
-echo "image test passed: $name:$tag, image $size, spec/check/read as uid 1000 from /config, $records records"
+echo "image test passed: $name:$tag, image $size, spec/check/read as uid 1000 from /config, $records records; custom components refused, naming $name:$tag-python"
+
+# The python target, on a stand-in of Airbyte's source-declarative-manifest
+# image made from the reference's tree (Python 3.13, airbyte-cdk 7.28.2).
+python_image=$(sed -n 's/^ARG PYTHON_IMAGE=//p' Dockerfile)
+refcdk7=${REFCDK7:-$HOME/.cache/refcdk7}
+if ! $B inspect --type image "$python_image" >/dev/null 2>&1; then
+  if [ ! -x "$refcdk7/root/usr/bin/python3" ]; then
+    [ "${CI:-}" = "true" ] && fail "no reference tree at $refcdk7 (bash ../shared/refcdk7/build.sh) for the python image's stand-in"
+    echo "python image test skipped: no reference tree at $refcdk7 (bash ../shared/refcdk7/build.sh)"
+    exit 0
+  fi
+  # The tree without apt's caches and documentation (hard links: no copy).
+  cp -al "$refcdk7/root" "$work/python" 2>/dev/null || cp -a "$refcdk7/root" "$work/python"
+  rm -rf "$work/python/var/cache" "$work/python/var/lib/apt" "$work/python/usr/share/doc" "$work/python/usr/share/man" "$work/python/usr/share/locale"
+  c=$($B from scratch)
+  $B copy "$c" "$work/python/" / >/dev/null
+  $B copy "$c" "$refcdk7/src/" /opt/airbyte-cdk/src >/dev/null
+  $B copy "$c" "$refcdk7/vendor/" /opt/airbyte-cdk/vendor >/dev/null
+  $B config --env PATH=/usr/local/bin:/usr/bin:/bin --env PYTHONPATH=/opt/airbyte-cdk/src:/opt/airbyte-cdk/vendor --cmd /bin/sh "$c"
+  $B commit -q "$c" "$python_image" >/dev/null
+  $B rm "$c" >/dev/null
+fi
+$B bud --pull=never -q --target python -t "$name:$tag-python" . >/dev/null
+psize=$($B images --format '{{.Size}}' "$name:$tag-python")
+plabels=$($B inspect --type image --format '{{index .OCIv1.Config.Labels "io.airbyte.name"}} {{index .OCIv1.Config.Labels "io.airbyte.version"}}' "$name:$tag-python")
+[ "$plabels" = "$name $tag-python" ] || fail "python image labels '$plabels', want '$name $tag-python'"
+ctr=$($B from --pull=never "$name:$tag-python")
+$B copy --chown 1000:1000 "$ctr" examples/components/manifest.yaml examples/components/components.py /airbyte/integration_code/source_declarative_manifest/ >/dev/null
+echo '{"streams":[{"stream":{"name":"users","json_schema":{},"supported_sync_modes":["full_refresh"]},"sync_mode":"full_refresh","destination_sync_mode":"overwrite"}]}' > "$work/users.json"
+$B copy --chown 1000:1000 "$ctr" "$work/config.json" /config/config.json >/dev/null
+$B copy --chown 1000:1000 "$ctr" "$work/users.json" /config/catalog.json >/dev/null
+pspec=$(run 'eval "$AIRBYTE_ENTRYPOINT spec"')
+echo "$pspec" | grep -q '"title":"API key"' || fail "python image spec of its own manifest printed: $pspec"
+pread=$(run 'eval "$AIRBYTE_ENTRYPOINT read --config /config/config.json --catalog /config/catalog.json"')
+precords=$(echo "$pread" | grep -c '"display_name":"user-[0-9]* <user[0-9]*@example.com>"' || true)
+[ "$precords" = "25" ] || fail "python image read gave $precords records through the custom components, want 25: $(echo "$pread" | grep -v RECORD | head -5)"
+$B rm "$ctr" >/dev/null
+echo "image test passed: $name:$tag-python, image $psize, the image's own components.py run in Airbyte's CDK: $precords records"
