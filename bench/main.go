@@ -17,6 +17,8 @@
 // and Airbyte's runtime in turn, against the ideal time and the fewest
 // requests (streams.go). -mode startup times spec, check and discover
 // against a bare Go binary and against the reference runtime (startup.go).
+// -mode server loads our manifest server and Airbyte's with the builder's
+// test reads, from 1 and 16 clients (server.go).
 package main
 
 import (
@@ -49,17 +51,19 @@ func main() {
 	records := flag.Int("records", 1000000, "records in the data set")
 	size := flag.Int("record-size", 200, "approximate bytes per record")
 	pageSize := flag.Int("page-size", 1000, "records per page")
-	mode := flag.String("mode", "offset", "our manifest: offset, page or cursor pagination; transform (offset with AddFields and RemoveFields); incremental (slices of one page against full refresh); partitions; streams and parent (a catalog bound by the API's latency, ours and the reference); startup (whole processes against a bare Go binary); components (a custom extractor and transformation in the components host, against the same steps done natively and the reference; 200,000 records unless -records)")
+	mode := flag.String("mode", "offset", "our manifest: offset, page or cursor pagination; transform (offset with AddFields and RemoveFields); incremental (slices of one page against full refresh); partitions; streams and parent (a catalog bound by the API's latency, ours and the reference); startup (whole processes against a bare Go binary); components (a custom extractor and transformation in the components host, against the same steps done natively and the reference; 200,000 records unless -records); server (the builder's test reads through our manifest server and Airbyte's)")
 	auth := flag.String("auth", "apikey", "authentication: apikey or none")
 	rounds := flag.Int("runs", 5, "rounds: each program runs once per round")
 	parents := flag.Int("parents", 1000, "partitions mode: parent records, one child request each")
 	workers := flag.Int("concurrency", 10, "partitions, streams and parent modes: concurrency_level")
-	delay := flag.Duration("delay", 20*time.Millisecond, "partitions mode: time the API takes to answer a child request; streams and parent modes: any request (100ms)")
+	delay := flag.Duration("delay", 20*time.Millisecond, "partitions mode: time the API takes to answer a child request; streams and parent modes: any request (100ms); server mode: any request (10ms)")
 	memParents := flag.Int("memory-parents", 100000, "partitions mode: partitions of the largest memory run")
 	streams := flag.Int("streams", 20, "streams mode: streams in the catalog")
-	pages := flag.Int("pages", 5, "streams and parent modes: pages of each stream (of the parent)")
-	reference := flag.String("reference", defaultReference(), "startup, streams and parent modes: Airbyte's runtime (refcdk7) to run the same commands with, none to skip")
+	pages := flag.Int("pages", 5, "streams and parent modes: pages of each stream (of the parent); server mode: pages of the stream test-read")
+	reference := flag.String("reference", defaultReference(), "startup, streams, parent, components and server modes: Airbyte's runtime (refcdk7) to run the same commands with, none to skip")
 	referenceRuns := flag.Int("reference-runs", 5, "startup mode: runs of each reference command (it takes ~1.2 s); components mode: reference reads")
+	clients := flag.String("clients", "1,16", "server mode: numbers of concurrent clients, comma-separated")
+	span := flag.Duration("duration", 10*time.Second, "server mode: how long each server is loaded with each number of clients")
 	flag.Parse()
 	delaySet, recordsSet := false, false
 	flag.Visit(func(f *flag.Flag) {
@@ -86,6 +90,20 @@ func main() {
 	}
 	if *mode == "partitions" {
 		partitionsBench(ours, dir, *parents, *workers, *delay, *memParents)
+		return
+	}
+	if *mode == "server" {
+		if !delaySet {
+			*delay = 10 * time.Millisecond
+		}
+		var counts []int
+		for _, c := range strings.Split(*clients, ",") {
+			var n int
+			_, err := fmt.Sscan(c, &n)
+			must(err)
+			counts = append(counts, n)
+		}
+		serverBench(ours, counts, *pages, *delay, *span, *reference)
 		return
 	}
 	if *mode == "streams" || *mode == "parent" {

@@ -16,6 +16,7 @@ import (
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/protocol"
 	"github.com/airbyte-go/source-declarative/runtime"
+	"github.com/airbyte-go/source-declarative/runtime/failure"
 	"github.com/airbyte-go/source-declarative/runtime/incremental"
 )
 
@@ -32,10 +33,14 @@ type app struct {
 	componentsPath string
 	python         string // --python: the interpreter of the components host
 	configPath     string
-	catalogPath    string
-	statePath      string
-	writeConfig    bool
-	testReading    bool // config migrations stay in memory
+	// config, when set, is the command's config in memory (a manifest
+	// server's request): no file is read for it or written back, and the
+	// manifest is the one it holds under manifest.InjectedKey.
+	config      map[string]any
+	catalogPath string
+	statePath   string
+	writeConfig bool
+	testReading bool // config migrations stay in memory
 	// testWarnings are the manifest's warnings during a test read: they go
 	// into the StreamRead's logs, as Airbyte's builder shows its deprecation
 	// warnings, not beside it where the builder would never show them.
@@ -45,7 +50,9 @@ type app struct {
 	pretty       bool
 	debug        bool
 	stdout       io.Writer
+	stderr       io.Writer
 	ran          bool // a command ran: the command line was good
+	serve        serveFlags
 	// host runs the manifest's custom components (nil without any), for
 	// runner, the command's runner.
 	host   *components.Host
@@ -55,7 +62,7 @@ type app struct {
 // Main runs the command line and returns the exit code. Nothing but
 // protocol messages reaches stdout; a panic becomes one system_error TRACE.
 func Main(args []string, stdout, stderr io.Writer, genericSpec []byte, version string) (code int) {
-	a := &app{out: protocol.NewWriter(stdout), masker: runtime.NewMasker(), genericSpec: genericSpec, stdout: stdout}
+	a := &app{out: protocol.NewWriter(stdout), masker: runtime.NewMasker(), genericSpec: genericSpec, stdout: stdout, stderr: stderr}
 	a.out.SetMasker(a.masker)
 	defer func() {
 		if r := recover(); r != nil {
@@ -164,11 +171,11 @@ func (e *setupError) failureType() string {
 // setup reads the config and the manifest, derives the spec, registers the
 // secrets and validates the config. validation is the config error, if any.
 func (a *app) setup() (r *runtime.Runner, err *setupError, validation error) {
-	config, cerr := readJSONObject(a.configPath, "config")
+	config, cerr := a.readConfig()
 	if cerr != nil {
 		return nil, &setupError{message: cerr.Error()}, nil
 	}
-	raw, files, merr := manifest.Find(a.manifestPath, config)
+	raw, files, merr := a.findManifest(config)
 	if merr != nil {
 		return nil, &setupError{message: merr.Error(), checkFails: true}, nil
 	}
@@ -254,7 +261,7 @@ func (a *app) discover(ctx context.Context) error {
 }
 
 func (a *app) read(ctx context.Context) error {
-	config, err := readJSONObject(a.configPath, "config")
+	config, err := a.readConfig()
 	if err != nil {
 		return a.fail(protocol.SystemError, err.Error())
 	}
@@ -282,6 +289,26 @@ func (a *app) read(ctx context.Context) error {
 		return a.fail(runtime.FailureType(err), runtime.OneLine(err))
 	}
 	return nil
+}
+
+// readConfig is the command's config: the one in memory, else the --config
+// file's.
+func (a *app) readConfig() (map[string]any, error) {
+	if a.config != nil {
+		return a.config, nil
+	}
+	return readJSONObject(a.configPath, "config")
+}
+
+// findManifest is the command's manifest: the one the config in memory
+// holds, else the first found of --manifest, the image's and the config's
+// (manifest.Find), with the files it may read (none for one in the config).
+func (a *app) findManifest(config map[string]any) (map[string]any, manifest.Files, error) {
+	if a.config != nil {
+		m, err := manifest.FromConfig(config)
+		return m, manifest.Files{}, err
+	}
+	return manifest.Find(a.manifestPath, config)
 }
 
 func readJSONObject(path, what string) (map[string]any, error) {
@@ -361,13 +388,9 @@ func writeFileAtomic(path string, cfg map[string]any) error {
 func (a *app) builder(ctx context.Context, command string, config map[string]any) error {
 	switch command {
 	case "resolve_manifest":
-		raw, _, err := manifest.Find(a.manifestPath, config)
+		resolved, err := a.resolvedManifest(config)
 		if err != nil {
 			return a.fail(protocol.ConfigError, err.Error())
-		}
-		resolved, err := manifest.ResolveOnly(raw)
-		if err != nil {
-			return a.fail(protocol.ConfigError, "invalid manifest: "+err.Error())
 		}
 		return runtime.RecordMessage(a.out, "resolve_manifest", map[string]any{"manifest": resolved})
 	case "full_resolve_manifest":
@@ -376,13 +399,7 @@ func (a *app) builder(ctx context.Context, command string, config map[string]any
 			a.out.Error(protocol.ConfigError, err.Error(), "", "")
 			return nil
 		}
-		r, serr, _ := a.setup()
-		if serr != nil {
-			a.out.Error(protocol.ConfigError, serr.message, "", "")
-			return nil
-		}
-		r.Client.NoRetries = true // as the builder's test reads: its resolvers' requests are tried once
-		resolved, err := r.FullResolvedManifest(ctx, limits.MaxStreams)
+		resolved, err := a.fullResolvedManifest(ctx, limits.MaxStreams)
 		if err != nil {
 			a.out.Error(runtime.FailureType(err), runtime.OneLine(err), "", "")
 			return nil
@@ -409,6 +426,32 @@ func (a *app) builder(ctx context.Context, command string, config map[string]any
 	return nil
 }
 
+// resolvedManifest is the builder's resolve_manifest: the manifest with its
+// references and parameters resolved.
+func (a *app) resolvedManifest(config map[string]any) (map[string]any, error) {
+	raw, _, err := a.findManifest(config)
+	if err != nil {
+		return nil, err
+	}
+	resolved, err := manifest.ResolveOnly(raw)
+	if err != nil {
+		return nil, errors.New("invalid manifest: " + err.Error())
+	}
+	return resolved, nil
+}
+
+// fullResolvedManifest is the builder's full_resolve_manifest: the resolved
+// manifest with the streams its dynamic streams make, at most maxStreams of
+// each.
+func (a *app) fullResolvedManifest(ctx context.Context, maxStreams int) (map[string]any, error) {
+	r, serr, _ := a.setup()
+	if serr != nil {
+		return nil, failure.Config("%s", serr.message)
+	}
+	r.Client.NoRetries = true // as the builder's test reads: its resolvers' requests are tried once
+	return r.FullResolvedManifest(ctx, maxStreams)
+}
+
 func (a *app) testRead(ctx context.Context) error {
 	return a.runTestRead(ctx, a.pretty)
 }
@@ -416,7 +459,6 @@ func (a *app) testRead(ctx context.Context) error {
 // runTestRead prints the StreamRead of one stream; failures are part of it
 // (or one TRACE when the manifest cannot load), and the exit code is 0.
 func (a *app) runTestRead(ctx context.Context, pretty bool) error {
-	a.testReading = true
 	var states incremental.States
 	if a.statePath != "" {
 		var err error
@@ -425,10 +467,28 @@ func (a *app) runTestRead(ctx context.Context, pretty bool) error {
 			return nil
 		}
 	}
-	r, err, _ := a.setup()
+	read, err := a.streamRead(ctx, states)
 	if err != nil {
 		a.out.Error(protocol.ConfigError, err.message, "", "")
 		return nil
+	}
+	if pretty {
+		a.out.Flush()
+		read.WritePretty(a.stdout, a.stream)
+		return nil
+	}
+	return runtime.RecordMessage(a.out, a.stream, read)
+}
+
+// streamRead is the builder's test read of a.stream within a.limits, from
+// its state of states: the StreamRead, the manifest's warnings first in its
+// logs, or the failure to set the read up (the manifest cannot load, a
+// config its rules refuse).
+func (a *app) streamRead(ctx context.Context, states incremental.States) (*runtime.StreamRead, *setupError) {
+	a.testReading = true
+	r, err, _ := a.setup()
+	if err != nil {
+		return nil, err
 	}
 	read := r.TestRead(ctx, a.stream, a.limits, states[a.stream])
 	logs := []runtime.TestLog{}
@@ -436,12 +496,7 @@ func (a *app) runTestRead(ctx context.Context, pretty bool) error {
 		logs = append(logs, runtime.TestLog{Message: w, Level: protocol.LevelWarn})
 	}
 	read.Logs = append(logs, read.Logs...)
-	if pretty {
-		a.out.Flush()
-		read.WritePretty(a.stdout, a.stream)
-		return nil
-	}
-	return runtime.RecordMessage(a.out, a.stream, read)
+	return read, nil
 }
 
 // testReadLimits reads the builder's __test_read_config: a limit absent,

@@ -54,7 +54,7 @@ func (a *app) commands(version string) *cobra.Command {
 	testRead.Flags().BoolVar(&a.pretty, "pretty", false, "print pages, statuses and paginator decisions for a person instead of a RECORD")
 	testRead.MarkFlagRequired("config")
 	testRead.MarkFlagRequired("stream")
-	root.AddCommand(spec, check, discover, read, testRead)
+	root.AddCommand(spec, check, discover, read, testRead, a.serveCommand())
 	return root
 }
 

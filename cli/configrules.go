@@ -12,8 +12,9 @@ import (
 // normalize applies the manifest's config migrations, then its config
 // transformations, as Airbyte does before anything reads the config. A
 // migration that changes the config is printed whole as one CONTROL message
-// and written back to the --config file, except in test reads, where the
-// config (the builder's testing values) changes in memory only.
+// and written back to the --config file, except in test reads and for a
+// config in memory (a manifest server's request), where the config (the
+// builder's testing values) changes in memory only.
 func (a *app) normalize(rules *manifest.ConfigRules, config map[string]any) (map[string]any, error) {
 	migrated, changed, err := configrules.Migrate(rules, config)
 	if err != nil {
@@ -26,9 +27,10 @@ func (a *app) normalize(rules *manifest.ConfigRules, config map[string]any) (map
 }
 
 // migrated prints a config that its migrations changed as one CONTROL
-// message and writes it back to the --config file (not in test reads).
+// message and writes it back to the --config file (not in test reads, nor
+// for a config in memory).
 func (a *app) migrated(migrated map[string]any, changed bool) error {
-	if !changed || a.testReading {
+	if !changed || a.testReading || a.config != nil {
 		return nil
 	}
 	if err := a.out.ControlConfig(migrated); err != nil {

@@ -163,7 +163,9 @@ func TestDynamicStreamsErrors(t *testing.T) {
 	if res.code != 1 || len(errs) != 1 || !strings.Contains(errs[0]["message"].(string), "dynamic_streams[0].components_resolver.components_mapping[0].condition: is only supported by ConfigComponentsResolver") {
 		t.Errorf("condition on HTTP resolver: exit %d %v", res.code, errs)
 	}
-	// The template's components are checked at load.
+	// A custom component of the template is refused at load, named by its
+	// path, where custom code is not permitted.
+	t.Setenv("AIRBYTE_ENABLE_UNSAFE_CODE", "")
 	custom := strings.Replace(dynamicManifest(a.URL, configReports), "    primary_key: []", "    primary_key: []\n    transformations: [{type: CustomTransformation, class_name: source_x.components.Fix}]", 1)
 	res = discover(newConnector(t, custom, nil), t)
 	errs = res.errors()

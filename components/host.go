@@ -92,6 +92,35 @@ type Host struct {
 // with Close. Python that is missing or lacks airbyte_cdk 7.x is a
 // config_error saying what to install or which image has it.
 func Start(ctx context.Context, o Options) (*Host, error) {
+	h, err := launch(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	params := map[string]any{"manifest": o.Manifest, "config": o.Config}
+	if o.Code != nil {
+		params["code"], params["code_name"] = o.Code.Text, o.Code.Name
+	}
+	if err := h.Call(ctx, nil, "init", params, nil, nil); err != nil {
+		h.Close()
+		return nil, err
+	}
+	return h, nil
+}
+
+// Probe starts a host with python and ends it once it says hello: the
+// version of airbyte-cdk it runs, or why it cannot run custom components
+// (as Start would say).
+func Probe(ctx context.Context, python string) (cdk string, err error) {
+	h, err := launch(ctx, Options{Python: python})
+	if err != nil {
+		return "", err
+	}
+	h.Close()
+	return h.CDK, nil
+}
+
+// launch starts the host's Python and reads its hello.
+func launch(ctx context.Context, o Options) (*Host, error) {
 	if o.Timeout == 0 {
 		o.Timeout = DefaultTimeout
 	}
@@ -150,14 +179,6 @@ func Start(ctx context.Context, o Options) (*Host, error) {
 		return nil, err
 	}
 	go h.read()
-	params := map[string]any{"manifest": o.Manifest, "config": o.Config}
-	if o.Code != nil {
-		params["code"], params["code_name"] = o.Code.Text, o.Code.Name
-	}
-	if err := h.Call(ctx, nil, "init", params, nil, nil); err != nil {
-		h.Close()
-		return nil, err
-	}
 	return h, nil
 }
 

@@ -104,6 +104,87 @@ func TestDifferential(t *testing.T) {
 	}
 }
 
+// TestServersSideBySide runs our manifest server (`serve`) and Airbyte's
+// (airbyte_cdk.manifest_server) side by side: the same requests for every
+// catalog manifest, each server asking its own generic API, and the
+// requests every server answers alike (authentication, the request
+// models); any difference the allow-list does not name fails the test.
+func TestServersSideBySide(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(manifestsDir, "*.yaml"))
+	missing := func(format string, args ...any) {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf(format, args...)
+		}
+		t.Skipf(format, args...)
+	}
+	if len(files) == 0 {
+		missing("no manifests: the side-by-side test expects them in %s (beside the repository)", manifestsDir)
+	}
+	ref, err := Reference()
+	if err != nil {
+		missing("%v", err)
+	}
+	if err := genapi.CheckJinja(); err != nil {
+		missing("%v", err)
+	}
+	allowed, err := LoadAllowed("allowed.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var servers [2]*ManifestServer
+	started := make(chan error, 1)
+	go func() {
+		var err error
+		servers[1], err = StartReferenceServer(ref)
+		started <- err
+	}()
+	servers[0], err = StartOurServer(build(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer servers[0].Stop()
+	if err := <-started; err != nil {
+		t.Fatal(err)
+	}
+	defer servers[1].Stop()
+	var chosen []string
+	for _, f := range files {
+		if *only == "" || strings.Contains(f, *only) {
+			chosen = append(chosen, f)
+		}
+	}
+	start := time.Now()
+	results := make([]Result, len(chosen))
+	const workers = 3 // the reference's server runs its requests on one core (Python's lock), ours on the other
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				results[i] = CompareServers(chosen[i], servers, allowed)
+			}
+		}()
+	}
+	for i := range chosen {
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	results = append(results, CompareServerCases(servers, allowed))
+	t.Logf("%d manifests and the protocol's cases side by side in %.0f s", len(chosen), time.Since(start).Seconds())
+	for _, res := range results {
+		t.Logf("%s: %s (%d streams) in %.1f s %v", res.Name, res.Outcome(), res.Streams, res.Elapsed.Seconds(), res.Deliberate)
+		for _, p := range res.Problems {
+			t.Logf("%s: the generic API: %s", res.Name, p)
+		}
+		for _, d := range res.Differences {
+			t.Errorf("%s: %s", res.Name, d)
+		}
+	}
+}
+
 func build(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "source-declarative")

@@ -141,35 +141,14 @@ func (m *run) compare() {
 	if spec == nil {
 		return
 	}
-	// One config, sampled from the spec, pointed at each side's API.
-	sampler := &corpus.Sampler{Now: m.started.UTC(), Reads: corpus.ConfigReads(m.raw)}
-	sampled := sampler.Config(spec)
-	var resolved map[string]any
-	for i, s := range m.sides {
-		config := manifest.DeepCopy(sampled).(map[string]any)
-		rewritten := corpus.RewriteURLs(m.raw, s.api.URL)
-		corpus.PointConfig(rewritten, config, sampler.Pinned, s.api.URL)
-		writeJSON(s.manifest, rewritten)
-		s.config = filepath.Join(s.dir, "config.json")
-		writeJSON(s.config, config)
-		if i == 0 {
-			r, err := manifest.ResolveOnly(manifest.DeepCopy(rewritten).(map[string]any))
-			if err != nil {
-				m.differ(Difference{What: "load", Detail: err.Error()})
-				return
-			}
-			resolved = r
-		}
-	}
-	plan, err := genapi.NewPlan(resolved, readJSON(m.sides[0].config), m.started)
-	if err != nil {
-		m.res.Problems = append(m.res.Problems, err.Error())
-		m.differ(Difference{What: "setup", Detail: err.Error()})
+	configs, manifests, ok := m.configure(spec)
+	if !ok {
 		return
 	}
-	m.res.Problems = plan.Problems
-	for _, s := range m.sides {
-		s.api.SetPlan(plan)
+	for i, s := range m.sides {
+		writeJSON(s.manifest, manifests[i])
+		s.config = filepath.Join(s.dir, "config.json")
+		writeJSON(s.config, configs[i])
 	}
 	checks := m.both(func(s *side) output { return s.command("check", "--config", s.config, "--manifest", s.manifest) })
 	if refused, both := refusal(checks); refused != "" {
@@ -205,6 +184,36 @@ func (m *run) compare() {
 		m.compareRead("read from state", again)
 	}
 	m.testReads(streams, catalog)
+}
+
+// configure samples one config from the spec and points it, and the
+// manifest, at each side's API; the APIs then answer as the manifest asks
+// (genapi's plan). ok is false when the manifest cannot be planned (a
+// difference then says why).
+func (m *run) configure(spec map[string]any) (configs, manifests [2]map[string]any, ok bool) {
+	sampler := &corpus.Sampler{Now: m.started.UTC(), Reads: corpus.ConfigReads(m.raw)}
+	sampled := sampler.Config(spec)
+	for i, s := range m.sides {
+		configs[i] = manifest.DeepCopy(sampled).(map[string]any)
+		manifests[i] = corpus.RewriteURLs(m.raw, s.api.URL)
+		corpus.PointConfig(manifests[i], configs[i], sampler.Pinned, s.api.URL)
+	}
+	resolved, err := manifest.ResolveOnly(manifest.DeepCopy(manifests[0]).(map[string]any))
+	if err != nil {
+		m.differ(Difference{What: "load", Detail: err.Error()})
+		return configs, manifests, false
+	}
+	plan, err := genapi.NewPlan(resolved, asJSON(configs[0]), m.started)
+	if err != nil {
+		m.res.Problems = append(m.res.Problems, err.Error())
+		m.differ(Difference{What: "setup", Detail: err.Error()})
+		return configs, manifests, false
+	}
+	m.res.Problems = plan.Problems
+	for _, s := range m.sides {
+		s.api.SetPlan(plan)
+	}
+	return configs, manifests, true
 }
 
 // both runs f on each side at once.
@@ -285,6 +294,15 @@ func safeName(s string) string {
 func writeJSON(path string, v any) {
 	b, _ := json.Marshal(v)
 	os.WriteFile(path, b, 0o600)
+}
+
+// asJSON is v as a JSON reader decodes it (numbers float64), as a connector
+// reads its config file.
+func asJSON(v any) map[string]any {
+	b, _ := json.Marshal(v)
+	var m map[string]any
+	json.Unmarshal(b, &m)
+	return m
 }
 
 func readJSON(path string) map[string]any {

@@ -38,16 +38,24 @@ func Find(flagPath string, config map[string]any) (map[string]any, Files, error)
 		m, err := ReadFile(ImagePath)
 		return m, FilesIn(filepath.Dir(ImagePath)), err
 	}
-	if config != nil {
-		if v, ok := config[InjectedKey]; ok {
-			m, ok := v.(map[string]any)
-			if !ok {
-				return nil, Files{}, fmt.Errorf("config key %s must be an object holding the manifest", InjectedKey)
-			}
-			return m, Files{}, nil
-		}
+	m, err := FromConfig(config)
+	return m, Files{}, err
+}
+
+// FromConfig returns the manifest injected in the config under InjectedKey
+// (ErrNoManifest without one), as the platform and the manifest server pass
+// it: a manifest that comes with no folder of its own, which reads no file
+// (Files{}). config may be nil.
+func FromConfig(config map[string]any) (map[string]any, error) {
+	v, ok := config[InjectedKey]
+	if !ok {
+		return nil, ErrNoManifest
 	}
-	return nil, Files{}, ErrNoManifest
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("config key %s must be an object holding the manifest", InjectedKey)
+	}
+	return m, nil
 }
 
 // ReadFile reads a YAML or JSON manifest file.
@@ -137,6 +145,10 @@ func FromJSON(b []byte) (any, error) {
 	}
 	return numbers(v), nil
 }
+
+// Numbers turns the json.Numbers of a value decoded with UseNumber into
+// int64 (a whole number that fits) or float64, in place, as FromJSON does.
+func Numbers(v any) any { return numbers(v) }
 
 func numbers(v any) any {
 	switch x := v.(type) {

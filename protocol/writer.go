@@ -35,6 +35,8 @@ type Writer struct {
 	// the last flush; armed tells it is set.
 	flushLater *time.Timer
 	armed      bool
+	// tap, when set, sees each message Write prints, masked (Tap).
+	tap func(*Message)
 }
 
 // FlushEvery is the longest time a message waits in the writer's buffer.
@@ -67,6 +69,15 @@ func (w *Writer) mask(s string) string {
 	return w.masker.Mask(s)
 }
 
+// Tap hands f each message Write prints (not the records of WriteRecords),
+// its texts masked: a command run in-process (the manifest server's) reads
+// its CONNECTION_STATUS, CATALOG and TRACE messages as the platform would.
+func (w *Writer) Tap(f func(*Message)) {
+	w.mu.Lock()
+	w.tap = f
+	w.mu.Unlock()
+}
+
 // Write prints one message.
 func (w *Writer) Write(m *Message) error {
 	w.mu.Lock()
@@ -87,6 +98,9 @@ func (w *Writer) writeLocked(m *Message) error {
 		e.Message = w.mask(e.Message)
 		e.InternalMessage = w.mask(e.InternalMessage)
 		e.StackTrace = w.mask(e.StackTrace)
+	}
+	if w.tap != nil {
+		w.tap(m)
 	}
 	b, err := marshalMessage(m)
 	if err != nil {
