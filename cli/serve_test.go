@@ -541,16 +541,17 @@ func TestServeRunsCustomCode(t *testing.T) {
 }
 
 // TestServeRefusesCustomCodeNotPermitted: without AIRBYTE_ENABLE_UNSAFE_CODE
-// a test read carrying custom code is a 400 in the CDK's words (Airbyte's
-// server answers 500 Internal Server Error: its refusal escapes the route's
-// error handling), a check fails, and no request is made.
+// a test read carrying custom code is a 400 in the CDK's words after the
+// component that needs it (Airbyte's server answers 500 Internal Server
+// Error: its refusal escapes the route's error handling), a check fails,
+// and no request is made.
 func TestServeRefusesCustomCodeNotPermitted(t *testing.T) {
 	t.Setenv("AIRBYTE_ENABLE_UNSAFE_CODE", "false")
 	a := newAPI(t, func(w http.ResponseWriter, _ *http.Request, _ string) { fmt.Fprint(w, `{"items":{}}`) })
 	s := startManifestServer(t, server.Options{})
 	s.post(t, "/v1/manifest/test_read", requestJSON(t, objectsManifest(a.URL), map[string]any{
 		"config": map[string]any{"token": "tok-secret"}, "stream_name": "objects", "custom_components_code": componentsPy})).is(t, "custom code", 400,
-		`{"detail":"Error reading stream: `+components.ErrNotPermitted.Error()+`"}`)
+		`{"detail":"Error reading stream: streams[0].retriever.record_selector.extractor: `+components.ErrNotPermitted.Error()+`"}`)
 	// A check of a manifest naming a custom component fails, as Airbyte's
 	// server's check reports the CDK's refusal.
 	s.post(t, "/v1/manifest/check", requestJSON(t, objectsManifest(a.URL), map[string]any{"config": map[string]any{"token": "tok-secret"}})).is(t, "check", 200,
