@@ -40,25 +40,37 @@ func (r *Runner) Close() { r.zygotes.close() }
 
 // Result is how one manifest compared.
 type Result struct {
-	Name string
+	Name    string
+	Support string // the catalog's support level, "" outside the catalog
 	// Refused names the custom components both connectors refuse.
 	Refused string
+	// CustomCode names the custom components we refuse where the reference
+	// runs the connector's components.py: compared once a components host
+	// runs them here.
+	CustomCode string
 	// Differences are those not on the allow-list; Deliberate those on it,
 	// by entry.
 	Differences []Difference
 	Deliberate  map[string]int
-	Problems    []string // what the generic API could not serve
-	Streams     int
-	Elapsed     time.Duration
+	// Failing says, per command or stream, why it fails on both sides.
+	Failing  map[string]string
+	Problems []string // what the generic API could not serve
+	Streams  int
+	Elapsed  time.Duration
 }
 
-// Outcome is "same", "deliberate", "refused" or "differ".
+// Outcome is "same", "deliberate", "failing in both", "refused", "custom
+// code" or "differ".
 func (r Result) Outcome() string {
 	switch {
 	case len(r.Differences) > 0:
 		return "differ"
+	case r.CustomCode != "":
+		return "custom code"
 	case r.Refused != "":
 		return "refused"
+	case len(r.Failing) > 0:
+		return "failing in both"
 	case len(r.Deliberate) > 0:
 		return "deliberate"
 	}
@@ -68,20 +80,21 @@ func (r Result) Outcome() string {
 // run is one manifest's comparison in progress.
 type run struct {
 	*Runner
-	res     *Result
-	sides   [2]*side
-	raw     map[string]any
-	started time.Time
+	res       *Result
+	connector Connector
+	sides     [2]*side
+	raw       map[string]any
+	started   time.Time
 	// parentNames are the manifest's parent streams (parents), once known.
 	parentNames map[string]bool
 }
 
-// Run compares one manifest.
-func (r *Runner) Run(path string) (res Result) {
-	res = Result{Name: strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)), Deliberate: map[string]int{}}
+// Run compares one connector.
+func (r *Runner) Run(c Connector) (res Result) {
+	res = Result{Name: c.Name, Support: c.Support, Deliberate: map[string]int{}, Failing: map[string]string{}}
 	start := time.Now()
 	defer func() { res.Elapsed = time.Since(start) }()
-	raw, err := manifest.ReadFile(path)
+	raw, err := manifest.ReadFile(c.Manifest)
 	if err != nil {
 		res.Differences = append(res.Differences, Difference{What: "load", Detail: err.Error()})
 		return res
@@ -94,15 +107,19 @@ func (r *Runner) Run(path string) (res Result) {
 	if os.Getenv("DIFFERENTIAL_KEEP") == "" {
 		defer os.RemoveAll(dir)
 	}
-	m := &run{Runner: r, res: &res, raw: raw, started: start}
+	m := &run{Runner: r, res: &res, connector: c, raw: raw, started: start}
 	z, err := r.zygotes.get()
 	if err != nil {
 		res.Differences = append(res.Differences, Difference{What: "setup", Detail: err.Error()})
 		return res
 	}
 	defer r.zygotes.put(z)
-	m.sides[0] = &side{name: "ours", api: genapi.Start(), dir: filepath.Join(dir, "ours"), launch: ours(r.Binary)}
-	m.sides[1] = &side{name: "reference", api: genapi.Start(), dir: filepath.Join(dir, "reference"), launch: z.launch}
+	var env []string
+	if c.Components != "" {
+		env = unsafeCodeEnv
+	}
+	m.sides[0] = &side{name: "ours", api: genapi.Start(), dir: filepath.Join(dir, "ours"), launch: ours(r.Binary), env: env}
+	m.sides[1] = &side{name: "reference", api: genapi.Start(), dir: filepath.Join(dir, "reference"), launch: z.launch, env: env}
 	for _, s := range m.sides {
 		defer s.api.Close()
 		os.MkdirAll(s.dir, 0o700)
@@ -150,6 +167,12 @@ func (m *run) compare() {
 		rewritten := corpus.RewriteURLs(m.raw, s.api.URL)
 		corpus.PointConfig(rewritten, config, sampler.Pinned, s.api.URL)
 		writeJSON(s.manifest, rewritten)
+		if m.connector.Components != "" {
+			if err := injectComponents(config, m.connector.Components); err != nil {
+				m.differ(Difference{What: "setup", Detail: err.Error()})
+				return
+			}
+		}
 		s.config = filepath.Join(s.dir, "config.json")
 		writeJSON(s.config, config)
 		if i == 0 {
@@ -173,8 +196,14 @@ func (m *run) compare() {
 	}
 	checks := m.both(func(s *side) output { return s.command("check", "--config", s.config, "--manifest", s.manifest) })
 	if refused, both := refusal(checks); refused != "" {
-		m.res.Refused = refused
-		if !both {
+		switch {
+		case both:
+			m.res.Refused = refused
+		case m.connector.Components != "":
+			// The connector's components.py, which the reference runs:
+			// compared once a components host runs it here.
+			m.res.CustomCode = refused
+		default:
 			m.differ(Difference{What: "check", Detail: "we refuse custom code the reference runs: " + refused})
 		}
 		return

@@ -7,31 +7,57 @@ import (
 	"strings"
 )
 
-// Table is README's table of the comparison: per manifest, the outcome and
-// what differs on purpose.
+// outcomes are the outcomes in the order the totals list them.
+var outcomes = []string{"same", "deliberate", "failing in both", "refused", "custom code", "differ"}
+
+// Table is README's table of the comparison: per manifest, its support
+// level (the catalog's; "curated" outside it), the outcome, what differs on
+// purpose and what fails on both sides; then the totals by outcome and by
+// support level.
 func Table(results []Result, allowed []Entry) string {
 	sorted := append([]Result(nil), results...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
 	var b strings.Builder
-	b.WriteString("| manifest | streams | outcome | what differs |\n|---|---|---|---|\n")
+	b.WriteString("| manifest | support | streams | outcome | what differs, what fails in both |\n|---|---|---|---|---|\n")
 	count := map[string]int{}
+	bySupport := map[string]map[string]int{}
 	for _, r := range sorted {
 		outcome := r.Outcome()
+		support := r.Support
+		if support == "" {
+			support = "curated"
+		}
 		count[outcome]++
+		if bySupport[support] == nil {
+			bySupport[support] = map[string]int{}
+		}
+		bySupport[support][outcome]++
 		var what []string
 		switch outcome {
 		case "refused":
 			what = append(what, "both refuse custom code: "+r.Refused)
+		case "custom code":
+			what = append(what, "components.py, which the reference runs (AIRBYTE_ENABLE_UNSAFE_CODE) and we refuse until the components host runs it: "+r.CustomCode)
 		case "differ":
 			what = append(what, fmt.Sprintf("%d differences, first: %s", len(r.Differences), r.Differences[0]))
 		}
 		what = append(what, sortedIDs(r.Deliberate)...)
+		for _, where := range sortedKeys(r.Failing) {
+			what = append(what, "fails in both: "+where+": "+r.Failing[where])
+		}
 		if len(what) == 0 {
 			what = []string{"—"}
 		}
-		fmt.Fprintf(&b, "| %s | %d | %s | %s |\n", r.Name, r.Streams, outcome, escape(strings.Join(what, "; ")))
+		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s |\n", r.Name, support, r.Streams, outcome, escape(strings.Join(what, "; ")))
 	}
-	fmt.Fprintf(&b, "\n**%d manifests: %d same, %d deliberate, %d refused, %d differ.**\n", len(sorted), count["same"], count["deliberate"], count["refused"], count["differ"])
+	fmt.Fprintf(&b, "\n**%d manifests: %s.**\n\n", len(sorted), totals(count))
+	for _, support := range sortedKeys(bySupport) {
+		n := 0
+		for _, c := range bySupport[support] {
+			n += c
+		}
+		fmt.Fprintf(&b, "- %s: %d, %s\n", support, n, totals(bySupport[support]))
+	}
 	// What each deliberate difference is, and why, in the allow-list's order.
 	used := map[string]bool{}
 	for _, r := range sorted {
@@ -47,6 +73,26 @@ func Table(results []Result, allowed []Entry) string {
 		}
 	}
 	return b.String()
+}
+
+// totals lists the count of each outcome, "differ" always.
+func totals(count map[string]int) string {
+	var parts []string
+	for _, o := range outcomes {
+		if count[o] > 0 || o == "differ" {
+			parts = append(parts, fmt.Sprintf("%d %s", count[o], o))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
 
 func sortedIDs(m map[string]int) []string {
