@@ -96,13 +96,14 @@ func (a *app) spec(context.Context) error {
 			return a.fail(protocol.SystemError, err.Error())
 		}
 	}
-	raw, err := manifest.Find(a.manifestPath, config)
+	raw, yamlWarnings, err := manifest.FindWarn(a.manifestPath, config)
 	if errors.Is(err, manifest.ErrNoManifest) {
 		return a.out.Write(&protocol.Message{Type: protocol.TypeSpec, Spec: a.genericSpec})
 	}
 	if err != nil {
 		return a.fail(protocol.ConfigError, err.Error())
 	}
+	a.warn(yamlWarnings)
 	// A manifest that loads is resolved once; one that does not still has a
 	// spec when its references resolve.
 	var resolved map[string]any
@@ -161,10 +162,11 @@ func (a *app) setup() (r *runtime.Runner, err *setupError, validation error) {
 	if cerr != nil {
 		return nil, &setupError{message: cerr.Error()}, nil
 	}
-	raw, merr := manifest.Find(a.manifestPath, config)
+	raw, yamlWarnings, merr := manifest.FindWarn(a.manifestPath, config)
 	if merr != nil {
 		return nil, &setupError{message: merr.Error(), checkFails: true}, nil
 	}
+	a.warn(yamlWarnings)
 	src, merr := manifest.Load(raw)
 	if merr != nil {
 		return nil, &setupError{message: "invalid manifest: " + merr.Error(), checkFails: true}, nil

@@ -41,52 +41,73 @@ func Folder(flagPath string) string {
 // Find returns the raw manifest, first match wins: the --manifest path, the
 // image path, then the config key. config may be nil.
 func Find(flagPath string, config map[string]any) (map[string]any, error) {
+	raw, _, err := FindWarn(flagPath, config)
+	return raw, err
+}
+
+// FindWarn is Find, with the warnings of reading a manifest file (keys given
+// twice, see ParseWarn).
+func FindWarn(flagPath string, config map[string]any) (map[string]any, []string, error) {
 	if flagPath != "" {
-		return ReadFile(flagPath)
+		return readFile(flagPath)
 	}
 	if _, err := os.Stat(ImagePath); err == nil {
-		return ReadFile(ImagePath)
+		return readFile(ImagePath)
 	}
 	if config != nil {
 		if v, ok := config[InjectedKey]; ok {
 			m, ok := v.(map[string]any)
 			if !ok {
-				return nil, fmt.Errorf("config key %s must be an object holding the manifest", InjectedKey)
+				return nil, nil, fmt.Errorf("config key %s must be an object holding the manifest", InjectedKey)
 			}
-			return m, nil
+			return m, nil, nil
 		}
 	}
-	return nil, ErrNoManifest
+	return nil, nil, ErrNoManifest
 }
 
 // ReadFile reads a YAML or JSON manifest file.
 func ReadFile(path string) (map[string]any, error) {
+	m, _, err := readFile(path)
+	return m, err
+}
+
+func readFile(path string) (map[string]any, []string, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("cannot read manifest: %v", err)
+		return nil, nil, fmt.Errorf("cannot read manifest: %v", err)
 	}
-	return Parse(b)
+	return ParseWarn(b)
 }
 
 // Parse reads YAML or JSON bytes into plain values (maps, lists, strings,
 // int64, float64, bool, nil).
 func Parse(b []byte) (map[string]any, error) {
+	m, _, err := ParseWarn(b)
+	return m, err
+}
+
+// ParseWarn is Parse, with a warning for each key given more than once in
+// one mapping: its last value is kept, as Airbyte's loader (PyYAML) keeps
+// it, where YAML says a key is unique.
+func ParseWarn(b []byte) (map[string]any, []string, error) {
 	var node yaml.Node
 	if err := yaml.Unmarshal(b, &node); err != nil {
-		return nil, fmt.Errorf("manifest is not valid YAML or JSON: %v", oneLine(err.Error()))
+		return nil, nil, fmt.Errorf("manifest is not valid YAML or JSON: %v", oneLine(err.Error()))
 	}
+	warnings := keepLastKeys(&node, "", map[*yaml.Node]bool{})
 	doc, ok := plainFromNode(&node)
 	if !ok {
-		if err := yaml.Unmarshal(b, &doc); err != nil {
-			return nil, fmt.Errorf("manifest is not valid YAML or JSON: %v", oneLine(err.Error()))
+		if err := node.Decode(&doc); err != nil {
+			return nil, nil, fmt.Errorf("manifest is not valid YAML or JSON: %v", oneLine(err.Error()))
 		}
 		doc = plain(doc)
 	}
 	m, ok := doc.(map[string]any)
 	if !ok {
-		return nil, errors.New("manifest must be a mapping at its top level")
+		return nil, nil, errors.New("manifest must be a mapping at its top level")
 	}
-	return m, nil
+	return m, warnings, nil
 }
 
 // plain normalises decoded YAML into JSON-like values.
