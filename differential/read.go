@@ -103,6 +103,7 @@ func (m *run) compareRead(label string, outs [2]output) {
 	m.note("record-nulls", dropTopNulls(&outs[0]))
 	m.differ(compareEnd(label, outs)...)
 	a, b := partsByStream(outs[0]), partsByStream(outs[1])
+	m.readFailures(label, outs, a, b)
 	for _, name := range unionKeys(a, b) {
 		pa, pb := a[name], b[name]
 		if pa == nil {

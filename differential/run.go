@@ -209,10 +209,16 @@ func (m *run) compare() {
 		return
 	}
 	m.differ(compareCheck(checks)...)
+	if msg, both := failedBoth(checks); both {
+		m.failing("check", "", checks, msg)
+	}
 	discovers := m.both(func(s *side) output {
 		return s.command("discover", "--config", s.config, "--manifest", s.manifest)
 	})
 	m.differ(compareCatalogs(discovers)...)
+	if msg, both := failedBoth(discovers); both {
+		m.failing("discover", "", discovers, msg)
+	}
 	streams := catalogStreams(discovers[0])
 	m.res.Streams = len(streams)
 	if len(streams) == 0 {

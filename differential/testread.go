@@ -25,6 +25,7 @@ func (m *run) compareTestRead(stream string, outs [2]output) {
 	d := func(format string, args ...any) {
 		m.differ(Difference{Stream: stream, What: "test read", Detail: fmt.Sprintf(format, args...)})
 	}
+	m.testReadFailure(stream, outs)
 	a, b := streamRead(outs[0]), streamRead(outs[1])
 	switch {
 	case a == nil && b == nil:
