@@ -48,7 +48,9 @@ func TestSelectiveBrokenBranchNotChosenRuns(t *testing.T) {
 // request, a system_error as in Airbyte (whose token request fails on the
 // template: "Unexpected error during OAuth token refresh: unexpected ')'").
 func TestSelectiveBrokenBranchChosenFails(t *testing.T) {
-	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) { fmt.Fprint(w, `{"access_token":"t","expires_in":3600}`) })
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		fmt.Fprint(w, `{"access_token":"t","expires_in":3600}`)
+	})
 	res := newConnector(t, brokenSelective(a.URL), map[string]any{"authorization": map[string]any{"auth_type": "oauth", "client_id": "i", "client_secret": "s", "refresh_token": "r"}}, "s").read(t)
 	equalLists(t, "requests", a.lines(), nil)
 	equalLists(t, "warnings", res.warnings(), []string{brokenSelectiveWarning})
