@@ -34,6 +34,7 @@ func NewPipeline(st *manifest.Stream, loadSchema func() (map[string]any, error),
 	p := &Pipeline{stream: st.Name, transformFirst: st.Retriever.Selector.TransformBeforeFiltering}
 	if sel.Filter != nil {
 		p.filter = transform.NewFilter(sel.Filter, sel.FilterParams)
+		p.filter.Warn = warn
 	}
 	var err error
 	if p.transforms, err = transform.NewList(st.Transformations); err != nil {

@@ -38,6 +38,9 @@ func newBuilder(env *Env, req *manifest.Requester, pag *paginate.Paginator) (*bu
 	if refresher, ok := au.(auth.Refresher); ok && policy != nil {
 		policy.Refresh = refresher.Invalidate
 	}
+	if policy != nil {
+		policy.Warn = func(msg string) { env.Log("WARN", msg) }
+	}
 	return &builder{env: env, req: req, auth: au, pag: pag, policy: policy}, nil
 }
 
