@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 
+	"github.com/airbyte-go/source-declarative/components"
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/protocol"
 	"github.com/airbyte-go/source-declarative/runtime"
@@ -29,6 +30,7 @@ type app struct {
 	genericSpec    []byte
 	manifestPath   string
 	componentsPath string
+	python         string // --python: the interpreter of the components host
 	configPath     string
 	catalogPath    string
 	statePath      string
@@ -44,6 +46,10 @@ type app struct {
 	debug        bool
 	stdout       io.Writer
 	ran          bool // a command ran: the command line was good
+	// host runs the manifest's custom components (nil without any), for
+	// runner, the command's runner.
+	host   *components.Host
+	runner *runtime.Runner
 }
 
 // Main runs the command line and returns the exit code. Nothing but
@@ -57,6 +63,7 @@ func Main(args []string, stdout, stderr io.Writer, genericSpec []byte, version s
 			a.out.Error(protocol.SystemError, "Internal error in the connector; this is a bug, please report it.", fmt.Sprint(r), "")
 			code = 1
 		}
+		a.closeComponents()
 		a.out.Flush()
 	}()
 	root := a.commands(version)
@@ -172,9 +179,6 @@ func (a *app) setup() (r *runtime.Runner, err *setupError, validation error) {
 		return nil, &setupError{message: "invalid manifest: " + merr.Error(), checkFails: true}, nil
 	}
 	src.Folder = manifest.Folder(a.manifestPath)
-	if a.componentsPath != "" {
-		a.out.Log(protocol.LevelWarn, "--components-path "+a.componentsPath+" is not loaded: custom Python components cannot run here, and a manifest component that needs them (class_name) is refused")
-	}
 	spec, warnings := manifest.Spec(src.Resolved)
 	connSpec, _ := spec["connectionSpecification"].(map[string]any)
 	a.masker.AddSpecSecrets(connSpec, config)
@@ -188,6 +192,12 @@ func (a *app) setup() (r *runtime.Runner, err *setupError, validation error) {
 		}
 		a.masker.AddSpecSecrets(connSpec, config)
 	}
+	host, config, herr := a.startComponents(context.Background(), src, raw, config)
+	if herr != nil {
+		return nil, herr, nil
+	}
+	a.host = host
+	a.masker.AddSpecSecrets(connSpec, config)
 	validation = manifest.ValidateConfig(connSpec, config)
 	if validation == nil {
 		if verr := a.validateRules(src.ConfigRules, config); verr != nil {
@@ -195,6 +205,10 @@ func (a *app) setup() (r *runtime.Runner, err *setupError, validation error) {
 		}
 	}
 	r = runtime.New(src, config, a.out, a.masker)
+	a.runner = r
+	if host != nil {
+		r.UseComponents(host)
+	}
 	if prepareRunner != nil {
 		prepareRunner(r)
 	}

@@ -27,6 +27,7 @@ func (a *app) commands(version string) *cobra.Command {
 	global := root.PersistentFlags()
 	global.StringVar(&a.manifestPath, "manifest", "", "path of the manifest (YAML or JSON)")
 	global.StringVar(&a.manifestPath, "manifest-path", "", "the same as --manifest, under the name Airbyte's source-declarative-manifest gives it")
+	global.StringVar(&a.python, "python", "", "the Python with airbyte-cdk 7.x that runs the manifest's custom components (default: $AIRBYTE_PYTHON, else python3 on PATH)")
 	global.BoolVar(&a.debug, "debug", false, "print DEBUG LOG messages: a summary of every request and response, secrets masked")
 	spec := a.command("spec", "Print the connector specification", false, a.spec)
 	spec.Flags().StringVar(&a.configPath, "config", "", "path of a config JSON: its __injected_declarative_manifest is the manifest when no other is found (optional)")
@@ -35,7 +36,7 @@ func (a *app) commands(version string) *cobra.Command {
 	read := a.command("read", "Read the configured streams", true, a.read)
 	for _, c := range []*cobra.Command{check, discover, read} {
 		c.Flags().StringVar(&a.configPath, "config", "", "path of the config JSON")
-		c.Flags().StringVar(&a.componentsPath, "components-path", "", "custom Python components (components.py): not run here, a WARN says so; a manifest component that needs them is refused")
+		c.Flags().StringVar(&a.componentsPath, "components-path", "", "the components.py of the manifest's custom components (run only with AIRBYTE_ENABLE_UNSAFE_CODE=true, as in Airbyte)")
 		c.MarkFlagRequired("config")
 	}
 	read.Flags().StringVar(&a.catalogPath, "catalog", "", "path of the configured catalog JSON")

@@ -19,17 +19,27 @@ func (a *app) normalize(rules *manifest.ConfigRules, config map[string]any) (map
 	if err != nil {
 		return nil, err
 	}
-	if changed && !a.testReading {
-		if err := a.out.ControlConfig(migrated); err != nil {
-			return nil, err
-		}
-		// The CONTROL message is what the platform keeps; a config file that
-		// cannot be written (mounted read-only) does not stop the command.
-		if err := writeFileAtomic(a.configPath, migrated); err != nil {
-			a.out.Log(protocol.LevelWarn, fmt.Sprintf("the migrated config could not be written back to %s: %v", filepath.Base(a.configPath), err))
-		}
+	if err := a.migrated(migrated, changed); err != nil {
+		return nil, err
 	}
 	return configrules.Transform(rules, migrated)
+}
+
+// migrated prints a config that its migrations changed as one CONTROL
+// message and writes it back to the --config file (not in test reads).
+func (a *app) migrated(migrated map[string]any, changed bool) error {
+	if !changed || a.testReading {
+		return nil
+	}
+	if err := a.out.ControlConfig(migrated); err != nil {
+		return err
+	}
+	// The CONTROL message is what the platform keeps; a config file that
+	// cannot be written (mounted read-only) does not stop the command.
+	if err := writeFileAtomic(a.configPath, migrated); err != nil {
+		a.out.Log(protocol.LevelWarn, fmt.Sprintf("the migrated config could not be written back to %s: %v", filepath.Base(a.configPath), err))
+	}
+	return nil
 }
 
 // validateRules checks the config against the manifest's config validations.

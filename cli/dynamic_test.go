@@ -172,16 +172,28 @@ func TestDynamicStreamsErrors(t *testing.T) {
 	}
 }
 
-func TestCustomComponentsAreRefusedWithTheirClass(t *testing.T) {
+// Custom components run only where Airbyte's runtime lets them run (the
+// image's own, or AIRBYTE_ENABLE_UNSAFE_CODE): otherwise they are refused
+// with the CDK's words and their path. A class_name on a built-in type is
+// not custom code: the CDK builds the typed component.
+func TestCustomComponentsNeedPermission(t *testing.T) {
+	t.Setenv("AIRBYTE_ENABLE_UNSAFE_CODE", "false")
+	notPermitted := ": Custom connector code is not permitted in this environment. If you need to run custom code, please ask your administrator to set the `AIRBYTE_ENABLE_UNSAFE_CODE` environment variable to 'true' in your Airbyte environment. If you see this message in Airbyte Cloud, your workspace does not allow executing custom connector code."
 	for extra, want := range map[string]string{
-		"transformations: [{type: CustomTransformation, class_name: source_x.components.Fix}]":    "invalid manifest: streams[0].transformations[0]: custom component CustomTransformation (class_name source_x.components.Fix) is not supported: custom Python code cannot run here",
-		"schema_loader: {type: CustomSchemaLoader, class_name: source_x.components.Schema}":       "invalid manifest: streams[0].schema_loader: custom component CustomSchemaLoader (class_name source_x.components.Schema) is not supported: custom Python code cannot run here",
-		"state_migrations: [{class_name: source_x.components.Migrate}]":                           "invalid manifest: streams[0].state_migrations[0]: custom component component (class_name source_x.components.Migrate) is not supported: custom Python code cannot run here",
-		"transformations: [{type: AddFields, fields: [{path: [a], value: b}], class_name: Evil}]": "invalid manifest: streams[0].transformations[0]: custom component AddFields (class_name Evil) is not supported: custom Python code cannot run here",
+		"transformations: [{type: CustomTransformation, class_name: source_x.components.Fix}]":    "streams[0].transformations[0]" + notPermitted,
+		"schema_loader: {type: CustomSchemaLoader, class_name: source_x.components.Schema}":       "streams[0].schema_loader" + notPermitted,
+		"state_migrations: [{class_name: source_x.components.Migrate}]":                           "invalid manifest: streams[0].state_migrations[0].type: is required beside class_name source_x.components.Migrate: this place has no default custom type",
+		"transformations: [{type: AddFields, fields: [{path: [a], value: b}], class_name: Evil}]": "",
 	} {
 		c := newConnector(t, itemsStream("http://127.0.0.1:1", "", "", extra), nil)
 		res := discover(c, t)
 		errs := res.errors()
+		if want == "" {
+			if res.code != 0 || len(errs) != 0 {
+				t.Errorf("%s: exit %d %v", extra, res.code, errs)
+			}
+			continue
+		}
 		if res.code != 1 || len(errs) != 1 || errs[0]["message"] != want || errs[0]["failure_type"] != "config_error" {
 			t.Errorf("%s:\n got exit %d %v\nwant %q", extra, res.code, errs, want)
 		}

@@ -25,12 +25,13 @@ func Load(raw map[string]any) (*Source, error) {
 		return nil, errors.New(strings.Join(errs, "; "))
 	}
 	Propagate(resolved)
-	d := &decoder{}
-	d.refuseCustom(resolved, "")
+	d := &decoder{parts: &customParts{}}
+	d.parts = d.findCustom(resolved)
 	src := d.source(resolved)
 	if len(d.errs) > 0 {
 		return nil, errors.New(strings.Join(d.errs, "; "))
 	}
+	src.Custom, src.CustomConfig = d.parts.all, d.parts.config
 	src.Resolved = resolved
 	src.Warnings = d.warnings()
 	return src, nil
@@ -50,6 +51,7 @@ func ResolveOnly(raw map[string]any) (map[string]any, error) {
 type decoder struct {
 	errs  []string
 	warns []warning
+	parts *customParts // where the custom components are; nil for a stream decoded alone
 }
 
 // warning is one thing the manifest says that is ignored; the same message at
@@ -118,7 +120,7 @@ func (d *decoder) component(v any, path string, allowed ...string) (map[string]a
 		}
 	}
 	if isCustom(m) {
-		d.fail(path, "%s", customRefusal(m))
+		d.custom(m, path)
 		return nil, "", false
 	}
 	if !found {
@@ -256,7 +258,7 @@ func (d *decoder) unsupported(v any, path string) {
 			typ = "component"
 		}
 		if isCustom(x) {
-			d.fail(path, "%s", customRefusal(x))
+			d.custom(x, path)
 			return
 		}
 		d.fail(path, "%s is not supported yet", typ)

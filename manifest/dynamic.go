@@ -26,6 +26,13 @@ type DynamicStream struct {
 	Template            map[string]any
 	UseParentParameters bool
 	Resolver            *ComponentsResolver
+	// Python, when set, is a custom component of the dynamic stream (in its
+	// resolver or template): the CDK makes its streams and reads them whole,
+	// and Resolver and Template are not decoded. PythonAuth are the
+	// authenticators of its resolver's requester (Stream.PythonAuth), under
+	// the dynamic stream's name.
+	Python     *Custom
+	PythonAuth map[string]*Auth
 }
 
 // ComponentsResolver finds the values a dynamic stream's template is filled with.
@@ -81,6 +88,12 @@ func (d *decoder) dynamicStreams(v any) []*DynamicStream {
 		if ds.Name == "" {
 			ds.Name = fmt.Sprintf("dynamic_stream_%d", i)
 		}
+		if c := d.parts.dynamic[path]; c != nil {
+			ds.Python, ds.PythonAuth = c, map[string]*Auth{}
+			d.pythonAuths(m["components_resolver"], path+".components_resolver", ds.Name, ds.PythonAuth)
+			out = append(out, ds)
+			continue
+		}
 		if b, ok := m["use_parent_parameters"].(bool); ok {
 			ds.UseParentParameters = b
 		}
@@ -98,7 +111,7 @@ func (d *decoder) dynamicStreams(v any) []*DynamicStream {
 // could never run are refused at load. Missing or empty fields are not
 // reported: the mappings may fill them in.
 func (d *decoder) checkTemplate(t map[string]any, path string) {
-	probe := &decoder{}
+	probe := &decoder{parts: &customParts{}}
 	probe.stream(DeepCopy(t), path)
 	for _, e := range probe.errs {
 		if strings.Contains(e, "not supported") || strings.Contains(e, "unknown component type") {
@@ -175,13 +188,19 @@ func (ds *DynamicStream) DecodeStream(raw map[string]any, path string) (*Stream,
 		raw["type"] = "DeclarativeStream"
 	}
 	PropagateStream(raw, ds.UseParentParameters)
-	d := &decoder{}
-	d.refuseCustom(raw, path)
+	d := &decoder{parts: &customParts{}}
 	st := d.stream(raw, path)
 	if len(d.errs) > 0 {
 		return nil, errors.New(strings.Join(d.errs, "; "))
 	}
 	return st, nil
+}
+
+// DecodePythonStream decodes one stream the CDK made from a dynamic stream
+// with custom components (DynamicStream.Python): the CDK reads it whole.
+func (ds *DynamicStream) DecodePythonStream(raw map[string]any, path string) *Stream {
+	d := &decoder{parts: &customParts{streams: map[string]*Custom{path: ds.Python}}}
+	return d.pythonStream(raw, path)
 }
 
 // ParseYAMLValue reads text written as YAML ("[1, 2]" is a list, "7" a

@@ -65,7 +65,7 @@ func TestIncrementalSyncErrors(t *testing.T) {
 		{base + "clamping: {target: WEEK, target_details: {weekday: FUNDAY}}", `streams[0].incremental_sync.clamping.target_details.weekday: must be one of MONDAY`},
 		{base + "start_time_option: {inject_into: path, field_name: x}", "streams[0].incremental_sync.start_time_option.inject_into: must be request_parameter, header, body_data or body_json"},
 		{"type: IncrementingCountCursor", "streams[0].incremental_sync.cursor_field: is required"},
-		{"type: CustomIncrementalSync\nclass_name: x.Y", "streams[0].incremental_sync: custom component CustomIncrementalSync (class_name x.Y) is not supported: custom Python code cannot run here"},
+		{"type: CustomIncrementalSync", "streams[0].incremental_sync.class_name: is required: a custom component CustomIncrementalSync names the Python class that implements it"},
 	} {
 		_, err := Load(parse(t, incrementalManifest(tc.cursor)))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

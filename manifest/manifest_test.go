@@ -112,7 +112,7 @@ func TestManifestErrors(t *testing.T) {
 		{"name: s", "name: s\n    state_migrations: [{type: LegacyToPerPartitionStateMigration}]", "streams[0].state_migrations[0]: LegacyToPerPartitionStateMigration applies to a stream whose retriever has a SubstreamPartitionRouter, as in Airbyte"},
 		{"url_base: \"https://a\", ", "", "streams[0].retriever.requester.url_base: is required (or url)"},
 		{"stream_names: [s]", "stream_names: [t]", `check.stream_names[0]: stream "t" is not defined in streams`},
-		{"type: DpathExtractor", "type: CustomRecordExtractor", "streams[0].retriever.record_selector.extractor: custom component CustomRecordExtractor (no class_name) is not supported: custom Python code cannot run here"},
+		{"type: DpathExtractor", "type: CustomRecordExtractor", "streams[0].retriever.record_selector.extractor.class_name: is required: a custom component CustomRecordExtractor names the Python class that implements it"},
 		{"path: /s, http_method: GET}", "path: /s, http_method: GET, authenticator: {type: OAuthAuthenticator, token_refresh_endpoint: 'https://t', client_id: a, client_secret: b, grant_type: authorization_code}}",
 			`streams[0].retriever.requester.authenticator.grant_type: grant type "authorization_code" is not supported: only refresh_token and client_credentials are (PKCE, authorization code and other flows need custom code)`},
 		{"path: /s, http_method: GET}", "path: /s, http_method: GET, authenticator: {type: SessionTokenAuthenticator, session_token_path: [t], request_authentication: {type: Bearer}, login_requester: {type: HttpRequester, url_base: 'https://l', authenticator: {type: OAuthAuthenticator, token_refresh_endpoint: 'https://t', client_id: a, client_secret: b, refresh_token: c}}}}",

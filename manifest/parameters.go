@@ -150,13 +150,18 @@ func typOrParent(typ, parent string) string {
 	return parent
 }
 
+// fillDefaultType gives a typeless child its default type; one with a
+// class_name takes the custom type of its place, or none, as in the CDK.
 func fillDefaultType(child any, key string) {
-	def, ok := defaultTypes[key]
-	if !ok {
-		return
-	}
 	fill := func(m map[string]any) {
 		if _, has := m["type"]; has {
+			return
+		}
+		def, ok := defaultTypes[key]
+		if _, custom := m["class_name"]; custom {
+			def, ok = customTypes[key]
+		}
+		if !ok {
 			return
 		}
 		m["type"] = def

@@ -17,7 +17,7 @@ func decodeField[T any](t *testing.T, y, field string, f func(d *decoder, v any,
 		t.Fatal(err)
 	}
 	Propagate(m)
-	d := &decoder{}
+	d := &decoder{parts: &customParts{}}
 	return f(d, m[field], field), d.errs
 }
 
@@ -226,7 +226,7 @@ func TestPartitionRouterErrors(t *testing.T) {
 		{`{type: ListPartitionRouter, cursor_field: id, values: [a], request_option: {inject_into: header, field_path: [a, b]}}`,
 			"partition_router.request_option.field_path: is only allowed with inject_into: body_json"},
 		{`{type: CustomPartitionRouter, class_name: x.Y}`,
-			"partition_router: custom component CustomPartitionRouter (class_name x.Y) is not supported: custom Python code cannot run here"},
+			"partition_router: custom component CustomPartitionRouter (class_name x.Y) is not supported here: the components host runs custom components of streams and of the spec's config_normalization_rules"},
 		{`[` + list + `, {type: ListRouter, cursor_field: b, values: [b]}]`,
 			`partition_router[1].type: unknown component type "ListRouter" (supported: SubstreamPartitionRouter, ListPartitionRouter, GroupingPartitionRouter, UnionPartitionRouter)`},
 	}

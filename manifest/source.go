@@ -28,6 +28,10 @@ type Source struct {
 	// Warnings name what the manifest says that is ignored (fields Airbyte's
 	// schema allows but no component here reads), one line each with its path.
 	Warnings []string
+	// Custom are the custom Python components of the manifest, in the order
+	// found; CustomConfig those of the spec's config_normalization_rules (the
+	// CDK then runs the rules, package components).
+	Custom, CustomConfig []*Custom
 	// Folder is where the manifest file is (see Folder), for the schema files
 	// it names; set by the caller of Load.
 	Folder string
@@ -102,7 +106,8 @@ func (d *decoder) source(m map[string]any) *Source {
 	if spec, ok := m["spec"]; ok {
 		if sm, _, ok := d.component(spec, "spec", "Spec"); ok {
 			src.Spec = sm
-			if x, ok := sm["config_normalization_rules"]; ok && x != nil {
+			// Custom rules among them: the CDK runs them all (Source.CustomConfig).
+			if x, ok := sm["config_normalization_rules"]; ok && x != nil && len(d.parts.config) == 0 {
 				src.ConfigRules = d.configRules(x, "spec.config_normalization_rules")
 			}
 		}

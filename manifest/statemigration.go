@@ -4,7 +4,7 @@ import "fmt"
 
 // stateMigrations decodes a stream's state_migrations and tells whether
 // the stream has Airbyte's LegacyToPerPartitionStateMigration, the one that
-// runs here (a custom migration is refused as every custom component is). It
+// runs here (a custom migration is kept in st.CustomStateMigrations, for the components host). It
 // applies only to a stream read per partition of one parent with a cursor,
 // as in Airbyte, whose factory refuses it on other streams.
 func (d *decoder) stateMigrations(v any, st *Stream, path string) bool {
@@ -16,8 +16,8 @@ func (d *decoder) stateMigrations(v any, st *Stream, path string) bool {
 	legacy := false
 	for i, e := range list {
 		p := fmt.Sprintf("%s[%d]", path, i)
-		if m, ok := e.(map[string]any); ok && isCustom(m) {
-			d.fail(p, "%s", customRefusal(m))
+		if c := d.custom(e, p); c != nil {
+			st.CustomStateMigrations = append(st.CustomStateMigrations, c)
 			continue
 		}
 		if _, _, ok := d.component(e, p, "LegacyToPerPartitionStateMigration"); !ok {

@@ -27,6 +27,22 @@ type Stream struct {
 	// per-partition form, {"<partition value>": {"<cursor field>": value}},
 	// as the per-partition form (LegacyToPerPartitionStateMigration).
 	MigrateLegacyState bool
+	// Python, when set, is the custom component (a custom retriever,
+	// requester, incremental sync, a router reading its parents, or one
+	// inside a parent stream read so) that makes Airbyte's CDK read the whole
+	// stream, in the components host; the stream then has only its name,
+	// path and primary key here. PythonSchema, when set, is a custom
+	// component in the schema_loader: the CDK gives the stream's schema.
+	Python, PythonSchema *Custom
+	// PythonAuth, for a stream the CDK reads whole, are the built-in
+	// authenticators of its requesters and its parents', by stream name: a
+	// request the CDK makes is authenticated by Go, so that a token is
+	// refreshed by one process (nil: no authenticator). One Go cannot run
+	// (a flow it does not implement) is not there: the CDK keeps its own.
+	PythonAuth map[string]*Auth
+	// CustomStateMigrations are the stream's custom state_migrations, in
+	// order, run by the CDK on the incoming state.
+	CustomStateMigrations []*Custom
 	// Delegation is set on the full_refresh_stream of a StateDelegatingStream
 	// (statedelegating.go), the stream that stands for it; nil otherwise.
 	Delegation *StateDelegation
@@ -71,11 +87,16 @@ type PaginationReset struct {
 	MaxRecords int
 }
 
-// Selector is a RecordSelector with a DpathExtractor.
+// Selector is a RecordSelector with a DpathExtractor, or with custom
+// components run by the components host.
 type Selector struct {
-	FieldPath    []*interp.Template
-	Filter       *interp.Template // nil: every record is kept
-	FilterParams map[string]any   // the record filter's $parameters
+	FieldPath []*interp.Template
+	// CustomExtractor, CustomFilter and CustomNormalization, when set, are
+	// custom components in place of the DpathExtractor, the RecordFilter and
+	// the schema normalization.
+	CustomExtractor, CustomFilter, CustomNormalization *Custom
+	Filter                                             *interp.Template // nil: every record is kept
+	FilterParams                                       map[string]any   // the record filter's $parameters
 	// Normalize casts record values to the stream schema's types
 	// (schema_normalization: Default).
 	Normalize bool
@@ -96,6 +117,9 @@ func (d *decoder) stream(v any, path string) *Stream {
 
 // streamOf decodes a stream of one of the allowed types.
 func (d *decoder) streamOf(v any, path string, allowed ...string) *Stream {
+	if d.parts.streams[path] != nil {
+		return d.pythonStream(v, path)
+	}
 	m, typ, ok := d.component(v, path, allowed...)
 	if !ok {
 		return nil
@@ -111,21 +135,12 @@ func (d *decoder) streamOf(v any, path string, allowed ...string) *Stream {
 	if x, ok := m["file_uploader"]; ok && x != nil && !isFalsy(x) {
 		d.unsupported(x, join(path, "file_uploader"))
 	}
-	switch pk := m["primary_key"].(type) {
-	case string:
-		if pk != "" {
-			st.PrimaryKey = [][]string{{pk}}
-		}
-	case []any:
-		for _, e := range pk {
-			if l, ok := e.([]any); ok {
-				st.PrimaryKey = append(st.PrimaryKey, strList(l))
-			} else {
-				st.PrimaryKey = append(st.PrimaryKey, []string{interp.String(e)})
-			}
-		}
+	st.PrimaryKey = primaryKey(m["primary_key"])
+	if c := d.parts.schemas[path]; c != nil {
+		st.PythonSchema = c
+	} else {
+		st.SchemaLoaders = d.schemaLoaders(m["schema_loader"], path+".schema_loader")
 	}
-	st.SchemaLoaders = d.schemaLoaders(m["schema_loader"], path+".schema_loader")
 	st.Transformations = d.transformations(m["transformations"], path+".transformations")
 	st.Retriever = d.retriever(m["retriever"], path+".retriever")
 	if inc, ok := m["incremental_sync"]; ok && inc != nil && !isFalsy(inc) {
@@ -145,6 +160,76 @@ func (d *decoder) streamOf(v any, path string, allowed ...string) *Stream {
 		}
 	}
 	return st
+}
+
+// pythonStream is a stream Airbyte's CDK reads whole (Stream.Python).
+func (d *decoder) pythonStream(v any, path string) *Stream {
+	m, _ := v.(map[string]any)
+	st := &Stream{Path: path, Python: d.parts.streams[path], PythonSchema: d.parts.streams[path]}
+	st.Name, _ = m["name"].(string)
+	if st.Name == "" {
+		d.fail(path+".name", "is required")
+	}
+	st.PrimaryKey = primaryKey(m["primary_key"])
+	st.PythonAuth = map[string]*Auth{}
+	d.pythonAuths(m, path, st.Name, st.PythonAuth)
+	return st
+}
+
+// pythonAuths decodes the built-in authenticators of a stream the CDK reads
+// whole, by the name of the stream (it or a parent) whose requester has it:
+// Go's authenticator serves them (the CDK asks it per request).
+func (d *decoder) pythonAuths(v any, path, stream string, into map[string]*Auth) {
+	switch x := v.(type) {
+	case []any:
+		for i, e := range x {
+			d.pythonAuths(e, index(path, i), stream, into)
+		}
+	case map[string]any:
+		if isSchemaObject(x) {
+			return
+		}
+		if x["type"] == "DeclarativeStream" {
+			stream, _ = x["name"].(string)
+		}
+		for _, k := range interp.SortedKeys(x) {
+			if k == "$parameters" || k == "schema" || k == "schema_loader" {
+				continue
+			}
+			if am, ok := x[k].(map[string]any); ok && k == "authenticator" && !isCustom(am) {
+				// One Go cannot run stays the CDK's.
+				sub := &decoder{parts: d.parts}
+				if a := sub.auth(am, join(path, k), allAuth); len(sub.errs) == 0 {
+					if _, seen := into[stream]; !seen {
+						into[stream] = a
+					}
+				}
+				continue
+			}
+			d.pythonAuths(x[k], join(path, k), stream, into)
+		}
+	}
+}
+
+// primaryKey reads a stream's primary_key: a field, a list of fields, or a
+// list of field paths.
+func primaryKey(v any) [][]string {
+	var out [][]string
+	switch pk := v.(type) {
+	case string:
+		if pk != "" {
+			out = [][]string{{pk}}
+		}
+	case []any:
+		for _, e := range pk {
+			if l, ok := e.([]any); ok {
+				out = append(out, strList(l))
+			} else {
+				out = append(out, []string{interp.String(e)})
+			}
+		}
+	}
+	return out
 }
 
 func (d *decoder) retriever(v any, path string) *Retriever {
@@ -192,26 +277,41 @@ func (d *decoder) selector(v any, path string) *Selector {
 	}
 	s := &Selector{}
 	s.TransformBeforeFiltering, _ = m["transform_before_filtering"].(bool)
+	s.CustomNormalization = d.custom(m["schema_normalization"], path+".schema_normalization")
 	if sn, ok := m["schema_normalization"].(string); ok && sn != "None" && sn != "Default" {
 		d.fail(path+".schema_normalization", "%q is not a schema normalization (None or Default)", sn)
 	}
-	if ex, _, ok := d.component(m["extractor"], path+".extractor", "DpathExtractor"); ok {
-		if x, ok := ex["record_expander"]; ok && x != nil {
-			s.Expander = d.recordExpander(x, path+".extractor.record_expander")
-		}
-		for i, seg := range ex["field_path"].([]any) {
-			s.FieldPath = append(s.FieldPath, d.value(seg, fmt.Sprintf("%s.extractor.field_path[%d]", path, i)))
-		}
+	if s.CustomExtractor = d.custom(m["extractor"], path+".extractor"); s.CustomExtractor == nil {
+		d.dpathExtractor(s, m["extractor"], path+".extractor")
 	}
 	if f, ok := m["record_filter"]; ok && f != nil {
-		if fm, _, ok := d.component(f, path+".record_filter", "RecordFilter"); ok {
-			// No condition: no filter. (The reference drops every record.)
-			s.Filter = d.condition(fm, path+".record_filter")
-			s.FilterParams, _ = fm["$parameters"].(map[string]any)
+		if s.CustomFilter = d.custom(f, path+".record_filter"); s.CustomFilter == nil {
+			d.recordFilter(s, f, path+".record_filter")
 		}
 	}
 	s.Normalize = m["schema_normalization"] == "Default"
 	return s
+}
+
+func (d *decoder) dpathExtractor(s *Selector, v any, path string) {
+	ex, _, ok := d.component(v, path, "DpathExtractor")
+	if !ok {
+		return
+	}
+	if x, ok := ex["record_expander"]; ok && x != nil {
+		s.Expander = d.recordExpander(x, path+".record_expander")
+	}
+	for i, seg := range ex["field_path"].([]any) {
+		s.FieldPath = append(s.FieldPath, d.value(seg, fmt.Sprintf("%s.field_path[%d]", path, i)))
+	}
+}
+
+func (d *decoder) recordFilter(s *Selector, v any, path string) {
+	if fm, _, ok := d.component(v, path, "RecordFilter"); ok {
+		// No condition: no filter. (The reference drops every record.)
+		s.Filter = d.condition(fm, path)
+		s.FilterParams, _ = fm["$parameters"].(map[string]any)
+	}
 }
 
 func (d *decoder) paginationReset(v any, path string) *PaginationReset {

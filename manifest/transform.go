@@ -29,6 +29,7 @@ type Transformation struct {
 
 	AddFields          *AddFields
 	RemoveFields       *RemoveFields
+	Custom             *Custom // a CustomTransformation, run by the components host
 	KeysReplace        *KeysReplace
 	FlattenFields      *FlattenFields
 	DpathFlattenFields *DpathFlattenFields
@@ -91,6 +92,9 @@ func (d *decoder) transformations(v any, path string) []*Transformation {
 }
 
 func (d *decoder) transformation(v any, path string) *Transformation {
+	if c := d.custom(v, path); c != nil {
+		return &Transformation{Type: c.Type, Path: path, Custom: c}
+	}
 	m, typ, ok := d.component(v, path, transformationTypes...)
 	if !ok {
 		return nil

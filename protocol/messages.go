@@ -95,6 +95,16 @@ func (c Count) MarshalJSON() ([]byte, error) {
 	return []byte(strconv.FormatInt(int64(c), 10) + ".0"), nil
 }
 
+// UnmarshalJSON reads a count written either way (42 or 42.0).
+func (c *Count) UnmarshalJSON(b []byte) error {
+	f, err := strconv.ParseFloat(string(b), 64)
+	if err != nil {
+		return err
+	}
+	*c = Count(f)
+	return nil
+}
+
 // Log is a log line.
 type Log struct {
 	Level      string `json:"level"`

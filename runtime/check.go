@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -55,6 +56,9 @@ func (r *Runner) Check(ctx context.Context) error {
 func (r *Runner) planStreams() error {
 	p := r.planner()
 	for _, st := range r.Source.Streams {
+		if st.Python != nil {
+			continue // the CDK makes its cursor
+		}
 		if _, err := p.NewRun(st, nil, nil); err != nil {
 			return err
 		}
@@ -73,6 +77,12 @@ func (r *Runner) checkStreams(ctx context.Context) ([]string, error) {
 // checkStream reads the first page of the stream's first slice (of its
 // first partition, reading its parent as far as needed).
 func (r *Runner) checkStream(ctx context.Context, st *manifest.Stream) error {
+	if st.Python != nil {
+		// The CDK reads the stream up to its first record.
+		cs := protocol.ConfiguredStream{Stream: protocol.Stream{Name: st.Name, JSONSchema: map[string]any{}, SupportedSyncModes: []string{"full_refresh"}},
+			SyncMode: "full_refresh", DestinationSyncMode: "overwrite"}
+		return r.readPython(ctx, st, cs, nil, 1, func(*pythonMessage, json.RawMessage) error { return nil })
+	}
 	run, err := r.planner().NewRun(st, nil, nil)
 	if err != nil {
 		return err
@@ -109,6 +119,14 @@ func (r *Runner) Discover(ctx context.Context) error {
 	}
 	cat := &protocol.Catalog{Streams: []protocol.Stream{}}
 	for _, st := range r.Source.Streams {
+		if st.Python != nil {
+			s, err := r.pythonCatalogStream(ctx, st)
+			if err != nil {
+				return err
+			}
+			cat.Streams = append(cat.Streams, s)
+			continue
+		}
 		schema, err := r.schemas.Stream(ctx, st)
 		if err != nil {
 			return err

@@ -39,7 +39,7 @@ func (r *Runner) Read(ctx context.Context, catalog *protocol.ConfiguredCatalog, 
 		r.cache.Close()
 		r.cache, r.started = nil, time.Time{}
 	}()
-	streams := make([]*syncStream, 0, len(catalog.Streams))
+	streams := make([]readStream, 0, len(catalog.Streams))
 	for _, cs := range catalog.Streams {
 		s, err := r.plan(cs, states)
 		if err != nil {
@@ -56,8 +56,8 @@ func (r *Runner) Read(ctx context.Context, catalog *protocol.ConfiguredCatalog, 
 	schedule.Run(ctx, scheduled, schedule.ForLevel(level))
 	var failed []string
 	for _, s := range streams {
-		if s.failed {
-			failed = append(failed, s.name)
+		if s.hasFailed() {
+			failed = append(failed, s.streamName())
 		}
 	}
 	if len(failed) > 0 {
@@ -66,15 +66,31 @@ func (r *Runner) Read(ctx context.Context, catalog *protocol.ConfiguredCatalog, 
 	return nil
 }
 
+// readStream is a configured stream of a sync: read by Go (syncStream) or
+// by the CDK in the components host (pythonStream).
+type readStream interface {
+	schedule.Stream
+	streamName() string
+	hasFailed() bool // after Finish
+}
+
 // plan prepares a configured stream. A stream missing from the manifest
 // fails alone, when its turn comes; a wrong sync mode, state or cursor is an
 // error of the whole read.
-func (r *Runner) plan(cs protocol.ConfiguredStream, states incremental.States) (*syncStream, error) {
+func (r *Runner) plan(cs protocol.ConfiguredStream, states incremental.States) (readStream, error) {
 	s := &syncStream{r: r, name: cs.Stream.Name}
 	st := r.Source.Stream(cs.Stream.Name)
 	if st == nil {
 		s.err = ConfigErr("stream %q of the catalog is not defined in the manifest (streams: %s)", s.name, strings.Join(r.streamNames(), ", "))
 		return s, nil
+	}
+	if st.Python != nil {
+		// The CDK checks the sync mode and reads the state itself.
+		ps := &pythonStream{r: r, st: st, cs: cs}
+		if cs.SyncMode == "incremental" {
+			ps.state = states[st.Name]
+		}
+		return ps, nil
 	}
 	if cs.SyncMode == "incremental" && !plan.SupportsIncremental(st) {
 		return nil, ConfigErr("stream %s is configured with sync_mode incremental, but it has no incremental_sync in the manifest: configure it as full_refresh", s.name)

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/airbyte-go/source-declarative/components"
 	"github.com/airbyte-go/source-declarative/lang/interp"
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/protocol"
@@ -46,6 +47,8 @@ type Runner struct {
 	// started is when the sync began (zero outside one): plan.Planner.Start.
 	started time.Time
 	jobs    *retrieve.JobPlaces
+	// components runs the manifest's custom components; nil without any.
+	components *components.Host
 }
 
 // New prepares a runner. The writer's masker hides the spec's secrets.
@@ -146,7 +149,7 @@ func authKey(a *manifest.Auth) string {
 // env is what the retrievers of a stream take from the runner now.
 func (r *Runner) env() *retrieve.Env {
 	return &retrieve.Env{Config: r.Config, Client: r.Client, Observer: r.Observer, Log: r.log, Now: r.Now,
-		Auth: r.authenticator, Schema: r.schemas.Stream, Catalog: r.configuredSchemas, Jobs: r.jobs}
+		Auth: r.authenticator, Schema: r.schemas.Stream, Catalog: r.configuredSchemas, Jobs: r.jobs, Components: r.components}
 }
 
 // vars are the template variables (retrieve.Vars) over the runner's config.

@@ -33,6 +33,9 @@ type syncStream struct {
 	failed  bool // set by Finish
 }
 
+func (s *syncStream) streamName() string { return s.name }
+func (s *syncStream) hasFailed() bool    { return s.failed }
+
 // Start writes STARTED and prepares the stream's retriever and router:
 // templates over the config are rendered here, so a config that does not
 // fit fails the stream before any request.

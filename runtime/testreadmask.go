@@ -24,6 +24,32 @@ func (t *testReader) headers(h http.Header) map[string]string {
 	return out
 }
 
+// maskAuthorization hides the credential of every Authorization header of
+// a StreamRead made elsewhere (by the CDK), as headers does.
+func (t *testReader) maskAuthorization() {
+	mask := func(req *HTTPRequest) {
+		if req == nil {
+			return
+		}
+		h := http.Header{}
+		for k, v := range req.Headers {
+			h[k] = []string{v}
+		}
+		req.Headers = t.headers(h)
+	}
+	for i := range t.read.Slices {
+		for j := range t.read.Slices[i].Pages {
+			mask(t.read.Slices[i].Pages[j].Request)
+		}
+		for j := range t.read.Slices[i].AuxiliaryRequests {
+			mask(t.read.Slices[i].AuxiliaryRequests[j].Request)
+		}
+	}
+	for i := range t.read.AuxiliaryRequests {
+		mask(t.read.AuxiliaryRequests[i].Request)
+	}
+}
+
 // mask hides the secrets in every captured exchange. It runs at the end,
 // when every token obtained during the read is known as a secret.
 func (t *testReader) mask() {

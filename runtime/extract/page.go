@@ -9,7 +9,9 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/airbyte-go/source-declarative/components"
 	"github.com/airbyte-go/source-declarative/lang/interp"
+	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/runtime/decode"
 	"github.com/airbyte-go/source-declarative/runtime/expand"
 	"github.com/airbyte-go/source-declarative/runtime/request"
@@ -34,6 +36,11 @@ type Extractor struct {
 	spare   [][]byte // with Recycle, the slice the last page's records were cut into
 	// nonFiniteLogged says that a body with NaN or Infinity was logged.
 	nonFiniteLogged bool
+	// Custom, when set, is the stream's custom extractor: Host gives the
+	// records of each response, the decoder still reading the body for
+	// templates.
+	Custom *manifest.Custom
+	Host   *components.Host
 }
 
 // Fresh is a copy of x for another reader: it shares no buffer with x.
@@ -61,6 +68,9 @@ func (p Page) ResponseValue(u interp.Usage) any { return decodeTopKeys(p.doc, p.
 // copying; other decoders' documents are decoded first and their records
 // copied.
 func (x *Extractor) Page(ctx context.Context, resp *request.Response) (Page, error) {
+	if x.Custom != nil {
+		return x.customPage(ctx, resp)
+	}
 	if x.Decoder.IsJSON() {
 		var into [][]byte
 		if x.Recycle {
@@ -100,6 +110,28 @@ func (x *Extractor) Page(ctx context.Context, resp *request.Response) (Page, err
 		err = &BadBody{decoder: de.Decoder, err: de.Err}
 	}
 	return p, err
+}
+
+// customPage has the custom extractor take a response's records; the
+// body (its first document, for another decoder than JSON) is what
+// templates see as the response.
+func (x *Extractor) customPage(ctx context.Context, resp *request.Response) (Page, error) {
+	out, err := x.Host.CallBlob(ctx, x.Custom, "extract", components.ResponseParams(resp.Status, resp.Header, resp.URL), resp.Body, nil)
+	if err != nil {
+		return Page{}, err
+	}
+	p := Page{Records: components.SplitLines(out)}
+	if x.Decoder.IsJSON() {
+		p.doc = decode.TrimBOM(resp.Body)
+		return p, nil
+	}
+	_ = x.Decoder.DecodeBytes(resp.Body, func(doc decode.Doc) error {
+		if p.doc == nil {
+			p.doc = append([]byte(nil), doc.JSON...)
+		}
+		return nil
+	})
+	return p, nil
 }
 
 // Doc takes the records of one decoded document, expanded when the

@@ -1,8 +1,10 @@
 package extract
 
 import (
+	"context"
 	"fmt"
 
+	"github.com/airbyte-go/source-declarative/components"
 	"github.com/airbyte-go/source-declarative/lang/interp"
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/protocol"
@@ -12,75 +14,148 @@ import (
 
 // Pipeline turns a page's extracted records into the records emitted: the
 // record filter, the transformations in manifest order (before the filter
-// with transform_before_filtering) and schema normalization. A stream with
-// none of them has no pipeline: its records are emitted as the slices of
-// the page they were cut from.
+// with transform_before_filtering) and schema normalization. Each is a step
+// over the whole page; a custom one (a Python class) is one call to the
+// components host per page, consecutive custom transformations one call
+// together. A stream with none of them has no pipeline: its records are
+// emitted as the slices of the page they were cut from.
 type Pipeline struct {
-	stream         string
-	filter         *transform.Filter
-	transforms     []transform.Transformation
-	normalizer     *transform.Normalizer
-	transformFirst bool
+	stream string
+	steps  []step
+}
+
+// step is one stage of the pipeline, run on a page's records.
+type step interface {
+	run(ctx context.Context, pg *page, in *Input) error
+}
+
+// Input is what a page's records are processed with: the template
+// variables of the request that fetched the page, and its slice as the
+// CDK's components take it.
+type Input struct {
+	Vars  interp.Vars
+	Slice *components.Slice
+	// NextPageToken is the token the page was requested with, as a custom
+	// record filter takes it (nil on the first page).
+	NextPageToken map[string]any
 }
 
 // NewPipeline prepares the record processing of a stream; nil when there
 // is nothing to do. loadSchema gives the stream's schema, asked for only when
-// its records are normalized; warn takes the normalizer's warnings.
-func NewPipeline(st *manifest.Stream, loadSchema func() (map[string]any, error), warn func(msg string)) (*Pipeline, error) {
+// its records are normalized; warn takes the normalizer's and the filter's
+// warnings; host runs its custom components.
+func NewPipeline(st *manifest.Stream, host *components.Host, loadSchema func() (map[string]any, error), warn func(msg string)) (*Pipeline, error) {
 	sel := st.Retriever.Selector
-	if sel.Filter == nil && len(st.Transformations) == 0 && !sel.Normalize {
+	if sel.Filter == nil && sel.CustomFilter == nil && len(st.Transformations) == 0 && !sel.Normalize && sel.CustomNormalization == nil {
 		return nil, nil
 	}
-	p := &Pipeline{stream: st.Name, transformFirst: st.Retriever.Selector.TransformBeforeFiltering}
-	if sel.Filter != nil {
-		p.filter = transform.NewFilter(sel.Filter, sel.FilterParams)
-		p.filter.Warn = warn
+	p := &Pipeline{stream: st.Name}
+	var filter step
+	switch {
+	case sel.Filter != nil:
+		f := transform.NewFilter(sel.Filter, sel.FilterParams)
+		f.Warn = warn
+		filter = goFilter{f}
+	case sel.CustomFilter != nil:
+		filter = &customStep{host: host, op: "filter", c: sel.CustomFilter}
 	}
-	var err error
-	if p.transforms, err = transform.NewList(st.Transformations); err != nil {
-		return nil, failure.Config("%v", err)
+	var transforms []step
+	for _, t := range st.Transformations {
+		if t.Custom != nil {
+			if n := len(transforms); n > 0 {
+				if prev, ok := transforms[n-1].(*customStep); ok && prev.op == "transform" {
+					prev.paths = append(prev.paths, t.Custom.Path)
+					continue
+				}
+			}
+			transforms = append(transforms, &customStep{host: host, op: "transform", c: t.Custom, paths: []string{t.Custom.Path}})
+			continue
+		}
+		tr, err := transform.New(t)
+		if err != nil {
+			return nil, failure.Config("%v", err)
+		}
+		transforms = append(transforms, goTransform{tr})
 	}
-	if sel.Normalize {
+	if filter != nil && !sel.TransformBeforeFiltering {
+		p.steps = append(p.steps, filter)
+	}
+	p.steps = append(p.steps, transforms...)
+	if filter != nil && sel.TransformBeforeFiltering {
+		p.steps = append(p.steps, filter)
+	}
+	if sel.Normalize || sel.CustomNormalization != nil {
 		schema, err := loadSchema()
 		if err != nil {
 			return nil, err
 		}
-		p.normalizer = transform.NewNormalizer(schema, func(field, got, want string) {
-			warn(fmt.Sprintf("Stream %s: field %s is %s, which cannot be cast to %s as the schema says; it is kept as it is (said once per field)", st.Name, field, got, want))
-		})
+		if sel.CustomNormalization != nil {
+			p.steps = append(p.steps, &customStep{host: host, op: "normalize", c: sel.CustomNormalization, schema: schema})
+		} else {
+			p.steps = append(p.steps, goNormalize{transform.NewNormalizer(schema, func(field, got, want string) {
+				warn(fmt.Sprintf("Stream %s: field %s is %s, which cannot be cast to %s as the schema says; it is kept as it is (said once per field)", st.Name, field, got, want))
+			})})
+		}
 	}
 	return p, nil
 }
 
-// Run processes one page's records. vars are the template variables of the
-// request that fetched the page; Run adds record (and each component's own
-// parameters) to a copy of them.
-func (p *Pipeline) Run(raw [][]byte, vars interp.Vars) ([][]byte, error) {
+// Run processes one page's records.
+func (p *Pipeline) Run(ctx context.Context, raw [][]byte, in *Input) ([][]byte, error) {
 	if p == nil || len(raw) == 0 {
 		return raw, nil
 	}
-	v := make(interp.Vars, len(vars)+4)
-	for k, e := range vars {
+	v := make(interp.Vars, len(in.Vars)+4)
+	for k, e := range in.Vars {
 		v[k] = e
 	}
-	if len(p.transforms) == 0 && p.normalizer == nil {
-		return p.filterOnly(raw, v)
+	in = &Input{Vars: v, Slice: in.Slice, NextPageToken: in.NextPageToken}
+	pg := &page{stream: p.stream, raw: raw}
+	for _, s := range p.steps {
+		if len(pg.raw) == 0 && len(pg.objs) == 0 {
+			break
+		}
+		if err := s.run(ctx, pg, in); err != nil {
+			return nil, err
+		}
+	}
+	return pg.bytes(), nil
+}
+
+// page holds a page's records as they pass the steps: as JSON bytes (as
+// cut from the response, or as a custom step gave them) or decoded.
+type page struct {
+	stream string
+	raw    [][]byte            // valid when objs is nil
+	objs   []*transform.Object // decoded, once a Go step changed them
+}
+
+// decoded returns the records decoded, decoding them once.
+func (pg *page) decoded() ([]*transform.Object, error) {
+	if pg.objs == nil {
+		pg.objs = make([]*transform.Object, 0, len(pg.raw))
+		for _, b := range pg.raw {
+			rec, err := transform.Decode(b)
+			if err != nil {
+				return nil, &failure.Error{Failure: protocol.SystemError, Message: fmt.Sprintf("stream %s: %v", pg.stream, err)}
+			}
+			pg.objs = append(pg.objs, rec)
+		}
+		pg.raw = nil
+	}
+	return pg.objs, nil
+}
+
+// bytes returns the records as JSON, encoding decoded ones into one buffer.
+func (pg *page) bytes() [][]byte {
+	if pg.objs == nil {
+		return pg.raw
 	}
 	var buf []byte
-	ends := make([]int, 0, len(raw))
-	for _, b := range raw {
-		rec, err := transform.Decode(b)
-		if err != nil {
-			return nil, &failure.Error{Failure: protocol.SystemError, Message: fmt.Sprintf("stream %s: %v", p.stream, err)}
-		}
-		keep, err := p.process(rec, v)
-		if err != nil {
-			return nil, &failure.Error{Failure: protocol.ConfigError, Message: fmt.Sprintf("stream %s: %v", p.stream, err)}
-		}
-		if keep {
-			buf = transform.AppendJSON(buf, rec)
-			ends = append(ends, len(buf))
-		}
+	ends := make([]int, 0, len(pg.objs))
+	for _, rec := range pg.objs {
+		buf = transform.AppendJSON(buf, rec)
+		ends = append(ends, len(buf))
 	}
 	out := make([][]byte, len(ends))
 	start := 0
@@ -88,48 +163,102 @@ func (p *Pipeline) Run(raw [][]byte, vars interp.Vars) ([][]byte, error) {
 		out[i] = buf[start:end:end]
 		start = end
 	}
-	return out, nil
+	pg.raw, pg.objs = out, nil
+	return out
 }
 
-// process runs filter, transformations and normalization on one record and
-// tells whether it is kept.
-func (p *Pipeline) process(rec *transform.Object, vars interp.Vars) (bool, error) {
-	if p.filter != nil && !p.transformFirst {
-		if keep, err := p.filter.Keep(rec, vars); err != nil || !keep {
-			return false, err
-		}
-	}
-	for _, t := range p.transforms {
-		if err := t.Apply(rec, vars); err != nil {
-			return false, err
-		}
-	}
-	if p.filter != nil && p.transformFirst {
-		if keep, err := p.filter.Keep(rec, vars); err != nil || !keep {
-			return false, err
-		}
-	}
-	if p.normalizer != nil {
-		p.normalizer.Apply(rec)
-	}
-	return true, nil
-}
+// goFilter is a RecordFilter. A page still as sent keeps its records' bytes.
+type goFilter struct{ f *transform.Filter }
 
-// filterOnly keeps the records the filter accepts, as they were sent.
-func (p *Pipeline) filterOnly(raw [][]byte, vars interp.Vars) ([][]byte, error) {
-	kept := raw[:0:0]
-	for _, b := range raw {
-		rec, err := transform.Decode(b)
-		if err != nil {
-			return nil, &failure.Error{Failure: protocol.SystemError, Message: fmt.Sprintf("stream %s: %v", p.stream, err)}
+func (s goFilter) run(_ context.Context, pg *page, in *Input) error {
+	if pg.objs == nil {
+		kept := pg.raw[:0:0]
+		for _, b := range pg.raw {
+			rec, err := transform.Decode(b)
+			if err != nil {
+				return &failure.Error{Failure: protocol.SystemError, Message: fmt.Sprintf("stream %s: %v", pg.stream, err)}
+			}
+			keep, err := s.f.Keep(rec, in.Vars)
+			if err != nil {
+				return configErr(pg.stream, err)
+			}
+			if keep {
+				kept = append(kept, b)
+			}
 		}
-		keep, err := p.filter.Keep(rec, vars)
+		pg.raw = kept
+		return nil
+	}
+	kept := pg.objs[:0]
+	for _, rec := range pg.objs {
+		keep, err := s.f.Keep(rec, in.Vars)
 		if err != nil {
-			return nil, &failure.Error{Failure: protocol.ConfigError, Message: fmt.Sprintf("stream %s: %v", p.stream, err)}
+			return configErr(pg.stream, err)
 		}
 		if keep {
-			kept = append(kept, b)
+			kept = append(kept, rec)
 		}
 	}
-	return kept, nil
+	pg.objs = kept
+	return nil
+}
+
+type goTransform struct{ t transform.Transformation }
+
+func (s goTransform) run(_ context.Context, pg *page, in *Input) error {
+	recs, err := pg.decoded()
+	if err != nil {
+		return err
+	}
+	for _, rec := range recs {
+		if err := s.t.Apply(rec, in.Vars); err != nil {
+			return configErr(pg.stream, err)
+		}
+	}
+	return nil
+}
+
+type goNormalize struct{ n *transform.Normalizer }
+
+func (s goNormalize) run(_ context.Context, pg *page, _ *Input) error {
+	recs, err := pg.decoded()
+	if err != nil {
+		return err
+	}
+	for _, rec := range recs {
+		s.n.Apply(rec)
+	}
+	return nil
+}
+
+func configErr(stream string, err error) error {
+	return &failure.Error{Failure: protocol.ConfigError, Message: fmt.Sprintf("stream %s: %v", stream, err)}
+}
+
+// customStep is a custom filter, transformations or schema normalization:
+// one call to the components host with the page's records as JSON lines.
+type customStep struct {
+	host   *components.Host
+	op     string // filter, transform or normalize
+	c      *manifest.Custom
+	paths  []string       // transform: the consecutive custom transformations
+	schema map[string]any // normalize: the stream's schema
+}
+
+func (s *customStep) run(ctx context.Context, pg *page, in *Input) error {
+	params := map[string]any{"slice": in.Slice}
+	switch s.op {
+	case "transform":
+		params["paths"] = s.paths
+	case "filter":
+		params["next_page_token"] = in.NextPageToken
+	case "normalize":
+		params["schema"] = s.schema
+	}
+	out, err := s.host.CallBlob(ctx, s.c, s.op, params, components.JoinRecords(pg.bytes()), nil)
+	if err != nil {
+		return err
+	}
+	pg.raw, pg.objs = components.SplitLines(out), nil
+	return nil
 }

@@ -61,6 +61,12 @@ func (ss *Streams) makeDynamic(ctx context.Context, p *Planner) error {
 		taken[st.Name] = true
 	}
 	for _, ds := range ss.Source.DynamicStreams {
+		if ds.Python != nil {
+			if err := ss.makePython(ctx, p, ds, taken); err != nil {
+				return err
+			}
+			continue
+		}
 		res := ds.Resolver
 		if res == nil || ds.Template == nil {
 			continue
@@ -90,6 +96,29 @@ func (ss *Streams) makeDynamic(ctx context.Context, p *Planner) error {
 			ss.made[ds.Name] = append(ss.made[ds.Name], st)
 			ss.Made = append(ss.Made, MadeStream{ds.Name, raw})
 		}
+	}
+	return nil
+}
+
+// makePython adds the streams the CDK makes from a dynamic stream with
+// custom components, as the components host gives them.
+func (ss *Streams) makePython(ctx context.Context, p *Planner, ds *manifest.DynamicStream, taken map[string]bool) error {
+	var out struct {
+		Streams []map[string]any `json:"streams"`
+	}
+	if err := p.Env.Components.Call(ctx, ds.Python, "dynamic_streams", map[string]any{"dynamic": ds.Path, "name": ds.Name, "go_auth": manifest.AuthNames(ds.PythonAuth)}, nil, &out); err != nil {
+		return err
+	}
+	for i, raw := range out.Streams {
+		st := ds.DecodePythonStream(raw, fmt.Sprintf("%s.stream_template (stream %d)", ds.Path, i))
+		if taken[st.Name] {
+			return failure.Config("%s made a stream named %q, a name another stream already has; stream names must be unique", ds.Path, st.Name)
+		}
+		taken[st.Name] = true
+		ss.Source.Streams = append(ss.Source.Streams, st)
+		ss.made[ds.Name] = append(ss.made[ds.Name], st)
+		delete(raw, "dynamic_stream_name")
+		ss.Made = append(ss.Made, MadeStream{ds.Name, raw})
 	}
 	return nil
 }

@@ -83,6 +83,9 @@ func (p *Planner) NewRun(st *manifest.Stream, catalogField []string, state map[s
 	if err != nil {
 		return nil, err
 	}
+	if state, err = p.migrateCustomState(st, state); err != nil {
+		return nil, err
+	}
 	run := &Run{p: p, st: st, lazy: len(state) == 0, cleared: cleared, cached: p.Cache.Use(st)}
 	if st.Retriever == nil || st.Retriever.PartitionRouter == nil {
 		c, err := p.cursor(st, catalogField, state)

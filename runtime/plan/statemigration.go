@@ -1,11 +1,41 @@
 package plan
 
 import (
+	"context"
 	"sort"
 
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/runtime/failure"
 )
+
+// migrateCustomState runs a stream's custom state_migrations on its
+// incoming state (none: an empty one) in the components host, as the CDK's
+// factory does when it makes the stream: each whose should_migrate holds
+// migrates the state in turn.
+func (p *Planner) migrateCustomState(st *manifest.Stream, state map[string]any) (map[string]any, error) {
+	if len(st.CustomStateMigrations) == 0 || p.Env.Components == nil {
+		return state, nil
+	}
+	paths := make([]string, len(st.CustomStateMigrations))
+	for i, c := range st.CustomStateMigrations {
+		paths[i] = c.Path
+	}
+	in := state
+	if in == nil {
+		in = map[string]any{}
+	}
+	var out struct {
+		Migrated bool           `json:"migrated"`
+		State    map[string]any `json:"state"`
+	}
+	if err := p.Env.Components.Call(context.Background(), st.CustomStateMigrations[0], "migrate_state", map[string]any{"paths": paths, "state": in}, nil, &out); err != nil {
+		return nil, err
+	}
+	if !out.Migrated {
+		return state, nil
+	}
+	return out.State, nil
+}
 
 // migrateLegacyState reads a stream's incoming state in the legacy
 // per-partition form, {"<partition value>": {"<cursor field>": value}}, as

@@ -9,6 +9,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/airbyte-go/source-declarative/components"
 	"github.com/airbyte-go/source-declarative/lang/interp"
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/runtime/auth"
@@ -34,6 +35,23 @@ type Env struct {
 	Catalog map[string]any
 	// Jobs are the places of the AsyncRetriever jobs of the whole run.
 	Jobs *JobPlaces
+	// Components runs the custom components of the manifest; nil without any.
+	Components *components.Host
+}
+
+// componentSlice is a slice as the CDK's components take it (nil: none).
+func componentSlice(sl *incremental.Slice) *components.Slice {
+	if sl == nil {
+		return nil
+	}
+	return &components.Slice{Partition: orEmpty(sl.Partition), CursorSlice: orEmpty(sl.Cursor), ExtraFields: orEmpty(sl.Extra)}
+}
+
+func orEmpty(m map[string]any) map[string]any {
+	if m == nil {
+		return map[string]any{}
+	}
+	return m
 }
 
 // Observer is told of each data request and of each token or login request.

@@ -64,7 +64,8 @@ func newPages(env *Env, st *manifest.Stream, opts Options) (*pages, error) {
 		field = opts.Cursor.Field()
 	}
 	s := &pages{env: env, st: st, b: b, fetcher: requested{}, cursor: opts.Cursor, field: field, probe: opts.Probe, cached: opts.Cached,
-		ext: extract.Extractor{Stream: st.Name, Decoder: decode.New(st.Retriever.Decoder, env.Client.MaxBody), Log: env.Log}}
+		ext: extract.Extractor{Stream: st.Name, Decoder: decode.New(st.Retriever.Decoder, env.Client.MaxBody), Log: env.Log,
+			Custom: st.Retriever.Selector.CustomExtractor, Host: env.Components}}
 	if req.Properties != nil {
 		s.fetcher = &queryProperties{m: req.Properties}
 	}
@@ -348,7 +349,7 @@ func (s *pages) badResponse(resp *request.Response, err error) error {
 // request that fetched the page.
 func (s *pages) process(ctx context.Context, records [][]byte, token paginate.Token, sl *incremental.Slice) ([][]byte, error) {
 	if !s.piped {
-		pipe, err := extract.NewPipeline(s.st, func() (map[string]any, error) { return s.env.Schema(ctx, s.st) },
+		pipe, err := extract.NewPipeline(s.st, s.env.Components, func() (map[string]any, error) { return s.env.Schema(ctx, s.st) },
 			func(msg string) { s.env.Log("WARN", msg) })
 		if err != nil {
 			return nil, err
@@ -360,7 +361,11 @@ func (s *pages) process(ctx context.Context, records [][]byte, token paginate.To
 	}
 	vars := s.env.Vars(s.b.req.Parameters, sl)
 	vars["next_page_token"] = token.Vars()
-	return s.pipe.Run(records, vars)
+	in := &extract.Input{Vars: vars, Slice: componentSlice(sl)}
+	if t, ok := token.Vars().(map[string]any); ok {
+		in.NextPageToken = t
+	}
+	return s.pipe.Run(ctx, records, in)
 }
 
 // inWindow keeps the records whose cursor value is inside the sync's window

@@ -44,7 +44,10 @@ type Loader struct {
 	// FirstRecord reads the first record of a DynamicSchemaLoader's
 	// retriever (nil: it has none), st naming the loader's stream.
 	FirstRecord func(ctx context.Context, st *manifest.Stream) ([]byte, error)
-	schemas     sync.Map // *manifest.Stream -> its JSON schema
+	// Python gives the schema of a stream whose schema the CDK makes
+	// (manifest.Stream.PythonSchema), in the components host.
+	Python  func(ctx context.Context, st *manifest.Stream) (map[string]any, error)
+	schemas sync.Map // *manifest.Stream -> its JSON schema
 }
 
 // Stream returns a stream's JSON schema from its schema loaders, computed
@@ -53,7 +56,13 @@ func (ld *Loader) Stream(ctx context.Context, st *manifest.Stream) (map[string]a
 	if s, ok := ld.schemas.Load(st); ok {
 		return s.(map[string]any), nil
 	}
-	s, err := ld.loadSchema(ctx, st)
+	var s map[string]any
+	var err error
+	if st.PythonSchema != nil && ld.Python != nil {
+		s, err = ld.Python(ctx, st)
+	} else {
+		s, err = ld.loadSchema(ctx, st)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,104 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"reflect"
+
+	"github.com/airbyte-go/source-declarative/components"
+	"github.com/airbyte-go/source-declarative/manifest"
+)
+
+// origin says where the command's manifest and components come from.
+func (a *app) origin(config map[string]any) components.Origin {
+	image := false
+	if a.manifestPath == "" {
+		_, err := os.Stat(manifest.ImagePath)
+		image = err == nil
+	}
+	return components.Origin{ImageManifest: image, ComponentsPath: a.componentsPath, Config: config}
+}
+
+// startComponents starts the components host when the manifest names custom
+// components, once Airbyte's runtime would let them run: the image's own
+// components, or AIRBYTE_ENABLE_UNSAFE_CODE with the code injected (with its
+// checksums) or given by --components-path. Injected code is checked even
+// when the manifest names no component, as the CDK checks it. The host
+// answers for the spec's config rules first when they are custom (config is
+// then what they make), and builds the components with the final config.
+func (a *app) startComponents(ctx context.Context, src *manifest.Source, raw, config map[string]any) (*components.Host, map[string]any, *setupError) {
+	origin := a.origin(config)
+	code, err := components.FindCode(origin)
+	if err != nil {
+		return nil, nil, &setupError{message: err.Error(), checkFails: true}
+	}
+	if len(src.Custom) == 0 {
+		return nil, config, nil
+	}
+	if err := components.Permit(src, origin); err != nil {
+		return nil, nil, &setupError{message: err.Error(), checkFails: true}
+	}
+	python, err := components.FindPython(a.python, nil)
+	if err != nil {
+		return nil, nil, &setupError{message: err.Error(), checkFails: true}
+	}
+	h, err := components.Start(ctx, components.Options{Python: python, Code: code, Manifest: raw, Config: config,
+		Log: a.componentsLog, Auth: a.componentsAuth})
+	if err != nil {
+		return nil, nil, componentsFailure(err)
+	}
+	if len(src.CustomConfig) > 0 {
+		migrated, transformed, err := h.ConfigRules(ctx, src.CustomConfig[0], config)
+		if err != nil {
+			h.Close()
+			return nil, nil, componentsFailure(err)
+		}
+		if err := a.migrated(migrated, !reflect.DeepEqual(migrated, config)); err != nil {
+			h.Close()
+			return nil, nil, &setupError{message: err.Error()}
+		}
+		config = transformed
+	}
+	if err := h.Build(ctx, config); err != nil {
+		h.Close()
+		return nil, nil, componentsFailure(err)
+	}
+	return h, config, nil
+}
+
+// componentsFailure is a failure to start the host or build the components:
+// the manifest, the config or the Python beside us are the user's to fix.
+func componentsFailure(err error) *setupError {
+	return &setupError{message: err.Error(), checkFails: true}
+}
+
+// componentsLog prints what the host logs, through the runner once there is
+// one (a test read keeps its warnings).
+func (a *app) componentsLog(level, msg string) {
+	if a.runner != nil {
+		a.runner.Log(level, msg)
+		return
+	}
+	if level == "DEBUG" && !a.out.Debugging() {
+		return
+	}
+	a.out.Log(level, msg)
+}
+
+// componentsAuth authenticates a request of a stream the CDK reads whole,
+// with the runner's authenticator.
+func (a *app) componentsAuth(ctx context.Context, req *components.AuthRequest) (*components.AuthAnswer, error) {
+	if a.runner == nil {
+		return nil, fmt.Errorf("no runner to authenticate stream %s", req.Stream)
+	}
+	return a.runner.AuthenticateForPython(ctx, req)
+}
+
+// closeComponents ends the components host, if one runs.
+func (a *app) closeComponents() {
+	if a.host != nil {
+		a.host.Close()
+		a.host = nil
+	}
+}

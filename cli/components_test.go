@@ -1,0 +1,386 @@
+package cli
+
+import (
+	"crypto/md5"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/airbyte-go/source-declarative/components/pythontest"
+	"github.com/airbyte-go/source-declarative/manifest"
+)
+
+// componentsPy are custom components as a connector's components.py writes
+// them, on the CDK's interfaces.
+const componentsPy = `
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping
+import requests
+from airbyte_cdk.sources.declarative.extractors.record_extractor import RecordExtractor
+from airbyte_cdk.sources.declarative.extractors.record_filter import RecordFilter
+from airbyte_cdk.sources.declarative.transformations.transformation import RecordTransformation
+from airbyte_cdk.sources.declarative.migrations.state_migration import StateMigration
+from airbyte_cdk.sources.declarative.requesters.http_requester import HttpRequester
+
+@dataclass
+class ObjectValues(RecordExtractor):
+    """The records are the values of the object at 'items', each with its key as 'key'."""
+    config: Mapping[str, Any]
+    parameters: Any = None
+    def extract_records(self, response: requests.Response) -> Iterable[Mapping[str, Any]]:
+        for key, value in response.json()["items"].items():
+            yield {"key": key, **value}
+
+@dataclass
+class Shout(RecordTransformation):
+    def transform(self, record, config=None, stream_state=None, stream_slice=None):
+        record["name"] = record["name"].upper() + config["suffix"]
+        record["partition"] = dict(stream_slice.partition) if stream_slice else None
+
+@dataclass
+class EvenOnly(RecordFilter):
+    def filter_records(self, records, stream_state, stream_slice=None, next_page_token=None):
+        return [r for r in records if r["n"] % 2 == 0]
+
+@dataclass
+class Boom(RecordTransformation):
+    def transform(self, record, config=None, stream_state=None, stream_slice=None):
+        raise ValueError("no record " + str(record["n"]) + " here")
+
+@dataclass
+class BumpState(StateMigration):
+    config: Mapping[str, Any]
+    def should_migrate(self, stream_state):
+        return stream_state.get("updated_at") == ""
+    def migrate(self, stream_state):
+        return {"updated_at": "2024-01-03"}
+
+@dataclass
+class PathRequester(HttpRequester):
+    """A custom requester: its stream is read whole by the CDK."""
+    def get_path(self, *, stream_state=None, stream_slice=None, next_page_token=None):
+        return "/custom/" + self.config["suffix"].strip("!") + "items"
+`
+
+// componentsRun is a connector whose components.py is given by
+// --components-path, with AIRBYTE_ENABLE_UNSAFE_CODE as Airbyte asks.
+func componentsRun(t *testing.T, manifestYAML string, config map[string]any, streams ...string) (*connector, string) {
+	t.Helper()
+	t.Setenv("AIRBYTE_PYTHON", pythontest.Python(t))
+	t.Setenv("AIRBYTE_ENABLE_UNSAFE_CODE", "True")
+	c := newConnector(t, manifestYAML, config, streams...)
+	return c, writeFile(t, c.dir, "components.py", componentsPy)
+}
+
+func TestCustomExtractorTransformationAndFilter(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		switch r.URL.Query().Get("page") {
+		case "1":
+			fmt.Fprint(w, `{"items": {"a": {"n": 1, "name": "x"}, "b": {"n": 2, "name": "y"}}, "more": true}`)
+		default:
+			fmt.Fprint(w, `{"items": {"c": {"n": 4, "name": "z"}}, "more": false}`)
+		}
+	})
+	m := `version: 7.0.0
+type: DeclarativeSource
+check: {type: CheckStream, stream_names: [things]}
+streams:
+  - type: DeclarativeStream
+    name: things
+    primary_key: [key]
+    schema_loader: {type: InlineSchemaLoader, schema: {type: object}}
+    retriever:
+      type: SimpleRetriever
+      requester: {type: HttpRequester, url_base: "` + a.URL + `", path: /things, authenticator: {type: BearerAuthenticator, api_token: "{{ config.token }}"}}
+      partition_router: {type: ListPartitionRouter, cursor_field: region, values: [eu]}
+      record_selector:
+        type: RecordSelector
+        extractor: {type: CustomRecordExtractor, class_name: source_declarative_manifest.components.ObjectValues}
+        record_filter: {type: CustomRecordFilter, class_name: source_declarative_manifest.components.EvenOnly}
+      paginator:
+        type: DefaultPaginator
+        pagination_strategy: {type: PageIncrement, start_from_page: 1, page_size: 2}
+        page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: page}
+    transformations:
+      - type: AddFields
+        fields: [{path: [seen], value: "{{ record.key }}"}]
+      - type: CustomTransformation
+        class_name: source_declarative_manifest.components.Shout
+`
+	c, code := componentsRun(t, m, map[string]any{"token": "tok-secret", "suffix": "!"}, "things")
+	res := c.read(t, "--components-path", code)
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s %v", res.code, res.stderr, res.errors())
+	}
+	equalLists(t, "requests", a.lines(), []string{"GET /things?page=1", "GET /things?page=2"})
+	for _, r := range a.requests() {
+		if got := r.Header.Get("Authorization"); got != "Bearer tok-secret" {
+			t.Errorf("Authorization %q", got)
+		}
+	}
+	equalLists(t, "records", res.records("things"), []string{
+		`{"key":"b","n":2,"name":"Y!","partition":{"region":"eu"},"seen":"b"}`,
+		`{"key":"c","n":4,"name":"Z!","partition":{"region":"eu"},"seen":"c"}`,
+	})
+	equalLists(t, "statuses", res.statuses("things"), []string{"STARTED", "RUNNING", "COMPLETE"})
+}
+
+func TestCustomComponentsNotPermitted(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) { fmt.Fprint(w, `{"items": {}}`) })
+	m := customExtractorManifest(a.URL)
+	c := newConnector(t, m, map[string]any{}, "things")
+	code := writeFile(t, c.dir, "components.py", componentsPy)
+	t.Setenv("AIRBYTE_ENABLE_UNSAFE_CODE", "")
+	want := "streams[0].retriever.record_selector.extractor: Custom connector code is not permitted in this environment. If you need to run custom code, please ask your administrator to set the `AIRBYTE_ENABLE_UNSAFE_CODE` environment variable to 'true' in your Airbyte environment. If you see this message in Airbyte Cloud, your workspace does not allow executing custom connector code."
+	res := c.read(t)
+	if errs := res.errors(); res.code != 1 || len(errs) != 1 || errs[0]["message"] != want || errs[0]["failure_type"] != "config_error" {
+		t.Fatalf("read without permission: exit %d, %v", res.code, errs)
+	}
+	check := c.check(t)
+	if st := check.ofType("CONNECTION_STATUS"); len(st) != 1 || st[0]["connectionStatus"].(map[string]any)["message"] != want {
+		t.Fatalf("check without permission: %v", check.msgs)
+	}
+	// --components-path is Airbyte's untrusted code too.
+	res = c.read(t, "--components-path", code)
+	if errs := res.errors(); res.code != 1 || len(errs) != 1 || !strings.Contains(errs[0]["message"].(string), "Custom connector code is not permitted") {
+		t.Fatalf("read with --components-path, without permission: exit %d, %v", res.code, errs)
+	}
+	if n := len(a.requests()); n != 0 {
+		t.Errorf("%d requests were made", n)
+	}
+}
+
+func customExtractorManifest(url string) string {
+	return `version: 7.0.0
+type: DeclarativeSource
+check: {type: CheckStream, stream_names: [things]}
+streams:
+  - type: DeclarativeStream
+    name: things
+    schema_loader: {type: InlineSchemaLoader, schema: {type: object}}
+    retriever:
+      type: SimpleRetriever
+      requester: {type: HttpRequester, url_base: "` + url + `", path: /things}
+      record_selector:
+        type: RecordSelector
+        extractor: {type: CustomRecordExtractor, class_name: source_declarative_manifest.components.ObjectValues}
+`
+}
+
+func TestInjectedComponentsNeedChecksums(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		fmt.Fprint(w, `{"items": {"a": {"n": 1}}}`)
+	})
+	t.Setenv("AIRBYTE_PYTHON", pythontest.Python(t))
+	sum := md5.Sum([]byte(componentsPy))
+	for _, tc := range []struct {
+		unsafe    string
+		checksums any
+		want      string // the error, "" for a read that works
+	}{
+		{"true", map[string]any{"md5": hex.EncodeToString(sum[:])}, ""},
+		{"", map[string]any{"md5": hex.EncodeToString(sum[:])}, "Custom connector code is not permitted in this environment."},
+		{"TRUE", nil, "__injected_components_py_checksums: a checksum is required to validate the code in __injected_components_py (md5 or sha256)"},
+		{"true", map[string]any{"sha1": "x"}, `__injected_components_py_checksums: unsupported checksum type "sha1"; supported checksum types are md5 and sha256`},
+		{"true", map[string]any{"md5": "0123"}, "__injected_components_py_checksums: md5 checksum does not match the code in __injected_components_py (expected 0123, got " + hex.EncodeToString(sum[:]) + "): the code may have been tampered with"},
+	} {
+		t.Setenv("AIRBYTE_ENABLE_UNSAFE_CODE", tc.unsafe)
+		config := map[string]any{"__injected_components_py": componentsPy}
+		if tc.checksums != nil {
+			config["__injected_components_py_checksums"] = tc.checksums
+		}
+		before := len(a.requests())
+		c := newConnector(t, customExtractorManifest(a.URL), config, "things")
+		res := c.read(t)
+		if tc.want == "" {
+			if res.code != 0 || strings.Join(res.records("things"), " ") != `{"key":"a","n":1}` {
+				t.Errorf("%v: exit %d, records %v, errors %v", tc.checksums, res.code, res.records("things"), res.errors())
+			}
+			continue
+		}
+		if errs := res.errors(); res.code != 1 || len(errs) != 1 || !strings.HasPrefix(errs[0]["message"].(string), tc.want) {
+			t.Errorf("%v (unsafe %q): exit %d, %v\nwant %s", tc.checksums, tc.unsafe, res.code, errs, tc.want)
+		}
+		if len(a.requests()) != before {
+			t.Errorf("%v: a request was made", tc.checksums)
+		}
+	}
+}
+
+func TestComponentErrorNamesItsPathAndClass(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) { fmt.Fprint(w, `{"items": {"a": {"n": 7}}}`) })
+	m := strings.Replace(customExtractorManifest(a.URL), "    schema_loader:", `    transformations:
+      - type: CustomTransformation
+        class_name: source_declarative_manifest.components.Boom
+    schema_loader:`, 1)
+	c, code := componentsRun(t, m, map[string]any{"secret": "s3cr3t"}, "things")
+	res := c.read(t, "--components-path", code)
+	want := "custom component CustomTransformation (source_declarative_manifest.components.Boom) at streams[0].transformations[0]: ValueError: no record 7 here"
+	if errs := res.errors(); res.code != 1 || len(errs) != 2 || errs[0]["message"] != want || errs[0]["failure_type"] != "system_error" {
+		b, _ := json.Marshal(errs)
+		t.Fatalf("exit %d, errors %s\nwant %s", res.code, b, want)
+	}
+	equalLists(t, "statuses", res.statuses("things"), []string{"STARTED", "INCOMPLETE"})
+}
+
+// A custom requester cannot be called on its own: the CDK reads the whole
+// stream, with Go's authenticator, and its records and states come through
+// our writer.
+func TestCustomRequesterStreamIsReadByTheCDK(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		fmt.Fprintf(w, `{"data": [{"id": 1, "updated_at": "%s"}]}`, r.URL.Query().Get("since"))
+	})
+	m := `version: 7.0.0
+type: DeclarativeSource
+check: {type: CheckStream, stream_names: [custom]}
+streams:
+  - type: DeclarativeStream
+    name: custom
+    primary_key: [id]
+    schema_loader: {type: InlineSchemaLoader, schema: {type: object, properties: {id: {type: integer}}}}
+    incremental_sync:
+      type: DatetimeBasedCursor
+      cursor_field: updated_at
+      datetime_format: "%Y-%m-%d"
+      start_datetime: "2024-01-01"
+      end_datetime: "2024-01-02"
+      step: P1D
+      cursor_granularity: P1D
+      start_time_option: {type: RequestOption, inject_into: request_parameter, field_name: since}
+    state_migrations:
+      - type: CustomStateMigration
+        class_name: source_declarative_manifest.components.BumpState
+    retriever:
+      type: SimpleRetriever
+      requester:
+        type: CustomRequester
+        class_name: source_declarative_manifest.components.PathRequester
+        url_base: "` + a.URL + `"
+        path: /ignored
+        authenticator: {type: BearerAuthenticator, api_token: "{{ config.token }}"}
+      record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}
+`
+	c, code := componentsRun(t, m, map[string]any{"token": "tok-secret", "suffix": "v2!"}, "custom")
+	catalog := `{"streams":[{"stream":{"name":"custom","json_schema":{},"supported_sync_modes":["full_refresh","incremental"]},"sync_mode":"incremental","destination_sync_mode":"append"}]}`
+	c.catalog = writeFile(t, c.dir, "catalog.json", catalog)
+	res := c.read(t, "--components-path", code)
+	if res.code != 0 {
+		t.Fatalf("exit %d: %v %s", res.code, res.errors(), res.stderr)
+	}
+	// One slice: the CDK's cursor ends its windows one granularity before the end.
+	equalLists(t, "requests", a.lines(), []string{"GET /custom/v2items?since=2024-01-01"})
+	for _, r := range a.requests() {
+		if got := r.Header.Get("Authorization"); got != "Bearer tok-secret" {
+			t.Errorf("Authorization %q", got)
+		}
+	}
+	equalLists(t, "records", res.records("custom"), []string{`{"id":1,"updated_at":"2024-01-01"}`})
+	equalLists(t, "statuses", res.statuses("custom"), []string{"STARTED", "RUNNING", "COMPLETE"})
+	states := res.ofType("STATE")
+	if len(states) == 0 {
+		t.Fatal("no state")
+	}
+	last, _ := json.Marshal(states[len(states)-1]["state"])
+	if want := `{"sourceStats":{"recordCount":0},"stream":{"stream_descriptor":{"name":"custom"},"stream_state":{"updated_at":"2024-01-01"}},"type":"STREAM"}`; string(last) != want {
+		t.Errorf("last state %s\nwant %s", last, want)
+	}
+	// From a state the CDK's own migration moves, the read starts there.
+	state := writeFile(t, c.dir, "state.json", `[{"type":"STREAM","stream":{"stream_descriptor":{"name":"custom"},"stream_state":{"updated_at":""}}}]`)
+	before := len(a.lines())
+	res = c.read(t, "--components-path", code, "--state", state)
+	if res.code != 0 {
+		t.Fatalf("from state: exit %d: %v", res.code, res.errors())
+	}
+	equalLists(t, "requests from state", a.lines()[before:], []string{})
+	// check and discover ask the CDK too.
+	chk := runCLI(t, "check", "--manifest", c.manifest, "--config", c.config, "--components-path", code)
+	if st := chk.ofType("CONNECTION_STATUS"); len(st) != 1 || st[0]["connectionStatus"].(map[string]any)["status"] != "SUCCEEDED" {
+		t.Errorf("check: %v", chk.msgs)
+	}
+	disc := runCLI(t, "discover", "--manifest", c.manifest, "--config", c.config, "--components-path", code)
+	cat, _ := json.Marshal(disc.ofType("CATALOG"))
+	t.Logf("catalog %s", cat)
+}
+
+// A test read, as the builder sends it (manifest and components injected in
+// the config), of a stream the CDK reads whole is the CDK's StreamRead, our
+// masking on it; of a stream with called components, ours.
+func TestTestReadWithComponents(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		fmt.Fprint(w, `{"data": [{"id": 1}], "items": {"k": {"n": 2, "name": "q"}}}`)
+	})
+	t.Setenv("AIRBYTE_PYTHON", pythontest.Python(t))
+	t.Setenv("AIRBYTE_ENABLE_UNSAFE_CODE", "true")
+	m := `version: 7.0.0
+type: DeclarativeSource
+check: {type: CheckStream, stream_names: [whole]}
+spec: {type: Spec, connection_specification: {type: object, properties: {token: {type: string, airbyte_secret: true}}}}
+streams:
+  - type: DeclarativeStream
+    name: whole
+    schema_loader: {type: InlineSchemaLoader, schema: {type: object}}
+    retriever:
+      type: SimpleRetriever
+      requester: {type: CustomRequester, class_name: source_declarative_manifest.components.PathRequester, url_base: "` + a.URL + `", path: /x,
+        authenticator: {type: BearerAuthenticator, api_token: "{{ config.token }}"}}
+      record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}
+  - type: DeclarativeStream
+    name: called
+    schema_loader: {type: InlineSchemaLoader, schema: {type: object}}
+    retriever:
+      type: SimpleRetriever
+      requester: {type: HttpRequester, url_base: "` + a.URL + `", path: /called,
+        authenticator: {type: BearerAuthenticator, api_token: "{{ config.token }}"}}
+      record_selector: {type: RecordSelector, extractor: {type: CustomRecordExtractor, class_name: source_declarative_manifest.components.ObjectValues}}
+`
+	raw, err := manifestAsJSON(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := md5.Sum([]byte(componentsPy))
+	for _, stream := range []string{"whole", "called"} {
+		config := map[string]any{"token": "tok-secret", "suffix": "!", "__command": "test_read", "__injected_declarative_manifest": raw,
+			"__injected_components_py": componentsPy, "__injected_components_py_checksums": map[string]any{"md5": hex.EncodeToString(sum[:])}}
+		c := newConnector(t, "", config, stream)
+		res := runCLI(t, "read", "--config", c.config, "--catalog", c.catalog)
+		recs := res.ofType("RECORD")
+		if res.code != 0 || len(recs) != 1 {
+			t.Fatalf("%s: exit %d, %v", stream, res.code, res.msgs)
+		}
+		b, _ := json.Marshal(recs[0]["record"].(map[string]any)["data"])
+		if strings.Contains(string(b), "tok-secret") {
+			t.Errorf("%s: the token is shown: %s", stream, b)
+		}
+		var read struct {
+			Slices []struct {
+				Pages []struct {
+					Records []map[string]any `json:"records"`
+					Request struct {
+						URL     string            `json:"url"`
+						Headers map[string]string `json:"headers"`
+					} `json:"request"`
+				} `json:"pages"`
+			} `json:"slices"`
+		}
+		json.Unmarshal(b, &read)
+		if len(read.Slices) != 1 || len(read.Slices[0].Pages) != 1 {
+			t.Fatalf("%s: %s", stream, b)
+		}
+		pg := read.Slices[0].Pages[0]
+		if len(pg.Records) != 1 {
+			t.Errorf("%s: page %+v", stream, pg)
+		}
+		// The CDK's builder shows no request for a custom requester's page
+		// (its message repository is not passed to custom components).
+		if stream == "called" && (pg.Request.URL != a.URL+"/called" || pg.Request.Headers["Authorization"] != "Bearer ****") {
+			t.Errorf("%s: page %+v", stream, pg)
+		}
+	}
+}
+
+func manifestAsJSON(y string) (map[string]any, error) {
+	return manifest.Parse([]byte(y))
+}

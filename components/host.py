@@ -1,0 +1,758 @@
+"""The components host: custom Python components of a declarative manifest, run in Airbyte's own CDK.
+
+The Go runtime starts this file with the Python that has airbyte-cdk 7.x and talks to it over two pipes of
+its own, fds 3 (requests in) and 4 (replies out): never stdout, where the CDK and components may print
+(the Go side forwards what they print as LOG messages). A frame is two big-endian uint32 lengths, a JSON
+header and a blob (a response body, or records as JSON lines).
+
+Every custom component is built by the CDK's own factory over the manifest as the CDK resolves it, so
+that $parameters, nested components, config and the keyword arguments a parent passes are the CDK's: the
+host builds the source's streams once, and the factory's create_custom_component is wrapped to remember
+each component it makes under the manifest path the host tagged its definition with (__go_path). Go then
+calls a component by that path. A stream whose custom part cannot be called on its own (a custom
+retriever, requester, incremental sync, or a router reading its parents) is read whole with the CDK's own
+stream (op read); its built-in authenticator is Go's, asked per request, so that a token is refreshed by
+one process only.
+"""
+
+import collections.abc
+import concurrent.futures
+import dataclasses
+import http.client
+import json
+import logging
+import os
+import struct
+import sys
+import threading
+import traceback
+import types
+
+try:
+    import orjson
+except ImportError:  # pragma: no cover - the CDK requires orjson
+    orjson = None
+
+IN_FD, OUT_FD = 3, 4
+TAG = "__go_path"
+
+
+def _default(value):
+    if isinstance(value, collections.abc.Mapping):
+        return dict(value)
+    if isinstance(value, (set, frozenset, tuple)):
+        return list(value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return dataclasses.asdict(value)
+    raise TypeError(f"Type is not JSON serializable: {type(value).__name__}")
+
+
+def dumps(value) -> bytes:
+    if orjson is not None:
+        return orjson.dumps(value, default=_default, option=orjson.OPT_NON_STR_KEYS)
+    return json.dumps(value, default=_default, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def loads(b):
+    if orjson is not None:
+        try:
+            return orjson.loads(b)
+        except orjson.JSONDecodeError:
+            pass  # integers past 64 bits: the standard parser keeps them exact
+    return json.loads(b)
+
+
+def lines(values) -> bytes:
+    return b"\n".join(dumps(v) for v in values)
+
+
+def records_in(blob: bytes):
+    """Records from Go: a JSON array (a record cut from a body may span lines)."""
+    return loads(blob) if blob else []
+
+
+class Channel:
+    """Frames in from Go and out to it; calls to Go wait for their reply."""
+
+    def __init__(self):
+        self._in = os.fdopen(IN_FD, "rb")
+        self._out = os.fdopen(OUT_FD, "wb")
+        self._lock = threading.Lock()
+        self._calls = {}
+        self._next = 0
+
+    def read(self):
+        head = self._in.read(8)
+        if len(head) < 8:
+            return None, None
+        n, m = struct.unpack(">II", head)
+        header = loads(self._in.read(n))
+        blob = self._in.read(m) if m else b""
+        return header, blob
+
+    def send(self, header, blob=b""):
+        h = dumps(header)
+        with self._lock:
+            self._out.write(struct.pack(">II", len(h), len(blob)) + h)
+            if blob:
+                self._out.write(blob)
+            self._out.flush()
+
+    def call_go(self, op, params, blob=b""):
+        """Asks Go (op auth) and waits for its answer."""
+        future = concurrent.futures.Future()
+        with self._lock:
+            self._next += 1
+            cid = self._next
+            self._calls[cid] = future
+        self.send({"call": cid, "op": op, **params}, blob)
+        return future.result()
+
+    def answered(self, header, blob):
+        future = self._calls.pop(header["re_call"], None)
+        if future is None:
+            return
+        if "error" in header:
+            future.set_exception(RuntimeError(header["error"]))
+        else:
+            future.set_result((header.get("ok") or {}, blob))
+
+
+CHANNEL = None
+
+
+class ChannelLogHandler(logging.Handler):
+    """Python's log records go to Go as LOG messages, in the CDK's levels."""
+
+    def emit(self, record):
+        try:
+            CHANNEL.send({"log": record.levelname, "message": self.format(record)})
+        except Exception:  # pragma: no cover - a log never breaks a call
+            pass
+
+
+def last_line(exc) -> str:
+    text = "".join(traceback.format_exception_only(type(exc), exc)).strip().splitlines()
+    return text[-1] if text else type(exc).__name__
+
+
+def failure_of(exc):
+    from airbyte_cdk.utils.traced_exception import AirbyteTracedException
+
+    if isinstance(exc, AirbyteTracedException) and exc.failure_type is not None:
+        return exc.failure_type.value
+    return None
+
+
+class Host:
+    def __init__(self):
+        self.source = None
+        self.manifest = None
+        self.config = None
+        self.components = {}  # manifest path -> the component the CDK's factory made
+        self.dynamic = {}  # name -> definition of a stream a dynamic stream made (op dynamic_streams)
+        self.classes = {}  # manifest path -> class_name
+        self.lock = threading.Lock()
+        # local.streams: the streams being made on this thread, innermost last; local.go_auth: the
+        # streams whose built-in authenticators are Go's (op auth), when a stream is read whole here.
+        self.local = threading.local()
+
+    # --- start ---
+
+    def init(self, h, blob):
+        """Registers the components module and reads the manifest as the CDK does."""
+        code = h.get("code")
+        if code:
+            module = types.ModuleType("components")
+            sys.modules["components"] = module
+            sys.modules["source_declarative_manifest.components"] = module
+            exec(compile(code, h.get("code_name") or "components.py", "exec"), module.__dict__)
+        self.manifest = h["manifest"]
+        self.config = h["config"]
+        self._patch_factory()
+        self.source = self.new_source(catalog=None, state=None)
+        return {}, b""
+
+    def build(self, h, blob):
+        """Builds every stream's components with the config the runtime settled."""
+        self.config = h["config"]
+        self.source._config = self.config
+        self.source._config_for_validation = self.config
+        self._tag(self.source._source_config, "")
+        self._build_streams(self.source)
+        return {"built": sorted(self.components)}, b""
+
+    def new_source(self, catalog, state, **kwargs):
+        from airbyte_cdk.sources.declarative.concurrent_declarative_source import (
+            ConcurrentDeclarativeSource,
+        )
+
+        # The config is already migrated and transformed by Go (or by op config): the source is
+        # made without one, so that it runs no migration (whose CONTROL message it would print),
+        # then given it.
+        source = ConcurrentDeclarativeSource(
+            catalog=catalog,
+            config=None,
+            state=state,
+            source_config=json.loads(json.dumps(self.manifest)),
+            **kwargs,
+        )
+        source._config = self.config
+        source._config_for_validation = self.config
+        return source
+
+    def _patch_factory(self):
+        from airbyte_cdk.sources.declarative.models import declarative_component_schema as models
+        from airbyte_cdk.sources.declarative.parsers.model_to_component_factory import (
+            ModelToComponentFactory,
+        )
+
+        host = self
+        original_custom = ModelToComponentFactory.create_custom_component
+
+        def create_custom_component(factory, model, config, **kwargs):
+            component = original_custom(factory, model, config, **kwargs)
+            path = (model.__dict__ or {}).get(TAG)
+            if path is None and hasattr(model, "__fields_set__"):
+                path = getattr(model, TAG, None)
+            if path is not None:
+                with host.lock:
+                    host.components[path] = component
+                    host.classes[path] = model.class_name
+            return component
+
+        ModelToComponentFactory.create_custom_component = create_custom_component
+
+        # Built-in authenticators of a stream read whole here are Go's (see GoAuthenticator).
+        auth_models = {
+            models.ApiKeyAuthenticator: "create_api_key_authenticator",
+            models.BasicHttpAuthenticator: "create_basic_http_authenticator",
+            models.BearerAuthenticator: "create_bearer_authenticator",
+            models.OAuthAuthenticator: "create_oauth_authenticator",
+            models.SessionTokenAuthenticator: "create_session_token_authenticator",
+            models.JwtAuthenticator: "create_jwt_authenticator",
+            models.SelectiveAuthenticator: "create_selective_authenticator",
+            models.LegacySessionTokenAuthenticator: "create_legacy_session_token_authenticator",
+        }
+        original_from_model = ModelToComponentFactory._create_component_from_model
+
+        def from_model(factory, model, config, **kwargs):
+            local = host.local
+            streams = local.__dict__.get("streams")
+            go_auth = local.__dict__.get("go_auth") or ()
+            if model.__class__ in auth_models and streams and streams[-1] in go_auth:
+                return go_authenticator(streams[-1])
+            if isinstance(model, models.DeclarativeStream):
+                local.__dict__.setdefault("streams", []).append(model.name or "")
+                try:
+                    return original_from_model(factory, model, config, **kwargs)
+                finally:
+                    local.streams.pop()
+            return original_from_model(factory, model, config, **kwargs)
+
+        ModelToComponentFactory._create_component_from_model = from_model
+
+    def _tag(self, node, path):
+        """Marks each custom component's definition with its manifest path."""
+        if isinstance(node, dict):
+            if self._is_tagged_kind(node) and path:
+                node[TAG] = path
+            for key, value in node.items():
+                if key in ("$parameters", "schema", "definitions") or key == TAG:
+                    continue
+                self._tag(value, f"{path}.{key}" if path else key)
+        elif isinstance(node, list):
+            for i, value in enumerate(node):
+                self._tag(value, f"{path}[{i}]")
+
+    @staticmethod
+    def _is_tagged_kind(node):
+        return "class_name" in node
+
+    def _build_streams(self, source):
+        # ConcurrentDeclarativeSource.streams without dynamic streams (Go resolves those).
+        configs = source._stream_configs(source._source_config)
+        prepared = source._initialize_cache_for_parent_streams(configs)
+        self._create_streams(source, prepared)
+
+    @staticmethod
+    def _create_streams(source, configs):
+        from airbyte_cdk.sources.declarative.models import declarative_component_schema as models
+
+        streams = []
+        for config in configs:
+            model = (
+                models.StateDelegatingStream
+                if config.get("type") == "StateDelegatingStream"
+                else models.DeclarativeStream
+            )
+            streams.append(source._constructor.create_component(model, config, source._config))
+        return streams
+
+    def component(self, h):
+        path = h["path"]
+        comp = self.components.get(path)
+        if comp is None:
+            raise LookupError(f"the CDK built no custom component at {path}")
+        return comp
+
+    # --- per-call component interfaces ---
+
+    def extract(self, h, blob):
+        comp = self.component(h)
+        records = list(comp.extract_records(response(h, blob)))
+        return {"count": len(records)}, lines(records)
+
+    def transform(self, h, blob):
+        comps = [self.component({"path": p}) for p in h["paths"]]
+        records = records_in(blob)
+        state, sl = h.get("state") or {}, stream_slice(h.get("slice"))
+        out = []
+        for record in records:
+            for comp in comps:
+                result = comp.transform(record, config=self.config, stream_state=state, stream_slice=sl)
+                if result is not None and result is not record and isinstance(result, dict):
+                    record = result  # a transformation that returns a new record instead of changing it
+            out.append(record)
+        return {"count": len(out)}, lines(out)
+
+    def filter(self, h, blob):
+        comp = self.component(h)
+        kept = list(
+            comp.filter_records(
+                records_in(blob),
+                stream_state=h.get("state") or {},
+                stream_slice=stream_slice(h.get("slice")),
+                next_page_token=h.get("next_page_token"),
+            )
+        )
+        return {"count": len(kept)}, lines(kept)
+
+    def normalize(self, h, blob):
+        comp = self.component(h)
+        out = []
+        for record in records_in(blob):
+            comp.transform(record, h.get("schema") or {})
+            out.append(record)
+        return {"count": len(out)}, lines(out)
+
+    def migrate_state(self, h, blob):
+        state = h.get("state") or {}
+        migrated = False
+        for path in h["paths"]:
+            comp = self.component({"path": path})
+            if comp.should_migrate(state):
+                state = dict(comp.migrate(state))
+                migrated = True
+        return {"migrated": migrated, "state": state}, b""
+
+    def schema(self, h, blob):
+        stream = self.stream_named(h["stream"])
+        return {"schema": stream.get_json_schema()}, b""
+
+    def catalog_stream(self, h, blob):
+        """The stream as discover shows it (the CDK's AirbyteStream)."""
+        from airbyte_cdk.models import AirbyteCatalog, AirbyteMessage, AirbyteMessageSerializer, Type
+
+        stream = self.stream_named(h["stream"]).as_airbyte_stream()
+        message = AirbyteMessage(type=Type.CATALOG, catalog=AirbyteCatalog(streams=[stream]))
+        return {"stream": AirbyteMessageSerializer.dump(message)["catalog"]["streams"][0]}, b""
+
+    def stream_named(self, name):
+        for stream in self._create_streams(self.source, self._configs_named(self.source, name)):
+            return stream
+        raise LookupError(f"stream {name} is not in the manifest")
+
+    def _configs_named(self, source, name):
+        configs = source._stream_configs(source._source_config)
+        if name in self.dynamic:
+            configs = configs + [json.loads(json.dumps(self.dynamic[name]))]
+        prepared = source._initialize_cache_for_parent_streams(configs)
+        return [c for c in prepared if c.get("name") == name]
+
+    def dynamic_streams(self, h, blob):
+        """The streams the CDK makes from one dynamic stream (its resolver run, Go's authenticators on its
+        requests, under the dynamic stream's name)."""
+        index = int(h["dynamic"].split("[")[1].rstrip("]"))
+        definition = self.source._source_config["dynamic_streams"][index]
+        self.local.streams, self.local.go_auth = [h["name"]], set(h.get("go_auth") or ())
+        try:
+            configs = self.source._dynamic_stream_configs(
+                {"dynamic_streams": [definition]}, with_dynamic_stream_name=True
+            )
+        finally:
+            self.local.streams, self.local.go_auth = [], ()
+        for config in configs:
+            self.dynamic[config["name"]] = config
+        return {"streams": configs}, b""
+
+    def paginate(self, h, blob):
+        comp = self.component(h)
+        if h.get("initial"):
+            return {"token": comp.initial_token, "page_size": comp.get_page_size()}, b""
+        last_record = h.get("last_record")
+        if last_record is not None:
+            from airbyte_cdk.sources.types import Record
+
+            last_record = Record(data=last_record, stream_name=h.get("stream", ""))
+        token = comp.next_page_token(
+            response(h, blob),
+            h.get("last_page_size", 0),
+            last_record,
+            h.get("last_page_token_value"),
+        )
+        return {"token": token, "page_size": comp.get_page_size()}, b""
+
+    def interpret(self, h, blob):
+        comp = self.component(h)
+        subject = response(h, blob) if "status" in h else requests_exception(h)
+        resolution = comp.interpret_response(subject)
+        out = {
+            "action": resolution.response_action.value if resolution.response_action else None,
+            "failure_type": resolution.failure_type.value if resolution.failure_type else None,
+            "error_message": resolution.error_message,
+            "max_retries": getattr(comp, "max_retries", None),
+            "max_time": getattr(comp, "max_time", None),
+        }
+        strategies = getattr(comp, "backoff_strategies", None) or []
+        if h.get("attempt") is not None and strategies:
+            for strategy in strategies:
+                wait = strategy.backoff_time(subject, attempt_count=h["attempt"])
+                if wait is not None:
+                    out["backoff"] = wait
+                    break
+        return out, b""
+
+    def backoff(self, h, blob):
+        comp = self.component(h)
+        subject = response(h, blob) if "status" in h else requests_exception(h)
+        return {"backoff": comp.backoff_time(subject, attempt_count=h.get("attempt", 1))}, b""
+
+    def decode(self, h, blob):
+        comp = self.component(h)
+        docs = list(comp.decode(response(h, blob)))
+        return {"count": len(docs)}, lines(docs)
+
+    def slices(self, h, blob):
+        comp = self.component(h)
+        out = []
+        for sl in comp.stream_slices():
+            out.append(
+                {
+                    "partition": dict(getattr(sl, "partition", sl) or {}),
+                    "cursor_slice": dict(getattr(sl, "cursor_slice", {}) or {}),
+                    "extra_fields": dict(getattr(sl, "extra_fields", {}) or {}),
+                }
+            )
+        return {"slices": out}, b""
+
+    def request_options(self, h, blob):
+        comp = self.component(h)
+        sl = stream_slice(h.get("slice"))
+        kw = {"stream_state": {}, "stream_slice": sl, "next_page_token": h.get("next_page_token")}
+        return {
+            "params": comp.get_request_params(**kw) or {},
+            "headers": comp.get_request_headers(**kw) or {},
+            "body_json": comp.get_request_body_json(**kw) or {},
+            "body_data": comp.get_request_body_data(**kw) or {},
+        }, b""
+
+    def authenticate(self, h, blob):
+        import requests
+
+        comp = self.component(h)
+        prepared = requests.PreparedRequest()
+        prepared.prepare(method=h.get("method", "GET"), url=h["url"], headers=h.get("headers") or {})
+        before = dict(prepared.headers)
+        comp(prepared)
+        headers = {k: v for k, v in prepared.headers.items() if before.get(k) != v}
+        return {
+            "headers": headers,
+            "url": prepared.url,
+            "params": comp.get_request_params() or {},
+            "body_json": comp.get_request_body_json() or {},
+            "body_data": comp.get_request_body_data() or {},
+        }, b""
+
+    def config(self, h, blob):
+        """The spec's config rules (migrations, transformations, validations), as the CDK runs them."""
+        spec = self.source._spec_component
+        config = dict(h["config"])
+        if spec is None:
+            return {"migrated": config, "config": config}, b""
+        spec.migrate_config(config)
+        migrated = dict(config)
+        spec.transform_config(config)
+        spec.validate_config(config)
+        self.config = config
+        return {"migrated": migrated, "config": config}, b""
+
+    # --- whole streams ---
+
+    def read(self, h, blob, rid):
+        """Reads one stream with the CDK's own stream; its messages go to Go as they come."""
+        from airbyte_cdk.models import (
+            AirbyteMessageSerializer,
+            AirbyteStateMessageSerializer,
+            ConfiguredAirbyteCatalogSerializer,
+            Type,
+        )
+
+        catalog = ConfiguredAirbyteCatalogSerializer.load({"streams": [h["configured_stream"]]})
+        state = [AirbyteStateMessageSerializer.load(s) for s in h.get("state") or []]
+        source = self.new_source(catalog=catalog, state=state)
+        self._tag(source._source_config, "")
+        self.local.go_auth = set(h.get("go_auth") or ())
+        try:
+            streams = self._create_streams(source, self._configs_named(source, h["stream"]))
+        finally:
+            self.local.go_auth = ()
+        limit = h.get("max_records")
+        records = 0
+        logger = logging.getLogger("airbyte")
+        for message in source._concurrent_source.read(streams):
+            if message.type == Type.RECORD:
+                records += 1
+            CHANNEL.send({"re": rid, "msg": AirbyteMessageSerializer.dump(message)})
+            if limit is not None and records >= limit:
+                break
+        del logger
+        return {"records": records}, b""
+
+    def test_read(self, h, blob):
+        """The Connector Builder's StreamRead of one stream, as the CDK's builder makes it."""
+        from airbyte_cdk.connector_builder.connector_builder_handler import read_stream
+        from airbyte_cdk.models import (
+            AirbyteMessageSerializer,
+            AirbyteStateMessageSerializer,
+            ConfiguredAirbyteCatalogSerializer,
+        )
+        from airbyte_cdk.sources.declarative.concurrent_declarative_source import TestLimits
+
+        limits = TestLimits(**h["limits"])
+        catalog = ConfiguredAirbyteCatalogSerializer.load({"streams": [h["configured_stream"]]})
+        state = [AirbyteStateMessageSerializer.load(s) for s in h.get("state") or []]
+        manifest = json.loads(json.dumps(self.manifest))
+        if "concurrency_level" in manifest:
+            manifest["concurrency_level"]["default_concurrency"] = 1
+        else:
+            manifest["concurrency_level"] = {"type": "ConcurrencyLevel", "default_concurrency": 1}
+        from airbyte_cdk.sources.declarative.concurrent_declarative_source import (
+            ConcurrentDeclarativeSource,
+        )
+
+        source = ConcurrentDeclarativeSource(
+            catalog=catalog,
+            config=None,
+            state=state,
+            source_config=manifest,
+            emit_connector_builder_messages=True,
+            limits=limits,
+        )
+        source._config = self.config
+        source._config_for_validation = self.config
+        message = read_stream(source, self.config, catalog, state, limits)
+        return {"message": AirbyteMessageSerializer.dump(message)}, b""
+
+
+_GO_AUTHENTICATOR = None
+
+
+def go_authenticator(stream):
+    """A built-in authenticator of a stream read whole in Python: Go's, asked per request (op auth)."""
+    global _GO_AUTHENTICATOR
+    if _GO_AUTHENTICATOR is None:
+        from airbyte_cdk.sources.declarative.auth.declarative_authenticator import (
+            DeclarativeAuthenticator,
+        )
+
+        class GoAuthenticator(DeclarativeAuthenticator):
+            def __init__(self, stream):
+                self.stream = stream
+
+            @property
+            def auth_header(self):
+                return ""
+
+            @property
+            def token(self):
+                return ""
+
+            def get_auth_header(self):
+                return {}
+
+            def __call__(self, request):
+                body = request.body or b""
+                if isinstance(body, str):
+                    body = body.encode()
+                answer, _ = CHANNEL.call_go(
+                    "auth",
+                    {
+                        "stream": self.stream,
+                        "method": request.method,
+                        "url": request.url,
+                        "headers": dict(request.headers),
+                    },
+                    body,
+                )
+                request.headers.update(answer.get("headers") or {})
+                if answer.get("url"):
+                    request.url = answer["url"]
+                return request
+
+        _GO_AUTHENTICATOR = GoAuthenticator
+    return _GO_AUTHENTICATOR(stream)
+
+
+def response(h, body):
+    import requests
+    from requests.structures import CaseInsensitiveDict
+
+    r = requests.Response()
+    r.status_code = h.get("status", 200)
+    r.headers = CaseInsensitiveDict(h.get("headers") or {})
+    r._content = body
+    r._content_consumed = True
+    r.url = h.get("url", "")
+    r.reason = http.client.responses.get(r.status_code, "")
+    r.encoding = requests.utils.get_encoding_from_headers(r.headers)
+    req = requests.PreparedRequest()
+    req.method = h.get("method", "GET")
+    req.url = r.url
+    req.headers = CaseInsensitiveDict(h.get("request_headers") or {})
+    req.body = h.get("request_body")
+    r.request = req
+    return r
+
+
+def requests_exception(h):
+    import requests
+
+    return requests.exceptions.ConnectionError(h.get("exception", "connection failed"))
+
+
+def stream_slice(s):
+    from airbyte_cdk.sources.types import StreamSlice
+
+    if s is None:
+        return None
+    return StreamSlice(
+        partition=s.get("partition") or {},
+        cursor_slice=s.get("cursor_slice") or {},
+        extra_fields=s.get("extra_fields") or {},
+    )
+
+
+OPS = {
+    "extract": Host.extract,
+    "transform": Host.transform,
+    "filter": Host.filter,
+    "normalize": Host.normalize,
+    "migrate_state": Host.migrate_state,
+    "schema": Host.schema,
+    "paginate": Host.paginate,
+    "interpret": Host.interpret,
+    "backoff": Host.backoff,
+    "decode": Host.decode,
+    "slices": Host.slices,
+    "request_options": Host.request_options,
+    "authenticate": Host.authenticate,
+    "config": Host.config,
+    "build": Host.build,
+    "catalog_stream": Host.catalog_stream,
+    "dynamic_streams": Host.dynamic_streams,
+    "test_read": Host.test_read,
+}
+
+
+LOG_HANDLER = None
+
+
+def keep_log_handler():
+    """The CDK's init_logger (run when some of its modules are imported) gives the root logger a handler
+    printing to stdout; the host's logs go to Go over the channel instead, in order with the rest."""
+    root = logging.getLogger()
+    if root.handlers != [LOG_HANDLER]:
+        root.handlers = [LOG_HANDLER]
+
+
+def serve(host, h, blob):
+    rid = h["id"]
+    keep_log_handler()
+    try:
+        op = h["op"]
+        if op == "read":
+            result, out = host.read(h, blob, rid)
+        else:
+            result, out = OPS[op](host, h, blob)
+        CHANNEL.send({"re": rid, "ok": result}, out)
+    except BaseException as exc:  # noqa: BLE001 - every failure is the call's answer
+        CHANNEL.send(
+            {
+                "re": rid,
+                "error": {
+                    "type": type(exc).__name__,
+                    "last_line": last_line(exc),
+                    "failure_type": failure_of(exc),
+                    "message": getattr(exc, "message", None) or str(exc),
+                },
+            }
+        )
+
+
+def main():
+    global CHANNEL
+    CHANNEL = Channel()
+    global LOG_HANDLER
+    LOG_HANDLER = ChannelLogHandler()
+    LOG_HANDLER.setFormatter(logging.Formatter("%(message)s"))
+    root = logging.getLogger()
+    root.handlers = [LOG_HANDLER]
+    root.setLevel(logging.DEBUG if os.environ.get("LOG_LEVEL", "").lower() == "debug" else logging.INFO)
+    try:
+        import airbyte_cdk  # noqa: F401
+        from importlib.metadata import version
+
+        cdk = version("airbyte-cdk")
+    except Exception as exc:  # noqa: BLE001
+        CHANNEL.send({"hello": None, "error": last_line(exc)})
+        return
+    CHANNEL.send({"hello": {"cdk": cdk, "python": sys.version.split()[0]}})
+    host = Host()
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=int(os.environ.get("COMPONENTS_HOST_THREADS", "32")))
+    while True:
+        h, blob = CHANNEL.read()
+        if h is None:
+            break
+        if "re_call" in h:
+            CHANNEL.answered(h, blob)
+        elif h.get("op") == "init":
+            serve_init(host, h, blob)
+        else:
+            pool.submit(serve, host, h, blob)
+    pool.shutdown(wait=False, cancel_futures=True)
+    os._exit(0)
+
+
+def serve_init(host, h, blob):
+    # init runs on the reader's thread: nothing else is asked before it is done.
+    try:
+        result, out = host.init(h, blob)
+        keep_log_handler()
+        CHANNEL.send({"re": h["id"], "ok": result}, out)
+    except BaseException as exc:  # noqa: BLE001
+        CHANNEL.send(
+            {
+                "re": h["id"],
+                "error": {
+                    "type": type(exc).__name__,
+                    "last_line": last_line(exc),
+                    "failure_type": failure_of(exc),
+                    "message": str(exc),
+                },
+            }
+        )
+
+
+if __name__ == "__main__":
+    main()

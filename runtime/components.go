@@ -1,0 +1,122 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+
+	"github.com/airbyte-go/source-declarative/components"
+	"github.com/airbyte-go/source-declarative/manifest"
+	"github.com/airbyte-go/source-declarative/protocol"
+	"github.com/airbyte-go/source-declarative/runtime/request"
+)
+
+// UseComponents gives the runner the components host that runs the
+// manifest's custom components (package components).
+func (r *Runner) UseComponents(h *components.Host) {
+	r.components = h
+	r.schemas.Python = func(ctx context.Context, st *manifest.Stream) (map[string]any, error) {
+		var out struct {
+			Schema map[string]any `json:"schema"`
+		}
+		err := h.Call(ctx, st.PythonSchema, "schema", map[string]any{"stream": st.Name}, nil, &out)
+		return out.Schema, err
+	}
+}
+
+// Log prints a LOG message as the runner does (into a test read's logs).
+func (r *Runner) Log(level, msg string) { r.log(level, msg) }
+
+// AuthenticateForPython answers the components host for a stream the CDK
+// reads whole: the credentials Go's authenticator of that stream (or of the
+// parent that makes the request) puts on the request, so that one process
+// holds and refreshes each token.
+func (r *Runner) AuthenticateForPython(ctx context.Context, req *components.AuthRequest) (*components.AuthAnswer, error) {
+	a := r.pythonAuth(req.Stream)
+	if a == nil {
+		return &components.AuthAnswer{}, nil
+	}
+	au, err := r.authenticator(a)
+	if err != nil || au == nil {
+		return &components.AuthAnswer{}, err
+	}
+	p := request.New(req.Method, req.URL)
+	for k, v := range req.Headers {
+		p.Headers.Set(k, v)
+	}
+	before := p.Headers.Clone()
+	if err := au.Apply(ctx, p); err != nil {
+		return nil, err
+	}
+	ans := &components.AuthAnswer{Headers: map[string]string{}}
+	for k := range p.Headers {
+		if v := p.Headers.Get(k); before.Get(k) != v {
+			ans.Headers[http.CanonicalHeaderKey(k)] = v
+		}
+	}
+	if len(p.Query) > 0 {
+		u, err := url.Parse(req.URL)
+		if err != nil {
+			return nil, err
+		}
+		q := u.Query()
+		for k, vs := range p.Query {
+			q[k] = vs
+		}
+		u.RawQuery = q.Encode()
+		ans.URL = u.String()
+	}
+	return ans, nil
+}
+
+// pythonAuth is the authenticator of the requests of stream name in a
+// stream the CDK reads whole.
+func (r *Runner) pythonAuth(name string) *manifest.Auth {
+	for _, st := range r.Source.Streams {
+		if a, ok := st.PythonAuth[name]; ok {
+			return a
+		}
+	}
+	for _, ds := range r.Source.DynamicStreams {
+		if a, ok := ds.PythonAuth[name]; ok {
+			return a
+		}
+	}
+	return nil
+}
+
+// pythonCatalogStream is a stream the CDK reads whole as discover shows it:
+// the CDK's own AirbyteStream.
+func (r *Runner) pythonCatalogStream(ctx context.Context, st *manifest.Stream) (protocol.Stream, error) {
+	var out struct {
+		Stream protocol.Stream `json:"stream"`
+	}
+	err := r.components.Call(ctx, st.Python, "catalog_stream", map[string]any{"stream": st.Name}, nil, &out)
+	return out.Stream, err
+}
+
+// pythonMessage is a message of a stream the CDK reads, as the host sends it.
+type pythonMessage struct {
+	Type   string `json:"type"`
+	Record *struct {
+		Data json.RawMessage `json:"data"`
+	} `json:"record"`
+	State *struct {
+		Stream *struct {
+			StreamState map[string]any `json:"stream_state"`
+		} `json:"stream"`
+	} `json:"state"`
+	Log *struct {
+		Level   string `json:"level"`
+		Message string `json:"message"`
+	} `json:"log"`
+	Trace *struct {
+		Type  string `json:"type"`
+		Error *struct {
+			Message         string `json:"message"`
+			InternalMessage string `json:"internal_message"`
+			FailureType     string `json:"failure_type"`
+		} `json:"error"`
+	} `json:"trace"`
+}
