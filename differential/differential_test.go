@@ -97,7 +97,10 @@ func TestDifferential(t *testing.T) {
 	if n, err := strconv.Atoi(os.Getenv("DIFFERENTIAL_WORKERS")); err == nil && n > 0 {
 		workers = n
 	}
-	r := NewRunner(build(t), ref, allowed, workers)
+	r, err := NewRunner(build(t), ref, allowed, workers)
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer r.Close()
 	start := time.Now()
 	results := make([]Result, len(chosen))

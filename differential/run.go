@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/airbyte-go/source-declarative/components"
 	"github.com/airbyte-go/source-declarative/corpus"
 	"github.com/airbyte-go/source-declarative/genapi"
 	"github.com/airbyte-go/source-declarative/manifest"
@@ -27,16 +28,39 @@ type Runner struct {
 	Allowed []Entry
 	// zygotes run the reference's commands (refcdk7).
 	zygotes *zygotes
+	// python is the reference's Python, with its airbyte-cdk, through
+	// which our binary's components host runs a connector's components.py.
+	python string
 }
 
 // NewRunner compares our binary with refcdk7, for up to workers manifests
 // at a time. Close ends the reference's processes it started.
-func NewRunner(binary, refcdk7 string, allowed []Entry, workers int) *Runner {
-	return &Runner{Binary: binary, Allowed: allowed, zygotes: newZygotes(refcdk7, workers)}
+func NewRunner(binary, refcdk7 string, allowed []Entry, workers int) (*Runner, error) {
+	python, err := referencePython(refcdk7)
+	if err != nil {
+		return nil, err
+	}
+	return &Runner{Binary: binary, Allowed: allowed, zygotes: newZygotes(refcdk7, workers), python: python}, nil
 }
 
-// Close ends the reference's processes.
-func (r *Runner) Close() { r.zygotes.close() }
+// Close ends the reference's processes and removes the Python wrapper.
+func (r *Runner) Close() {
+	r.zygotes.close()
+	os.RemoveAll(filepath.Dir(r.python))
+}
+
+// referencePython writes an interpreter for our components host: a script
+// running refcdk7's Python (`refcdk7 --python`), the same airbyte-cdk the
+// reference runs components.py with.
+func referencePython(refcdk7 string) (string, error) {
+	dir, err := os.MkdirTemp("", "differential-python")
+	if err != nil {
+		return "", err
+	}
+	p := filepath.Join(dir, "python")
+	script := "#!/bin/sh\nexec " + refcdk7 + " --python \"$@\"\n"
+	return p, os.WriteFile(p, []byte(script), 0o755)
+}
 
 // Result is how one manifest compared.
 type Result struct {
@@ -44,10 +68,6 @@ type Result struct {
 	Support string // the catalog's support level, "" outside the catalog
 	// Refused names the custom components both connectors refuse.
 	Refused string
-	// CustomCode names the custom components we refuse where the reference
-	// runs the connector's components.py: compared once a components host
-	// runs them here.
-	CustomCode string
 	// Differences are those not on the allow-list; Deliberate those on it,
 	// by entry.
 	Differences []Difference
@@ -59,14 +79,12 @@ type Result struct {
 	Elapsed  time.Duration
 }
 
-// Outcome is "same", "deliberate", "failing in both", "refused", "custom
-// code" or "differ".
+// Outcome is "same", "deliberate", "failing in both", "refused" or
+// "differ".
 func (r Result) Outcome() string {
 	switch {
 	case len(r.Differences) > 0:
 		return "differ"
-	case r.CustomCode != "":
-		return "custom code"
 	case r.Refused != "":
 		return "refused"
 	case len(r.Failing) > 0:
@@ -118,7 +136,8 @@ func (r *Runner) Run(c Connector) (res Result) {
 	if c.Components != "" {
 		env = unsafeCodeEnv
 	}
-	m.sides[0] = &side{name: "ours", api: genapi.Start(), dir: filepath.Join(dir, "ours"), launch: ours(r.Binary), env: env}
+	oursEnv := append([]string{components.PythonEnv + "=" + r.python}, env...)
+	m.sides[0] = &side{name: "ours", api: genapi.Start(), dir: filepath.Join(dir, "ours"), launch: ours(r.Binary), env: oursEnv}
 	m.sides[1] = &side{name: "reference", api: genapi.Start(), dir: filepath.Join(dir, "reference"), launch: z.launch, env: env}
 	for _, s := range m.sides {
 		defer s.api.Close()
@@ -199,10 +218,6 @@ func (m *run) compare() {
 		switch {
 		case both:
 			m.res.Refused = refused
-		case m.connector.Components != "":
-			// The connector's components.py, which the reference runs:
-			// compared once a components host runs it here.
-			m.res.CustomCode = refused
 		default:
 			m.differ(Difference{What: "check", Detail: "we refuse custom code the reference runs: " + refused})
 		}

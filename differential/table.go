@@ -8,7 +8,7 @@ import (
 )
 
 // outcomes are the outcomes in the order the totals list them.
-var outcomes = []string{"same", "deliberate", "failing in both", "refused", "custom code", "differ"}
+var outcomes = []string{"same", "deliberate", "failing in both", "refused", "differ"}
 
 // Table is README's table of the comparison: per manifest, its support
 // level (the catalog's; "curated" outside it), the outcome, what differs on
@@ -36,8 +36,6 @@ func Table(results []Result, allowed []Entry) string {
 		switch outcome {
 		case "refused":
 			what = append(what, "both refuse custom code: "+r.Refused)
-		case "custom code":
-			what = append(what, "components.py, which the reference runs (AIRBYTE_ENABLE_UNSAFE_CODE) and we refuse until the components host runs it: "+r.CustomCode)
 		case "differ":
 			what = append(what, fmt.Sprintf("%d differences, first: %s", len(r.Differences), r.Differences[0]))
 		}
