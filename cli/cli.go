@@ -147,6 +147,11 @@ func (a *app) warn(warnings []string) {
 type setupError struct {
 	message    string
 	checkFails bool
+	// failure, when set, is the failure type of an error the connector's
+	// custom code raised while its components were built: check then says
+	// the connection failed, without a TRACE, as the CDK's check does with
+	// what building its streams raised.
+	failure string
 }
 
 func (e *setupError) Error() string { return e.message }
@@ -156,6 +161,9 @@ func (e *setupError) Error() string { return e.message }
 // platform writes that file, and Airbyte's CDK fails the same way (an
 // exception, so a system_error).
 func (e *setupError) failureType() string {
+	if e.failure != "" {
+		return e.failure
+	}
 	if e.checkFails {
 		return protocol.ConfigError
 	}
@@ -232,7 +240,9 @@ func (a *app) check(ctx context.Context) error {
 		if !err.checkFails {
 			return a.fail(err.failureType(), err.message)
 		}
-		a.out.Error(protocol.ConfigError, err.message, "", "")
+		if err.failure == "" {
+			a.out.Error(protocol.ConfigError, err.message, "", "")
+		}
 		return a.out.ConnectionStatus(false, err.message)
 	}
 	if invalid != nil {
