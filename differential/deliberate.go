@@ -80,22 +80,31 @@ func firstInBody(e genapi.Exchange, refKeys map[string]bool) (string, bool) {
 }
 
 // withoutTokenField lists a JSON object body (as the normalizer writes it:
-// compact, keys sorted) without each of its top-level fields holding 0 or 1.
+// compact, keys sorted) without each of its fields holding 0 or 1, at any
+// depth (a page_token_option's field_path).
 func withoutTokenField(body string) []string {
 	var obj map[string]any
 	if !strings.HasPrefix(body, "{") || json.Unmarshal([]byte(body), &obj) != nil {
 		return nil
 	}
 	var out []string
-	for k, v := range obj {
-		if v != 0.0 && v != 1.0 {
-			continue
+	var walk func(m map[string]any)
+	walk = func(m map[string]any) {
+		for k, v := range m {
+			if inner, ok := v.(map[string]any); ok {
+				walk(inner)
+				continue
+			}
+			if v != 0.0 && v != 1.0 {
+				continue
+			}
+			delete(m, k)
+			b, _ := json.Marshal(obj)
+			out = append(out, string(b))
+			m[k] = v
 		}
-		delete(obj, k)
-		b, _ := json.Marshal(obj)
-		out = append(out, string(b))
-		obj[k] = v
 	}
+	walk(obj)
 	return out
 }
 
