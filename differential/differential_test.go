@@ -19,6 +19,7 @@ var (
 	update = flag.Bool("update", false, "write the differential table into README.md (with DIFFERENTIAL_CATALOG=all)")
 	only   = flag.String("only", "", "compare only the manifests whose name matches this regular expression")
 	dir    = flag.String("dir", "", "compare the manifests of this folder instead of the catalog's and the example (README's table is then left alone)")
+	keep   = flag.String("results", "", "keep each manifest's result in this folder, and make -update's table of every result kept there: the catalog run in chunks (-only)")
 )
 
 // manifestsDir is where the curated manifests live, beside the repository;
@@ -122,9 +123,21 @@ func TestDifferential(t *testing.T) {
 	wg.Wait()
 	table := Table(results, allowed)
 	t.Logf("%d manifests side by side in %.0f s (%d at a time)\n%s", len(chosen), time.Since(start).Seconds(), workers, table)
+	if *keep != "" {
+		if err := KeepResults(*keep, results); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if *update {
-		if *only != "" || *dir != "" || !whole {
-			t.Fatal("-update writes the whole table: run it with DIFFERENTIAL_CATALOG=all, without -only or -dir")
+		switch {
+		case *keep != "" && *dir == "":
+			kept, err := KeptResults(*keep)
+			if err != nil {
+				t.Fatal(err)
+			}
+			table = Table(kept, allowed)
+		case *only != "" || *dir != "" || !whole:
+			t.Fatal("-update writes the whole table: run it with DIFFERENTIAL_CATALOG=all, without -only or -dir, or with -results DIR after the chunks")
 		}
 		if err := UpdateReadme("../README.md", table); err != nil {
 			t.Fatal(err)

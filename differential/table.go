@@ -1,8 +1,10 @@
 package differential
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 )
@@ -124,4 +126,43 @@ func UpdateReadme(readme, table string) error {
 	}
 	s = s[:i+len(tableBegin)] + "\n" + table + s[j:]
 	return os.WriteFile(readme, []byte(s), 0o644)
+}
+
+// KeepResults writes each result into dir as NAME.json, replacing the one
+// of an earlier run: the results of a catalog run in chunks.
+func KeepResults(dir string, results []Result) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, r := range results {
+		b, err := json.MarshalIndent(r, "", " ")
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, r.Name+".json"), b, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// KeptResults reads the results KeepResults wrote into dir.
+func KeptResults(dir string) ([]Result, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Result, 0, len(files))
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		var r Result
+		if err := json.Unmarshal(b, &r); err != nil {
+			return nil, fmt.Errorf("%s: %v", f, err)
+		}
+		out = append(out, r)
+	}
+	return out, nil
 }
