@@ -128,8 +128,8 @@ func UpdateReadme(readme, table string) error {
 	return os.WriteFile(readme, []byte(s), 0o644)
 }
 
-// KeepResults writes each result into dir as NAME.json, replacing the one
-// of an earlier run: the results of a catalog run in chunks.
+// KeepResults writes each result into dir as NAME.SUPPORT.json, replacing
+// the one of an earlier run: the results of a catalog run in chunks.
 func KeepResults(dir string, results []Result) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -139,7 +139,11 @@ func KeepResults(dir string, results []Result) error {
 		if err != nil {
 			return err
 		}
-		if err := os.WriteFile(filepath.Join(dir, r.Name+".json"), b, 0o644); err != nil {
+		support := r.Support
+		if support == "" {
+			support = "curated" // a curated manifest may share a catalog connector's name
+		}
+		if err := os.WriteFile(filepath.Join(dir, r.Name+"."+support+".json"), b, 0o644); err != nil {
 			return err
 		}
 	}
