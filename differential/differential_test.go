@@ -19,7 +19,7 @@ var (
 	update = flag.Bool("update", false, "write the differential table into README.md (with DIFFERENTIAL_CATALOG=all)")
 	only   = flag.String("only", "", "compare only the manifests whose name matches this regular expression")
 	dir    = flag.String("dir", "", "compare the manifests of this folder instead of the catalog's and the example (README's table is then left alone)")
-	keep   = flag.String("results", "", "keep each manifest's result in this folder, and make -update's table of every result kept there: the catalog run in chunks (-only)")
+	keep   = flag.String("results", "", "keep each manifest's result in this folder as soon as it is compared, and make -update's table of every result kept there: the catalog run in chunks (-only)")
 )
 
 // manifestsDir is where the curated manifests live, beside the repository;
@@ -116,6 +116,11 @@ func TestDifferential(t *testing.T) {
 			defer wg.Done()
 			for i := range jobs {
 				results[i] = r.Run(chosen[i])
+				if *keep != "" {
+					if err := KeepResults(*keep, results[i:i+1]); err != nil {
+						t.Error(err)
+					}
+				}
 			}
 		}()
 	}
@@ -126,11 +131,6 @@ func TestDifferential(t *testing.T) {
 	wg.Wait()
 	table := Table(results, allowed)
 	t.Logf("%d manifests side by side in %.0f s (%d at a time)\n%s", len(chosen), time.Since(start).Seconds(), workers, table)
-	if *keep != "" {
-		if err := KeepResults(*keep, results); err != nil {
-			t.Fatal(err)
-		}
-	}
 	if *update {
 		switch {
 		case *keep != "" && *dir == "":
