@@ -2,6 +2,7 @@ package differential
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/url"
 	"slices"
 	"sort"
@@ -246,4 +247,32 @@ func runningWithoutRecords(ours, ref *streamParts) int {
 	}
 	ours.statuses = slices.DeleteFunc(ours.statuses, func(s string) bool { return s == "RUNNING" })
 	return 1
+}
+
+// networkErrors: a request that cannot reach its host (a host the generic
+// API does not stand in for, behind the closed proxy) fails after its
+// retries as a transient_error here, as the CDK's own error mapping calls a
+// RequestException; the reference's HTTP client reports the exhausted
+// retries as a system_error. Our transient_error of a stream whose
+// reference error is that one is compared as the reference's.
+func networkErrors(ours, ref *output) int {
+	exhausted := map[any]bool{}
+	for _, t := range ref.ofType("TRACE") {
+		e := asMap(asMap(t["trace"])["error"])
+		msg := fmt.Sprint(e["message"])
+		if e["failure_type"] == "system_error" && strings.HasPrefix(msg, "Exhausted available request attempts") &&
+			(strings.Contains(msg, "ProxyError") || strings.Contains(msg, "ConnectionError")) {
+			exhausted[asMap(e["stream_descriptor"])["name"]] = true
+		}
+	}
+	n := 0
+	for _, t := range ours.ofType("TRACE") {
+		e := asMap(asMap(t["trace"])["error"])
+		if e["failure_type"] == "transient_error" && exhausted[asMap(e["stream_descriptor"])["name"]] &&
+			strings.Contains(fmt.Sprint(e["message"]), "proxyconnect tcp") {
+			e["failure_type"] = "system_error"
+			n++
+		}
+	}
+	return n
 }
