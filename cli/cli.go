@@ -110,13 +110,14 @@ func (a *app) spec(context.Context) error {
 			return a.fail(protocol.SystemError, err.Error())
 		}
 	}
-	raw, _, err := manifest.Find(a.manifestPath, config)
+	raw, _, yamlWarnings, err := manifest.Find(a.manifestPath, config)
 	if errors.Is(err, manifest.ErrNoManifest) {
 		return a.out.Write(&protocol.Message{Type: protocol.TypeSpec, Spec: a.genericSpec})
 	}
 	if err != nil {
 		return a.fail(protocol.ConfigError, err.Error())
 	}
+	a.warn(yamlWarnings)
 	// A manifest that loads is resolved once; one that does not still has a
 	// spec when its references resolve.
 	var resolved map[string]any
@@ -153,6 +154,11 @@ func (a *app) warn(warnings []string) {
 type setupError struct {
 	message    string
 	checkFails bool
+	// failure, when set, is the failure type of an error the connector's
+	// custom code raised while its components were built: check then says
+	// the connection failed, without a TRACE, as the CDK's check does with
+	// what building its streams raised.
+	failure string
 }
 
 func (e *setupError) Error() string { return e.message }
@@ -162,6 +168,9 @@ func (e *setupError) Error() string { return e.message }
 // platform writes that file, and Airbyte's CDK fails the same way (an
 // exception, so a system_error).
 func (e *setupError) failureType() string {
+	if e.failure != "" {
+		return e.failure
+	}
 	if e.checkFails {
 		return protocol.ConfigError
 	}
@@ -175,10 +184,11 @@ func (a *app) setup() (r *runtime.Runner, err *setupError, validation error) {
 	if cerr != nil {
 		return nil, &setupError{message: cerr.Error()}, nil
 	}
-	raw, files, merr := a.findManifest(config)
+	raw, files, yamlWarnings, merr := a.findManifest(config)
 	if merr != nil {
 		return nil, &setupError{message: merr.Error(), checkFails: true}, nil
 	}
+	a.warn(yamlWarnings)
 	src, merr := manifest.Load(raw)
 	if merr != nil {
 		return nil, &setupError{message: "invalid manifest: " + merr.Error(), checkFails: true}, nil
@@ -237,7 +247,9 @@ func (a *app) check(ctx context.Context) error {
 		if !err.checkFails {
 			return a.fail(err.failureType(), err.message)
 		}
-		a.out.Error(protocol.ConfigError, err.message, "", "")
+		if err.failure == "" {
+			a.out.Error(protocol.ConfigError, err.message, "", "")
+		}
 		return a.out.ConnectionStatus(false, err.message)
 	}
 	if invalid != nil {
@@ -302,11 +314,12 @@ func (a *app) readConfig() (map[string]any, error) {
 
 // findManifest is the command's manifest: the one the config in memory
 // holds, else the first found of --manifest, the image's and the config's
-// (manifest.Find), with the files it may read (none for one in the config).
-func (a *app) findManifest(config map[string]any) (map[string]any, manifest.Files, error) {
+// (manifest.Find), with the files it may read (none for one in the config)
+// and the warnings of reading it.
+func (a *app) findManifest(config map[string]any) (map[string]any, manifest.Files, []string, error) {
 	if a.config != nil {
 		m, err := manifest.FromConfig(config)
-		return m, manifest.Files{}, err
+		return m, manifest.Files{}, nil, err
 	}
 	return manifest.Find(a.manifestPath, config)
 }
@@ -429,7 +442,7 @@ func (a *app) builder(ctx context.Context, command string, config map[string]any
 // resolvedManifest is the builder's resolve_manifest: the manifest with its
 // references and parameters resolved.
 func (a *app) resolvedManifest(config map[string]any) (map[string]any, error) {
-	raw, _, err := a.findManifest(config)
+	raw, _, _, err := a.findManifest(config)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/airbyte-go/source-declarative/components"
 	"github.com/airbyte-go/source-declarative/manifest"
+	"github.com/airbyte-go/source-declarative/protocol"
 )
 
 // origin says where the command's manifest and components come from.
@@ -66,15 +67,29 @@ func (a *app) startComponents(ctx context.Context, src *manifest.Source, raw, co
 	}
 	if err := h.Build(ctx, config); err != nil {
 		h.Close()
-		return nil, nil, componentsFailure(err)
+		return nil, nil, buildFailure(err)
 	}
 	return h, config, nil
 }
 
-// componentsFailure is a failure to start the host or build the components:
-// the manifest, the config or the Python beside us are the user's to fix.
+// componentsFailure is a failure to start the host or to run the spec's
+// config rules: the manifest, the config or the Python beside us are the
+// user's to fix.
 func componentsFailure(err error) *setupError {
 	return &setupError{message: err.Error(), checkFails: true}
+}
+
+// buildFailure is what the connector's code raised while its components
+// were built (a constructor's TypeError, a KeyError on the config): a
+// system_error unless the code raised an AirbyteTracedException of another
+// type, as the CDK reports an exception of the streams it builds.
+func buildFailure(err error) *setupError {
+	failure := protocol.SystemError
+	var ce *components.Error
+	if errors.As(err, &ce) {
+		failure = ce.FailureType()
+	}
+	return &setupError{message: err.Error(), checkFails: true, failure: failure}
 }
 
 // componentsLog prints what the host logs, through the runner once there is

@@ -51,6 +51,15 @@ class Boom(RecordTransformation):
         raise ValueError("no record " + str(record["n"]) + " here")
 
 @dataclass
+class NeedsFieldPath(RecordExtractor):
+    """Built without field_path, its constructor raises a TypeError."""
+    field_path: list
+    config: Mapping[str, Any]
+    parameters: Any = None
+    def extract_records(self, response):
+        return []
+
+@dataclass
 class BumpState(StateMigration):
     config: Mapping[str, Any]
     def should_migrate(self, stream_state):
@@ -227,6 +236,37 @@ func TestComponentErrorNamesItsPathAndClass(t *testing.T) {
 		t.Fatalf("exit %d, errors %s\nwant %s", res.code, b, want)
 	}
 	equalLists(t, "statuses", res.statuses("things"), []string{"STARTED", "INCOMPLETE"})
+}
+
+// What the code raises while its components are built is the code's fault:
+// check says the connection failed with it and prints no TRACE, discover
+// and read fail with a system_error, as the CDK reports what building its
+// streams raised; nothing is requested.
+func TestComponentConstructorErrorIsASystemError(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) { fmt.Fprint(w, `{"items": {}}`) })
+	m := strings.Replace(customExtractorManifest(a.URL), "components.ObjectValues", "components.NeedsFieldPath", 1)
+	c, code := componentsRun(t, m, map[string]any{}, "things")
+	want := "components host: TypeError: NeedsFieldPath.__init__() missing 1 required positional argument: 'field_path'"
+	check := runCLI(t, "check", "--manifest", c.manifest, "--config", c.config, "--components-path", code)
+	st := check.ofType("CONNECTION_STATUS")
+	if check.code != 0 || len(check.msgs) != 1 || len(st) != 1 || st[0]["connectionStatus"].(map[string]any)["status"] != "FAILED" || st[0]["connectionStatus"].(map[string]any)["message"] != want {
+		b, _ := json.Marshal(check.msgs)
+		t.Errorf("check: exit %d, %s\nwant one FAILED status: %s", check.code, b, want)
+	}
+	for _, cmd := range []string{"discover", "read"} {
+		args := []string{cmd, "--manifest", c.manifest, "--config", c.config, "--components-path", code}
+		if cmd == "read" {
+			args = append(args, "--catalog", c.catalog)
+		}
+		res := runCLI(t, args...)
+		if errs := res.errors(); res.code != 1 || len(errs) != 1 || errs[0]["message"] != want || errs[0]["failure_type"] != "system_error" {
+			b, _ := json.Marshal(errs)
+			t.Errorf("%s: exit %d, errors %s\nwant one system_error: %s", cmd, res.code, b, want)
+		}
+	}
+	if n := len(a.requests()); n != 0 {
+		t.Errorf("%d requests were made", n)
+	}
 }
 
 // A custom requester cannot be called on its own: the CDK reads the whole

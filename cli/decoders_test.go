@@ -114,6 +114,24 @@ func TestXmlDecoderRecordsAndCursorFromTheDocument(t *testing.T) {
 	equalLists(t, "records", rawRecords(res, "d"), []string{`{"@id":"1","name":"a"}`, `{"@id":"2","name":"b","tag":["x","y"]}`, `{"@id":"3"}`})
 }
 
+// An XML answer with text after its root element (here a trailing line an
+// API appends) gives the root's records with one WARN for the stream:
+// xmltodict calls it "junk after document element", and Airbyte's XmlDecoder
+// then logs a warning and reads no record, which loses the page silently.
+func TestXmlDecoderTextAfterTheRootElement(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		w.Header().Set("Content-Type", "application/xml")
+		fmt.Fprintf(w, "<resp><item id=\"1\"/><item id=\"2\"/></resp>\n# served in 3 ms\n")
+	})
+	res := newConnector(t, decoderStream(a.URL, "{type: XmlDecoder}", "[resp, item]", ""), nil, "d").read(t)
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stdout)
+	}
+	equalLists(t, "requests", a.lines(), []string{"GET /d"})
+	equalLists(t, "records", rawRecords(res, "d"), []string{`{"@id":"1"}`, `{"@id":"2"}`})
+	equalLists(t, "warnings", res.warnings(), []string{`Stream d: XmlDecoder: the response holds text "# served in 3 ms" after the root element, left out`})
+}
+
 func TestGzipDecoderWithAndWithoutCompression(t *testing.T) {
 	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
 		switch r.URL.Query().Get("offset") {

@@ -835,3 +835,25 @@ lookback_window: "P{{ config.lookback }}D"`, "") + `  - type: DeclarativeStream
 	}
 	equalLists(t, "requests", a.lines(), []string{"GET /plain"})
 }
+
+// A datetime_format whose %f is followed by a digit (`%f0`: seven
+// fractional digits, as .NET writes them) reads the records' cursor values
+// as Python's strptime does, %f giving a digit back to the literal 0: the
+// state moves to the newest record, in the format (run against this API,
+// Airbyte's runtime reads the same request and writes the same state).
+func TestCursorFormatWithDigitAfterFraction(t *testing.T) {
+	a := datedAPI(t, "2024-01-01T10:00:00.1234560", "2024-01-01T12:30:00.5000000")
+	m := incrementalStream(a.URL, `type: DatetimeBasedCursor
+cursor_field: updated_at
+datetime_format: "%Y-%m-%dT%H:%M:%S.%f0"
+start_datetime: "2024-01-01T00:00:00.0000000"
+end_datetime: "2024-01-01T23:59:59.0000000"
+start_time_option: {type: RequestOption, inject_into: request_parameter, field_name: since}`, "")
+	res := incrementalConnector(t, m, nil, "items").read(t)
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stdout)
+	}
+	equalLists(t, "requests", a.lines(), []string{"GET /items?since=" + q("2024-01-01T00:00:00.0000000")})
+	equalLists(t, "records", res.records("items"), []string{`{"id":1,"updated_at":"2024-01-01T10:00:00.1234560"}`, `{"id":2,"updated_at":"2024-01-01T12:30:00.5000000"}`})
+	equalLists(t, "state", res.states(), []string{itemState(`{"updated_at":"2024-01-01T12:30:00.5000000"}`, 2)})
+}

@@ -7,11 +7,12 @@ import (
 	"testing"
 )
 
-// A template whose evaluation raises a TypeError never becomes its own text:
-// the read stops with a TRACE error naming the manifest path and the
-// TypeError, before any request that would carry it is sent. Airbyte's
+// A template whose evaluation raises a TypeError never becomes its own text
+// in a value: the read stops with a TRACE error naming the manifest path and
+// the TypeError, before any request that would carry it is sent. Airbyte's
 // runtime (JinjaInterpolation's `except TypeError: return s`) takes the
-// template's text as its value instead.
+// template's text as its value instead. A condition, of which nothing is
+// sent, holds on it as in Airbyte, with one WARN.
 
 // microsoft-entra-id's cursor reads the skip token out of @odata.nextLink,
 // which the last page does not have: regex_search of None. Run against this
@@ -47,40 +48,56 @@ func TestCursorTypeErrorOnLastPageStopsBeforeSending(t *testing.T) {
 	failedAfterRecords(t, res, "system_error", `streams[0].retriever.paginator.pagination_strategy.cursor_value: template "{{ response.get('@odata.nextLink') | regex_search('skiptoken=([^&]*)') }}": TypeError: filter regex_search: expected string or bytes-like object, got 'NoneType'`)
 }
 
-// A stop condition that raises a TypeError (null < 1) fails the stream after
-// the page's records, before the next request: Airbyte's runtime reads the
-// template's text as true and ends the pages without an error.
-func TestStopConditionTypeErrorFailsTheStream(t *testing.T) {
+// A stop condition that raises a TypeError holds, with one WARN naming the
+// template, as in Airbyte (its InterpolatedBoolean reads the template's own
+// text, a non-empty string, as true): `"next" in headers.get('Link')` on the
+// last page, which has no Link header, ends the pages COMPLETE (run against
+// this API, Airbyte's runtime reads both pages and ends COMPLETE, exit 0).
+// Nothing of a condition is sent, so its text never leaves.
+func TestStopConditionTypeErrorHolds(t *testing.T) {
+	var base string
 	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
-		fmt.Fprint(w, `{"data":[{"id":1}],"next":"n2","meta":{"left":null}}`)
+		if r.URL.Query().Get("page") == "" {
+			w.Header().Set("Link", fmt.Sprintf(`<%s/items?page=2>; rel="next"`, base))
+			fmt.Fprint(w, `{"data":[{"id":1}]}`)
+			return
+		}
+		fmt.Fprint(w, `{"data":[{"id":2}]}`)
 	})
+	base = a.URL
 	m := stream("s", fmt.Sprintf("url_base: %s\npath: /items", a.URL), "[data]", `paginator:
   type: DefaultPaginator
-  page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: cursor}
+  page_token_option: {type: RequestPath}
   pagination_strategy:
     type: CursorPagination
-    cursor_value: "{{ response.next }}"
-    stop_condition: "{{ response.meta.left < 1 }}"`)
+    cursor_value: "{{ headers['link']['next']['url'] }}"
+    stop_condition: "{{ not 'next' in headers.get('Link') }}"`)
 	res := newConnector(t, m, nil, "s").read(t)
-	equalLists(t, "requests", a.lines(), []string{"GET /items"})
-	equalLists(t, "records", res.records("s"), ids(1, 2))
-	failedAfterRecords(t, res, "system_error", `streams[0].retriever.paginator.pagination_strategy.stop_condition: template "{{ response.meta.left < 1 }}": TypeError: '<' not supported between instances of 'NoneType' and 'int'`)
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stdout)
+	}
+	equalLists(t, "requests", a.lines(), []string{"GET /items", "GET /items?page=2"})
+	equalLists(t, "records", res.records("s"), ids(1, 3))
+	equalLists(t, "statuses", res.statuses("s"), []string{"STARTED", "RUNNING", "COMPLETE"})
+	equalLists(t, "warnings", res.warnings(), []string{`streams[0].retriever.paginator.pagination_strategy.stop_condition: template "{{ not 'next' in headers.get('Link') }}": TypeError: argument of type 'NoneType' is not iterable: the condition holds, as in Airbyte, which reads a template failing with a TypeError as its own text`})
 }
 
 // A record filter whose condition raises a TypeError on a record (n is null)
-// fails the stream: Airbyte's runtime keeps the record (run against this API
-// with this manifest, it emits both records and ends COMPLETE, exit 0).
-// Record filters are classified as the other failures of record processing
-// (pipeline.go): config_error.
-func TestRecordFilterTypeErrorFailsTheStream(t *testing.T) {
-	a := fixedAPI(t, `{"data":[{"id":1,"n":5},{"id":2,"n":null}]}`)
+// keeps the record, with one WARN for the template however many records it
+// held on, as Airbyte's runtime keeps it (run against this API with this
+// manifest, it emits every record it holds on and ends COMPLETE, exit 0).
+func TestRecordFilterTypeErrorKeepsTheRecord(t *testing.T) {
+	a := fixedAPI(t, `{"data":[{"id":1,"n":5},{"id":2,"n":null},{"id":3,"n":1},{"id":4,"n":null}]}`)
 	m := stream("s", fmt.Sprintf("url_base: %s\npath: /items", a.URL), "[data]", "")
 	m = strings.Replace(m, "extractor: {type: DpathExtractor, field_path: [data]}}",
 		`extractor: {type: DpathExtractor, field_path: [data]}, record_filter: {type: RecordFilter, condition: "{{ record['n'] > 3 }}"}}`, 1)
 	res := newConnector(t, m, nil, "s").read(t)
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stdout)
+	}
 	equalLists(t, "requests", a.lines(), []string{"GET /items"})
-	equalLists(t, "records", res.records("s"), nil)
-	streamError(t, res, "config_error", `stream s: streams[0].retriever.record_selector.record_filter.condition: template "{{ record['n'] > 3 }}": TypeError: '>' not supported between instances of 'NoneType' and 'int'`)
+	equalLists(t, "records", res.records("s"), []string{`{"id":1,"n":5}`, `{"id":2,"n":null}`, `{"id":4,"n":null}`})
+	equalLists(t, "warnings", res.warnings(), []string{`streams[0].retriever.record_selector.record_filter.condition: template "{{ record['n'] > 3 }}": TypeError: '>' not supported between instances of 'NoneType' and 'int': the condition holds, as in Airbyte, which reads a template failing with a TypeError as its own text`})
 }
 
 // A request parameter that raises a TypeError (regex_search of a config key
@@ -115,10 +132,10 @@ func failedAfterRecords(t *testing.T, res result, failureType, message string) {
 }
 
 // An error handler's predicate that raises a TypeError on a response ('x' in
-// None) fails the request with it, as any failing template: Airbyte's runtime
-// reads the template's text as true, so its filter matches every response
-// (here IGNORE: the records of a good page would be dropped).
-func TestErrorHandlerPredicateTypeErrorFailsTheRequest(t *testing.T) {
+// None) holds, with one WARN, as in Airbyte's runtime, which reads the
+// template's text as true: its filter (here IGNORE) matches the response,
+// whose records are then not read.
+func TestErrorHandlerPredicateTypeErrorHolds(t *testing.T) {
 	a := fixedAPI(t, `{"data":[{"id":1}],"error":null}`)
 	m := stream("s", fmt.Sprintf(`url_base: %s
 path: /items
@@ -127,7 +144,13 @@ error_handler:
   response_filters:
     - {type: HttpResponseFilter, action: IGNORE, predicate: "{{ 'quota' in response.get('error') }}"}`, a.URL), "[data]", "")
 	res := newConnector(t, m, nil, "s").read(t)
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stdout)
+	}
 	equalLists(t, "requests", a.lines(), []string{"GET /items"})
-	streamError(t, res, "system_error", `stream s: streams[0].retriever.requester.error_handler.response_filters[0].predicate: template "{{ 'quota' in response.get('error') }}": TypeError: argument of type 'NoneType' is not iterable`,
-		fmt.Sprintf(`HTTP 200 OK from GET %s/items: {"data":[{"id":1}],"error":null}`, a.URL))
+	equalLists(t, "records", res.records("s"), nil)
+	equalLists(t, "warnings", res.warnings(), []string{
+		`streams[0].retriever.requester.error_handler.response_filters[0].predicate: template "{{ 'quota' in response.get('error') }}": TypeError: argument of type 'NoneType' is not iterable: the condition holds, as in Airbyte, which reads a template failing with a TypeError as its own text`,
+		fmt.Sprintf("Ignoring HTTP 200 from GET %s/items", a.URL),
+	})
 }

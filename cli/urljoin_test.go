@@ -58,3 +58,17 @@ func TestPathOnAnotherHostGoesWithoutCredentials(t *testing.T) {
 		t.Errorf("warnings: %q", w)
 	}
 }
+
+// A path that is only a slash leaves a url_base ending in a path segment as
+// it is, as Airbyte's HttpRequester strips the path's slashes before it
+// joins: GET /v2, not /v2/ (run against this API, Airbyte asks GET /v2).
+func TestSlashPathKeepsTheBase(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		w.Write([]byte(`{"data":[{"id":1}]}`))
+	})
+	res := newConnector(t, stream("s", "url_base: "+a.URL+"/v2\npath: /", "[data]", ""), nil, "s").read(t)
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stdout)
+	}
+	equalLists(t, "requests", a.lines(), []string{"GET /v2"})
+}

@@ -166,8 +166,9 @@ func connectionSpec(o output) map[string]any {
 	return nil
 }
 
-// refusal names the custom components our check refuses, "" when it does
-// not refuse any; ok tells that the reference does not succeed either (it
+// refusal names the custom components our check refuses to run (the
+// environment does not permit custom code, or the manifest names one the
+// components host cannot run), "" when it does not refuse any; ok tells that the reference does not succeed either (it
 // refuses custom code unless told to run it).
 func refusal(outs [2]output) (refused string, ok bool) {
 	var msgs []string
@@ -180,7 +181,10 @@ func refusal(outs [2]output) (refused string, ok bool) {
 		}
 	}
 	for _, msg := range msgs {
-		if strings.Contains(msg, "custom component") || strings.Contains(msg, "class_name") || strings.Contains(msg, "Custom connector code is not permitted") {
+		// A refusal, not what a component that runs raised ("custom
+		// component X (class) at path: ValueError ...").
+		if strings.Contains(msg, "Custom connector code is not permitted") || strings.Contains(msg, "is not supported here") ||
+			strings.HasPrefix(msg, "invalid manifest: ") && (strings.Contains(msg, "custom component") || strings.Contains(msg, "class_name")) {
 			refused = clip(msg, 160)
 			break
 		}

@@ -2,6 +2,7 @@ package differential
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/url"
 	"slices"
 	"sort"
@@ -80,22 +81,31 @@ func firstInBody(e genapi.Exchange, refKeys map[string]bool) (string, bool) {
 }
 
 // withoutTokenField lists a JSON object body (as the normalizer writes it:
-// compact, keys sorted) without each of its top-level fields holding 0 or 1.
+// compact, keys sorted) without each of its fields holding 0 or 1, at any
+// depth (a page_token_option's field_path).
 func withoutTokenField(body string) []string {
 	var obj map[string]any
 	if !strings.HasPrefix(body, "{") || json.Unmarshal([]byte(body), &obj) != nil {
 		return nil
 	}
 	var out []string
-	for k, v := range obj {
-		if v != 0.0 && v != 1.0 {
-			continue
+	var walk func(m map[string]any)
+	walk = func(m map[string]any) {
+		for k, v := range m {
+			if inner, ok := v.(map[string]any); ok {
+				walk(inner)
+				continue
+			}
+			if v != 0.0 && v != 1.0 {
+				continue
+			}
+			delete(m, k)
+			b, _ := json.Marshal(obj)
+			out = append(out, string(b))
+			m[k] = v
 		}
-		delete(obj, k)
-		b, _ := json.Marshal(obj)
-		out = append(out, string(b))
-		obj[k] = v
 	}
+	walk(obj)
 	return out
 }
 
@@ -237,4 +247,32 @@ func runningWithoutRecords(ours, ref *streamParts) int {
 	}
 	ours.statuses = slices.DeleteFunc(ours.statuses, func(s string) bool { return s == "RUNNING" })
 	return 1
+}
+
+// networkErrors: a request that cannot reach its host (a host the generic
+// API does not stand in for, behind the closed proxy) fails after its
+// retries as a transient_error here, as the CDK's own error mapping calls a
+// RequestException; the reference's HTTP client reports the exhausted
+// retries as a system_error. Our transient_error of a stream whose
+// reference error is that one is compared as the reference's.
+func networkErrors(ours, ref *output) int {
+	exhausted := map[any]bool{}
+	for _, t := range ref.ofType("TRACE") {
+		e := asMap(asMap(t["trace"])["error"])
+		msg := fmt.Sprint(e["message"])
+		if e["failure_type"] == "system_error" && strings.HasPrefix(msg, "Exhausted available request attempts") &&
+			(strings.Contains(msg, "ProxyError") || strings.Contains(msg, "ConnectionError")) {
+			exhausted[asMap(e["stream_descriptor"])["name"]] = true
+		}
+	}
+	n := 0
+	for _, t := range ours.ofType("TRACE") {
+		e := asMap(asMap(t["trace"])["error"])
+		if e["failure_type"] == "transient_error" && exhausted[asMap(e["stream_descriptor"])["name"]] &&
+			strings.Contains(fmt.Sprint(e["message"]), "proxyconnect tcp") {
+			e["failure_type"] = "system_error"
+			n++
+		}
+	}
+	return n
 }

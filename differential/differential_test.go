@@ -5,6 +5,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -14,33 +17,65 @@ import (
 )
 
 var (
-	update = flag.Bool("update", false, "write the differential table into README.md")
-	only   = flag.String("only", "", "compare only the manifests whose name contains this")
+	update = flag.Bool("update", false, "write the differential table into README.md (with DIFFERENTIAL_CATALOG=all)")
+	only   = flag.String("only", "", "compare only the manifests whose name matches this regular expression")
 	dir    = flag.String("dir", "", "compare the manifests of this folder instead of the catalog's and the example (README's table is then left alone)")
+	keep   = flag.String("results", "", "keep each manifest's result in this folder as soon as it is compared, and make -update's table of every result kept there: the catalog run in chunks (-only)")
 )
 
-// manifestsDir is where the catalog manifests live, beside the repository.
-const manifestsDir = "../../shared/manifests"
+// manifestsDir is where the curated manifests live, beside the repository;
+// catalogDir Airbyte's catalog of connectors.
+const (
+	manifestsDir = "../../shared/manifests"
+	catalogDir   = "../../shared/catalog"
+)
 
-// TestDifferential runs every catalog manifest, the example manifest and
-// those of testdata/manifests through our binary and through Airbyte's
-// runtime side by side: any
-// difference the allow-list does not name fails the test with the
-// manifest, the stream and the first difference.
+// catalogSample are the catalog's connectors compared by default (README's
+// test command, a minute or two more), each for a rule the catalog brought:
+// components.py through the components host (alpha-vantage), a page token
+// deep in a JSON body (apple-search-ads), a slice's state at its end
+// (aircall), a connector the same in every part (awin-advertiser).
+// DIFFERENTIAL_CATALOG=all compares every one, as .ci/run does.
+var catalogSample = []string{"source-aircall", "source-alpha-vantage", "source-apple-search-ads", "source-awin-advertiser"}
+
+// TestDifferential runs every curated manifest, the example manifest, those
+// of testdata/manifests and the connectors of the catalog (a sample, or
+// every one with DIFFERENTIAL_CATALOG=all) through our binary and through
+// Airbyte's runtime side by side: any difference the allow-list does not
+// name fails the test with the manifest, the stream and the first
+// difference.
 func TestDifferential(t *testing.T) {
-	from := manifestsDir
-	if *dir != "" {
-		from = *dir
-	}
-	files, _ := filepath.Glob(filepath.Join(from, "*.yaml"))
 	missing := func(format string, args ...any) {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf(format, args...)
 		}
 		t.Skipf(format, args...)
 	}
-	if len(files) == 0 {
-		missing("no manifests: the differential test expects them in %s (beside the repository)", from)
+	var connectors []Connector
+	whole := os.Getenv("DIFFERENTIAL_CATALOG") == "all"
+	if *dir != "" {
+		connectors = ManifestFiles(*dir)
+	} else {
+		connectors = ManifestFiles(manifestsDir)
+		if len(connectors) == 0 {
+			missing("no manifests: the differential test expects them in %s (beside the repository)", manifestsDir)
+		}
+		catalog, err := Catalog(catalogDir)
+		if err != nil || len(catalog) == 0 {
+			missing("no catalog: the differential test expects it in %s (beside the repository): %v", catalogDir, err)
+		}
+		// The example, and manifests written for the comparison: the
+		// components no catalog manifest uses.
+		connectors = append(connectors, Connector{Name: "manifest", Manifest: "../examples/manifest.yaml"})
+		connectors = append(connectors, ManifestFiles("testdata/manifests")...)
+		for _, c := range catalog {
+			if whole || slices.Contains(catalogSample, c.Name) {
+				connectors = append(connectors, c)
+			}
+		}
+	}
+	if len(connectors) == 0 {
+		missing("no manifests in %s", *dir)
 	}
 	ref, err := Reference()
 	if err != nil {
@@ -53,20 +88,24 @@ func TestDifferential(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if *dir == "" {
-		// The example, and manifests written for the comparison: the
-		// components no catalog manifest uses.
-		ours, _ := filepath.Glob("testdata/manifests/*.yaml")
-		files = append(append(files, "../examples/manifest.yaml"), ours...)
+	pick, err := regexp.Compile(*only)
+	if err != nil {
+		t.Fatalf("-only: %v", err)
 	}
-	var chosen []string
-	for _, f := range files {
-		if *only == "" || strings.Contains(f, *only) {
-			chosen = append(chosen, f)
+	var chosen []Connector
+	for _, c := range connectors {
+		if pick.MatchString(c.Name) {
+			chosen = append(chosen, c)
 		}
 	}
-	const workers = 3
-	r := NewRunner(build(t), ref, allowed, workers)
+	workers := 3
+	if n, err := strconv.Atoi(os.Getenv("DIFFERENTIAL_WORKERS")); err == nil && n > 0 {
+		workers = n
+	}
+	r, err := NewRunner(build(t), ref, allowed, workers)
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer r.Close()
 	start := time.Now()
 	results := make([]Result, len(chosen))
@@ -78,6 +117,11 @@ func TestDifferential(t *testing.T) {
 			defer wg.Done()
 			for i := range jobs {
 				results[i] = r.Run(chosen[i])
+				if *keep != "" {
+					if err := KeepResults(*keep, results[i:i+1]); err != nil {
+						t.Error(err)
+					}
+				}
 			}
 		}()
 	}
@@ -87,8 +131,18 @@ func TestDifferential(t *testing.T) {
 	close(jobs)
 	wg.Wait()
 	table := Table(results, allowed)
-	t.Logf("%d manifests side by side in %.0f s\n%s", len(chosen), time.Since(start).Seconds(), table)
-	if *update && *only == "" && *dir == "" {
+	t.Logf("%d manifests side by side in %.0f s (%d at a time)\n%s", len(chosen), time.Since(start).Seconds(), workers, table)
+	if *update {
+		switch {
+		case *keep != "" && *dir == "":
+			kept, err := KeptResults(*keep)
+			if err != nil {
+				t.Fatal(err)
+			}
+			table = Table(kept, allowed)
+		case *only != "" || *dir != "" || !whole:
+			t.Fatal("-update writes the whole table: run it with DIFFERENTIAL_CATALOG=all, without -only or -dir, or with -results DIR after the chunks")
+		}
 		if err := UpdateReadme("../README.md", table); err != nil {
 			t.Fatal(err)
 		}

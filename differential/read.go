@@ -101,8 +101,10 @@ func (m *run) compareRead(label string, outs [2]output) {
 	m.note("first-page-token", firstPageTokens(&outs[0], &outs[1]))
 	m.note("oauth-json-body", tokenBodies(&outs[0], &outs[1]))
 	m.note("record-nulls", dropTopNulls(&outs[0]))
+	m.note("network-error-transient", networkErrors(&outs[0], &outs[1]))
 	m.differ(compareEnd(label, outs)...)
 	a, b := partsByStream(outs[0]), partsByStream(outs[1])
+	m.readFailures(label, outs, a, b)
 	for _, name := range unionKeys(a, b) {
 		pa, pb := a[name], b[name]
 		if pa == nil {

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/airbyte-go/source-declarative/components"
 	"github.com/airbyte-go/source-declarative/corpus"
 	"github.com/airbyte-go/source-declarative/genapi"
 	"github.com/airbyte-go/source-declarative/manifest"
@@ -27,38 +28,67 @@ type Runner struct {
 	Allowed []Entry
 	// zygotes run the reference's commands (refcdk7).
 	zygotes *zygotes
+	// python is the reference's Python, with its airbyte-cdk, through
+	// which our binary's components host runs a connector's components.py.
+	python string
 }
 
 // NewRunner compares our binary with refcdk7, for up to workers manifests
 // at a time. Close ends the reference's processes it started.
-func NewRunner(binary, refcdk7 string, allowed []Entry, workers int) *Runner {
-	return &Runner{Binary: binary, Allowed: allowed, zygotes: newZygotes(refcdk7, workers)}
+func NewRunner(binary, refcdk7 string, allowed []Entry, workers int) (*Runner, error) {
+	python, err := referencePython(refcdk7)
+	if err != nil {
+		return nil, err
+	}
+	return &Runner{Binary: binary, Allowed: allowed, zygotes: newZygotes(refcdk7, workers), python: python}, nil
 }
 
-// Close ends the reference's processes.
-func (r *Runner) Close() { r.zygotes.close() }
+// Close ends the reference's processes and removes the Python wrapper.
+func (r *Runner) Close() {
+	r.zygotes.close()
+	os.RemoveAll(filepath.Dir(r.python))
+}
+
+// referencePython writes an interpreter for our components host: a script
+// running refcdk7's Python (`refcdk7 --python`), the same airbyte-cdk the
+// reference runs components.py with.
+func referencePython(refcdk7 string) (string, error) {
+	dir, err := os.MkdirTemp("", "differential-python")
+	if err != nil {
+		return "", err
+	}
+	p := filepath.Join(dir, "python")
+	script := "#!/bin/sh\nexec " + refcdk7 + " --python \"$@\"\n"
+	return p, os.WriteFile(p, []byte(script), 0o755)
+}
 
 // Result is how one manifest compared.
 type Result struct {
-	Name string
+	Name    string
+	Support string // the catalog's support level, "" outside the catalog
 	// Refused names the custom components both connectors refuse.
 	Refused string
 	// Differences are those not on the allow-list; Deliberate those on it,
 	// by entry.
 	Differences []Difference
 	Deliberate  map[string]int
-	Problems    []string // what the generic API could not serve
-	Streams     int
-	Elapsed     time.Duration
+	// Failing says, per command or stream, why it fails on both sides.
+	Failing  map[string]string
+	Problems []string // what the generic API could not serve
+	Streams  int
+	Elapsed  time.Duration
 }
 
-// Outcome is "same", "deliberate", "refused" or "differ".
+// Outcome is "same", "deliberate", "failing in both", "refused" or
+// "differ".
 func (r Result) Outcome() string {
 	switch {
 	case len(r.Differences) > 0:
 		return "differ"
 	case r.Refused != "":
 		return "refused"
+	case len(r.Failing) > 0:
+		return "failing in both"
 	case len(r.Deliberate) > 0:
 		return "deliberate"
 	}
@@ -68,20 +98,21 @@ func (r Result) Outcome() string {
 // run is one manifest's comparison in progress.
 type run struct {
 	*Runner
-	res     *Result
-	sides   [2]*side
-	raw     map[string]any
-	started time.Time
+	res       *Result
+	connector Connector
+	sides     [2]*side
+	raw       map[string]any
+	started   time.Time
 	// parentNames are the manifest's parent streams (parents), once known.
 	parentNames map[string]bool
 }
 
-// Run compares one manifest.
-func (r *Runner) Run(path string) (res Result) {
-	res = Result{Name: strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)), Deliberate: map[string]int{}}
+// Run compares one connector.
+func (r *Runner) Run(c Connector) (res Result) {
+	res = Result{Name: c.Name, Support: c.Support, Deliberate: map[string]int{}, Failing: map[string]string{}}
 	start := time.Now()
 	defer func() { res.Elapsed = time.Since(start) }()
-	raw, err := manifest.ReadFile(path)
+	raw, err := manifest.ReadFile(c.Manifest)
 	if err != nil {
 		res.Differences = append(res.Differences, Difference{What: "load", Detail: err.Error()})
 		return res
@@ -94,15 +125,20 @@ func (r *Runner) Run(path string) (res Result) {
 	if os.Getenv("DIFFERENTIAL_KEEP") == "" {
 		defer os.RemoveAll(dir)
 	}
-	m := &run{Runner: r, res: &res, raw: raw, started: start}
+	m := &run{Runner: r, res: &res, connector: c, raw: raw, started: start}
 	z, err := r.zygotes.get()
 	if err != nil {
 		res.Differences = append(res.Differences, Difference{What: "setup", Detail: err.Error()})
 		return res
 	}
 	defer r.zygotes.put(z)
-	m.sides[0] = &side{name: "ours", api: genapi.Start(), dir: filepath.Join(dir, "ours"), launch: ours(r.Binary)}
-	m.sides[1] = &side{name: "reference", api: genapi.Start(), dir: filepath.Join(dir, "reference"), launch: z.launch}
+	var env []string
+	if c.Components != "" {
+		env = unsafeCodeEnv
+	}
+	oursEnv := append([]string{components.PythonEnv + "=" + r.python}, env...)
+	m.sides[0] = &side{name: "ours", api: genapi.Start(), dir: filepath.Join(dir, "ours"), launch: ours(r.Binary), env: oursEnv}
+	m.sides[1] = &side{name: "reference", api: genapi.Start(), dir: filepath.Join(dir, "reference"), launch: z.launch, env: env}
 	for _, s := range m.sides {
 		defer s.api.Close()
 		os.MkdirAll(s.dir, 0o700)
@@ -152,17 +188,25 @@ func (m *run) compare() {
 	}
 	checks := m.both(func(s *side) output { return s.command("check", "--config", s.config, "--manifest", s.manifest) })
 	if refused, both := refusal(checks); refused != "" {
-		m.res.Refused = refused
-		if !both {
+		switch {
+		case both:
+			m.res.Refused = refused
+		default:
 			m.differ(Difference{What: "check", Detail: "we refuse custom code the reference runs: " + refused})
 		}
 		return
 	}
 	m.differ(compareCheck(checks)...)
+	if msg, both := failedBoth(checks); both {
+		m.failing("check", "", checks, msg)
+	}
 	discovers := m.both(func(s *side) output {
 		return s.command("discover", "--config", s.config, "--manifest", s.manifest)
 	})
 	m.differ(compareCatalogs(discovers)...)
+	if msg, both := failedBoth(discovers); both {
+		m.failing("discover", "", discovers, msg)
+	}
 	streams := catalogStreams(discovers[0])
 	m.res.Streams = len(streams)
 	if len(streams) == 0 {
@@ -197,6 +241,12 @@ func (m *run) configure(spec map[string]any) (configs, manifests [2]map[string]a
 		configs[i] = manifest.DeepCopy(sampled).(map[string]any)
 		manifests[i] = corpus.RewriteURLs(m.raw, s.api.URL)
 		corpus.PointConfig(manifests[i], configs[i], sampler.Pinned, s.api.URL)
+		if m.connector.Components != "" {
+			if err := injectComponents(configs[i], m.connector.Components); err != nil {
+				m.differ(Difference{What: "setup", Detail: err.Error()})
+				return configs, manifests, false
+			}
+		}
 	}
 	resolved, err := manifest.ResolveOnly(manifest.DeepCopy(manifests[0]).(map[string]any))
 	if err != nil {

@@ -25,13 +25,15 @@ type side struct {
 	manifest string // the manifest pointing at api
 	config   string // the sampled config pointing at api
 	launch   launcher
+	env      []string // what the connector's processes get besides Offline's environment
 }
 
 // launcher runs one command of a connector: kind "command" (spec, check,
 // discover or read with their arguments) or "test-read" (a Connector Builder
-// test read: `read` of a config holding the manifest and __command). err is
-// for a command that could not be run; an exit code is no error.
-type launcher func(ctx context.Context, kind string, args []string) (stdout []byte, stderr string, code int, err error)
+// test read: `read` of a config holding the manifest and __command), in
+// genapi.Offline's environment with env added. err is for a command that
+// could not be run; an exit code is no error.
+type launcher func(ctx context.Context, kind string, args, env []string) (stdout []byte, stderr string, code int, err error)
 
 // output is what one command printed, and the API's exchanges while it ran.
 type output struct {
@@ -79,7 +81,7 @@ func (s *side) testReads(ctx context.Context, configs, catalogs []string) ([]out
 // API's exchanges while it ran; name names its kept output.
 func (s *side) run(ctx context.Context, kind, name string, args []string) (output, error) {
 	before := len(s.api.Exchanges())
-	stdout, stderr, code, err := s.launch(ctx, kind, args)
+	stdout, stderr, code, err := s.launch(ctx, kind, args, s.env)
 	out := parseOutput(stdout)
 	out.stderr, out.code = stderr, code
 	out.exchanges = s.api.Exchanges()[before:]
@@ -117,8 +119,9 @@ func parseOutput(stdout []byte) output {
 
 // ours runs the binary under test: `BIN CMD ARGS...`, a test read too.
 func ours(binary string) launcher {
-	return func(ctx context.Context, _ string, args []string) ([]byte, string, int, error) {
+	return func(ctx context.Context, _ string, args, env []string) ([]byte, string, int, error) {
 		cmd := exec.CommandContext(ctx, binary, args...)
+		cmd.Env = append(genapi.Offline(os.Environ()), env...)
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		err := cmd.Run()

@@ -1,23 +1,39 @@
 package differential
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 )
 
-// Table is README's table of the comparison: per manifest, the outcome and
-// what differs on purpose.
+// outcomes are the outcomes in the order the totals list them.
+var outcomes = []string{"same", "deliberate", "failing in both", "refused", "differ"}
+
+// Table is README's table of the comparison: per manifest, its support
+// level (the catalog's; "curated" outside it), the outcome, what differs on
+// purpose and what fails on both sides; then the totals by outcome and by
+// support level.
 func Table(results []Result, allowed []Entry) string {
 	sorted := append([]Result(nil), results...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
 	var b strings.Builder
-	b.WriteString("| manifest | streams | outcome | what differs |\n|---|---|---|---|\n")
+	b.WriteString("| manifest | support | streams | outcome | what differs, what fails in both |\n|---|---|---|---|---|\n")
 	count := map[string]int{}
+	bySupport := map[string]map[string]int{}
 	for _, r := range sorted {
 		outcome := r.Outcome()
+		support := r.Support
+		if support == "" {
+			support = "curated"
+		}
 		count[outcome]++
+		if bySupport[support] == nil {
+			bySupport[support] = map[string]int{}
+		}
+		bySupport[support][outcome]++
 		var what []string
 		switch outcome {
 		case "refused":
@@ -26,12 +42,22 @@ func Table(results []Result, allowed []Entry) string {
 			what = append(what, fmt.Sprintf("%d differences, first: %s", len(r.Differences), r.Differences[0]))
 		}
 		what = append(what, sortedIDs(r.Deliberate)...)
+		for _, where := range sortedKeys(r.Failing) {
+			what = append(what, "fails in both: "+where+": "+r.Failing[where])
+		}
 		if len(what) == 0 {
 			what = []string{"—"}
 		}
-		fmt.Fprintf(&b, "| %s | %d | %s | %s |\n", r.Name, r.Streams, outcome, escape(strings.Join(what, "; ")))
+		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s |\n", r.Name, support, r.Streams, outcome, escape(strings.Join(what, "; ")))
 	}
-	fmt.Fprintf(&b, "\n**%d manifests: %d same, %d deliberate, %d refused, %d differ.**\n", len(sorted), count["same"], count["deliberate"], count["refused"], count["differ"])
+	fmt.Fprintf(&b, "\n**%d manifests: %s.**\n\n", len(sorted), totals(count))
+	for _, support := range sortedKeys(bySupport) {
+		n := 0
+		for _, c := range bySupport[support] {
+			n += c
+		}
+		fmt.Fprintf(&b, "- %s: %d, %s\n", support, n, totals(bySupport[support]))
+	}
 	// What each deliberate difference is, and why, in the allow-list's order.
 	used := map[string]bool{}
 	for _, r := range sorted {
@@ -47,6 +73,26 @@ func Table(results []Result, allowed []Entry) string {
 		}
 	}
 	return b.String()
+}
+
+// totals lists the count of each outcome, "differ" always.
+func totals(count map[string]int) string {
+	var parts []string
+	for _, o := range outcomes {
+		if count[o] > 0 || o == "differ" {
+			parts = append(parts, fmt.Sprintf("%d %s", count[o], o))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
 
 func sortedIDs(m map[string]int) []string {
@@ -80,4 +126,47 @@ func UpdateReadme(readme, table string) error {
 	}
 	s = s[:i+len(tableBegin)] + "\n" + table + s[j:]
 	return os.WriteFile(readme, []byte(s), 0o644)
+}
+
+// KeepResults writes each result into dir as NAME.SUPPORT.json, replacing
+// the one of an earlier run: the results of a catalog run in chunks.
+func KeepResults(dir string, results []Result) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, r := range results {
+		b, err := json.MarshalIndent(r, "", " ")
+		if err != nil {
+			return err
+		}
+		support := r.Support
+		if support == "" {
+			support = "curated" // a curated manifest may share a catalog connector's name
+		}
+		if err := os.WriteFile(filepath.Join(dir, r.Name+"."+support+".json"), b, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// KeptResults reads the results KeepResults wrote into dir.
+func KeptResults(dir string) ([]Result, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Result, 0, len(files))
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		var r Result
+		if err := json.Unmarshal(b, &r); err != nil {
+			return nil, fmt.Errorf("%s: %v", f, err)
+		}
+		out = append(out, r)
+	}
+	return out, nil
 }

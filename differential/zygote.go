@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/airbyte-go/source-declarative/genapi"
 )
 
 // zygote is one process of Airbyte's runtime that has imported the CDK and
@@ -36,6 +38,7 @@ func startZygote(refcdk7 string) (*zygote, error) {
 	}
 	z := &zygote{dir: dir}
 	z.cmd = exec.Command(refcdk7, "--python", filepath.Join(filepath.Dir(file), "testdata", "zygote.py"))
+	z.cmd.Env = genapi.Offline(os.Environ()) // inherited by every command's child
 	if z.errs, err = os.Create(filepath.Join(dir, "zygote.stderr")); err != nil {
 		return nil, err
 	}
@@ -54,14 +57,19 @@ func startZygote(refcdk7 string) (*zygote, error) {
 	return z, nil
 }
 
-// launch runs one command in a child of the zygote; the child is killed
-// when ctx ends.
-func (z *zygote) launch(ctx context.Context, kind string, args []string) ([]byte, string, int, error) {
+// launch runs one command in a child of the zygote, with env added to its
+// environment; the child is killed when ctx ends.
+func (z *zygote) launch(ctx context.Context, kind string, args, env []string) ([]byte, string, int, error) {
 	if z.broken {
 		return nil, "", 0, fmt.Errorf("the reference's zygote stopped: %s", z.lastErrors())
 	}
 	stdout, stderr := filepath.Join(z.dir, "stdout"), filepath.Join(z.dir, "stderr")
-	req, _ := json.Marshal(map[string]any{"kind": kind, "args": args, "stdout": stdout, "stderr": stderr})
+	vars := map[string]string{}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		vars[k] = v
+	}
+	req, _ := json.Marshal(map[string]any{"kind": kind, "args": args, "env": vars, "stdout": stdout, "stderr": stderr})
 	if _, err := z.in.Write(append(req, '\n')); err != nil {
 		return nil, "", 0, z.fail(err)
 	}

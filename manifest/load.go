@@ -26,20 +26,21 @@ const InjectedKey = "__injected_declarative_manifest"
 var ErrNoManifest = errors.New("no manifest: pass --manifest, bake one at " + ImagePath + ", or put it in the config under " + InjectedKey)
 
 // Find returns the raw manifest, first match wins: the --manifest path, the
-// image path, then the config key (config may be nil); and the files it may
+// image path, then the config key (config may be nil); the files it may
 // read (see Files): those of its folder for a manifest file, none for one
-// that came in the config.
-func Find(flagPath string, config map[string]any) (map[string]any, Files, error) {
+// that came in the config; and the warnings of reading a manifest file (keys
+// given twice, see ParseWarn).
+func Find(flagPath string, config map[string]any) (map[string]any, Files, []string, error) {
 	if flagPath != "" {
-		m, err := ReadFile(flagPath)
-		return m, FilesIn(filepath.Dir(flagPath)), err
+		m, warnings, err := readFile(flagPath)
+		return m, FilesIn(filepath.Dir(flagPath)), warnings, err
 	}
 	if _, err := os.Stat(ImagePath); err == nil {
-		m, err := ReadFile(ImagePath)
-		return m, FilesIn(filepath.Dir(ImagePath)), err
+		m, warnings, err := readFile(ImagePath)
+		return m, FilesIn(filepath.Dir(ImagePath)), warnings, err
 	}
 	m, err := FromConfig(config)
-	return m, Files{}, err
+	return m, Files{}, nil, err
 }
 
 // FromConfig returns the manifest injected in the config under InjectedKey
@@ -60,32 +61,46 @@ func FromConfig(config map[string]any) (map[string]any, error) {
 
 // ReadFile reads a YAML or JSON manifest file.
 func ReadFile(path string) (map[string]any, error) {
+	m, _, err := readFile(path)
+	return m, err
+}
+
+func readFile(path string) (map[string]any, []string, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("cannot read manifest: %v", err)
+		return nil, nil, fmt.Errorf("cannot read manifest: %v", err)
 	}
-	return Parse(b)
+	return ParseWarn(b)
 }
 
 // Parse reads YAML or JSON bytes into plain values (maps, lists, strings,
 // int64, float64, bool, nil).
 func Parse(b []byte) (map[string]any, error) {
+	m, _, err := ParseWarn(b)
+	return m, err
+}
+
+// ParseWarn is Parse, with a warning for each key given more than once in
+// one mapping: its last value is kept, as Airbyte's loader (PyYAML) keeps
+// it, where YAML says a key is unique.
+func ParseWarn(b []byte) (map[string]any, []string, error) {
 	var node yaml.Node
 	if err := yaml.Unmarshal(b, &node); err != nil {
-		return nil, fmt.Errorf("manifest is not valid YAML or JSON: %v", oneLine(err.Error()))
+		return nil, nil, fmt.Errorf("manifest is not valid YAML or JSON: %v", oneLine(err.Error()))
 	}
+	warnings := keepLastKeys(&node, "", map[*yaml.Node]bool{})
 	doc, ok := plainFromNode(&node)
 	if !ok {
-		if err := yaml.Unmarshal(b, &doc); err != nil {
-			return nil, fmt.Errorf("manifest is not valid YAML or JSON: %v", oneLine(err.Error()))
+		if err := node.Decode(&doc); err != nil {
+			return nil, nil, fmt.Errorf("manifest is not valid YAML or JSON: %v", oneLine(err.Error()))
 		}
 		doc = plain(doc)
 	}
 	m, ok := doc.(map[string]any)
 	if !ok {
-		return nil, errors.New("manifest must be a mapping at its top level")
+		return nil, nil, errors.New("manifest must be a mapping at its top level")
 	}
-	return m, nil
+	return m, warnings, nil
 }
 
 // plain normalises decoded YAML into JSON-like values.

@@ -76,8 +76,6 @@ func TestQueryPropertiesDecoding(t *testing.T) {
 func TestQueryPropertiesRefusals(t *testing.T) {
 	const qp = "streams[0].retriever.requester.request_parameters.p"
 	for fields, want := range map[string]string{
-		`request_parameters: {p: {type: QueryProperties, property_list: [a]}}}
-      paginator: {type: DefaultPaginator, pagination_strategy: {type: OffsetIncrement, page_size: 5}, page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: p}`: `streams[0].retriever.paginator.page_token_option: request_parameter "p" is also set at ` + qp + `: a key may be injected only once`,
 		`request_parameters: {p: {type: QueryProperties, property_list: {type: PropertiesFromEndpoint, property_field_path: [name], retriever: {type: SimpleRetriever,
   requester: {type: HttpRequester, url_base: "https://p", request_parameters: {x: {type: QueryProperties, property_list: [a]}}},
   record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: []}}}}}}`: qp + ".property_list.retriever.requester.request_parameters.x: properties of the properties endpoint are not supported: list them in its request instead",

@@ -201,43 +201,23 @@ func (o *RequestOption) Key() string {
 	return strings.Join(parts, ".")
 }
 
-// checkCollisions refuses a key injected twice into the same place.
-func (d *decoder) checkCollisions(r *Requester, p *Paginator) {
-	type place struct{ where, key, path string }
-	var places []place
-	add := func(where string, m *Mapping, path string) {
-		if m == nil {
-			return
-		}
-		for _, k := range m.Keys {
-			places = append(places, place{where, k, join(path, k)})
-		}
+// checkCollisions refuses a paginator whose page size and page token go to
+// the same key, as Airbyte's DefaultPaginator refuses it when it is made (a
+// JSON body path inside the other's counts too: the two values cannot both
+// be there). A key also set by the requester, a partition or a cursor is a
+// question for each request, as in Airbyte: the first page may go without a
+// token (see request.Parts).
+func (d *decoder) checkCollisions(p *Paginator) {
+	size, token := p.PageSizeOption, p.PageTokenOption
+	if size.Key() == "" || token.Key() == "" || size.InjectInto != token.InjectInto {
+		return
 	}
-	add(InjectParam, r.Params, r.Path+".request_parameters")
-	if q := r.Properties; q != nil && q.Param != "" {
-		places = append(places, place{InjectParam, q.Param, q.Path})
+	a, b := size.Key(), token.Key()
+	same := a == b
+	if size.InjectInto == InjectBodyJSON {
+		same = same || strings.HasPrefix(a, b+".") || strings.HasPrefix(b, a+".")
 	}
-	add(InjectHeader, r.Headers, r.Path+".request_headers")
-	if bd, ok := r.BodyData.(*Mapping); ok {
-		add(InjectBodyData, bd, r.Path+".request_body_data")
-	}
-	if bj, ok := r.BodyJSON.(map[string]any); ok {
-		for _, k := range interp.SortedKeys(bj) {
-			places = append(places, place{InjectBodyJSON, k, r.Path + ".request_body_json." + k})
-		}
-	}
-	for _, o := range []*RequestOption{p.PageSizeOption, p.PageTokenOption} {
-		if k := o.Key(); k != "" {
-			for _, pl := range places {
-				same := pl.key == k
-				if o.InjectInto == InjectHeader {
-					same = strings.EqualFold(pl.key, k)
-				}
-				if pl.where == o.InjectInto && same {
-					d.fail(o.Path, "%s %q is also set at %s: a key may be injected only once", o.InjectInto, k, pl.path)
-				}
-			}
-			places = append(places, place{o.InjectInto, k, o.Path})
-		}
+	if same {
+		d.fail(token.Path, "%s %q collides with page_size_option's %q: the page size and the page token cannot go to one key", token.InjectInto, b, a)
 	}
 }

@@ -262,7 +262,7 @@ func (d *decoder) retriever(v any, path string) *Retriever {
 		r.Paginator = d.paginator(p, path+".paginator")
 	}
 	if r.Paginator != nil && r.Requester != nil {
-		d.checkCollisions(r.Requester, r.Paginator)
+		d.checkCollisions(r.Paginator)
 	}
 	if r.Requester != nil && r.Requester.Properties != nil && r.PartitionRouter != nil && r.PartitionRouter.Substream != nil {
 		for _, pc := range r.PartitionRouter.Substream.Parents {

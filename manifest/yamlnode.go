@@ -1,6 +1,12 @@
 package manifest
 
-import "go.yaml.in/yaml/v3"
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
 
 // plainFromNode converts a parsed YAML document to plain values, as
 // yaml.Unmarshal into an any followed by plain does, for the documents
@@ -71,4 +77,74 @@ func plainFromNode(n *yaml.Node) (v any, ok bool) {
 		return plain(x), true
 	}
 	return nil, false
+}
+
+// keepLastKeys removes from every mapping of the document the earlier
+// entries of a key given more than once, as PyYAML keeps the last value
+// (merge keys aside, which YAML merges itself), and names each such key by
+// its path. An anchored node is visited once.
+func keepLastKeys(n *yaml.Node, path string, seen map[*yaml.Node]bool) []string {
+	if seen[n] {
+		return nil
+	}
+	seen[n] = true
+	var warnings []string
+	switch n.Kind {
+	case yaml.DocumentNode:
+		for _, c := range n.Content {
+			warnings = append(warnings, keepLastKeys(c, path, seen)...)
+		}
+	case yaml.SequenceNode:
+		for i, c := range n.Content {
+			warnings = append(warnings, keepLastKeys(c, index(path, i), seen)...)
+		}
+	case yaml.MappingNode:
+		last, times := map[string]int{}, map[string]int{}
+		var order []string
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if k.Kind != yaml.ScalarNode || k.Value == "<<" && k.ShortTag() == "!!merge" {
+				continue
+			}
+			id := k.ShortTag() + " " + k.Value
+			if times[id] == 0 {
+				order = append(order, id)
+			}
+			last[id], times[id] = i, times[id]+1
+		}
+		kept := n.Content[:0:0]
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if k.Kind == yaml.ScalarNode && !(k.Value == "<<" && k.ShortTag() == "!!merge") && last[k.ShortTag()+" "+k.Value] != i {
+				continue
+			}
+			kept = append(kept, k, n.Content[i+1])
+		}
+		for _, id := range order {
+			if times[id] > 1 {
+				key := n.Content[last[id]]
+				warnings = append(warnings, fmt.Sprintf("%s: the key is given %d times in one mapping (lines %s): its last value is kept, as Airbyte's YAML loader keeps it", join(path, key.Value), times[id], keyLines(n, id)))
+			}
+		}
+		n.Content = kept
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			warnings = append(warnings, keepLastKeys(n.Content[i+1], join(path, n.Content[i].Value), seen)...)
+		}
+	case yaml.AliasNode:
+		if n.Alias != nil {
+			warnings = append(warnings, keepLastKeys(n.Alias, path, seen)...)
+		}
+	}
+	return warnings
+}
+
+// keyLines lists the lines where a mapping gives the key id.
+func keyLines(n *yaml.Node, id string) string {
+	var lines []string
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if k := n.Content[i]; k.Kind == yaml.ScalarNode && k.ShortTag()+" "+k.Value == id {
+			lines = append(lines, strconv.Itoa(k.Line))
+		}
+	}
+	return strings.Join(lines, ", ")
 }

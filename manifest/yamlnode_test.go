@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"go.yaml.in/yaml/v3"
@@ -69,6 +70,29 @@ func TestYAMLDatesStayAsWritten(t *testing.T) {
 		}
 		if m["start"] != "2024-01-01" || m["at"] != "2024-01-01T10:00:00Z" {
 			t.Errorf("%q: start %#v, at %#v", doc, m["start"], m["at"])
+		}
+	}
+}
+
+// A key given twice keeps its last value, as PyYAML keeps it, on both paths
+// (the second document has an anchor and a merge key, read the general way:
+// the merged keys stay below the mapping's own), with one warning per key
+// naming its path and lines; a key given once draws none.
+func TestParseKeepsTheLastOfDuplicateKeys(t *testing.T) {
+	for _, c := range []struct{ doc, want, warning string }{
+		{"a: {b: 1, c: 2, b: 3}\nd: [x, {e: 1, e: 2}]", `{"a":{"b":3,"c":2},"d":["x",{"e":2}]}`, "a.b: the key is given 2 times in one mapping (lines 1, 1)"},
+		{"base: &b {k: 1, k: 2}\nuse: {<<: *b, j: 0, j: 5}", `{"base":{"k":2},"use":{"j":5,"k":2}}`, "base.k: the key is given 2 times in one mapping (lines 1, 1)"},
+		{"x: 1\ny: 2", `{"x":1,"y":2}`, ""},
+	} {
+		m, warnings, err := ParseWarn([]byte(c.doc))
+		if err != nil {
+			t.Fatalf("%q: %v", c.doc, err)
+		}
+		if got := jsonOf(t, m); got != c.want {
+			t.Errorf("%q: got %s, want %s", c.doc, got, c.want)
+		}
+		if c.warning == "" && len(warnings) > 0 || c.warning != "" && (len(warnings) == 0 || !strings.HasPrefix(warnings[0], c.warning)) {
+			t.Errorf("%q: warnings %q, want one starting %q", c.doc, warnings, c.warning)
 		}
 	}
 }

@@ -4,7 +4,8 @@ fresh process would (its own module state, caches and environment) without
 the two seconds a Python process spends importing the CDK.
 
 Reads one JSON request per line on stdin: {"kind": "command" | "test-read",
-"args": [...], "stdout": path, "stderr": path}. A "command" runs as
+"args": [...], "env": {name: value}, "stdout": path, "stderr": path}; the
+child runs with env added to the zygote's environment. A "command" runs as
 `refcdk7 ARGS` does (refcdk7_run.handle_command); a "test-read" as the
 builder's main.py runs one request (its handle_request, and its handling of a
 failure), with a REQUEST_CACHE_PATH of its own. For each request it writes
@@ -49,6 +50,7 @@ def child(req):
         f = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         os.dup2(f, fd)
         os.close(f)
+    os.environ.update(req.get("env") or {})
     code = 0
     try:
         {"command": command, "test-read": test_read}[req["kind"]](req["args"])

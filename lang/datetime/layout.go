@@ -202,13 +202,8 @@ func (l *Layout) parse(s string) (us int64, offset int, err error) {
 		}
 		return us, 0, nil
 	}
-	p := parser{in: s, year: 1900, month: 1, day: 1, weekday: -1, week: -1}
-	for _, tk := range l.tokens {
-		if !p.token(tk) {
-			return 0, 0, l.mismatch(s)
-		}
-	}
-	if p.in != "" {
+	p, ok := parser{in: s, year: 1900, month: 1, day: 1, weekday: -1, week: -1}.run(l.tokens)
+	if !ok || p.in != "" {
 		return 0, 0, l.mismatch(s)
 	}
 	us, err = p.micros()
@@ -253,8 +248,48 @@ func parseEpoch(s string, kind epochKind) (int64, error) {
 	return n * unit, nil
 }
 
+// run reads the tokens in turn, as Python's strptime matches its regular
+// expression: a directive reading a number of digits takes as many as it
+// can, and gives some back when the tokens after it cannot read what
+// follows (`%S.%f0` reads `05.1234560` as 123456 microseconds and a 0).
+// What is left after the last token is the caller's to refuse, as Python
+// refuses it ("unconverted data remains") without looking for a shorter
+// reading.
+func (p parser) run(tokens []token) (parser, bool) {
+	if len(tokens) == 0 {
+		return p, true
+	}
+	q := p
+	if !q.token(tokens[0]) {
+		return p, false
+	}
+	if r, ok := q.run(tokens[1:]); ok {
+		return r, true
+	}
+	if !strings.ContainsRune(variableDigits, rune(tokens[0].dir)) {
+		return p, false
+	}
+	for n := len(p.in) - len(q.in) - 1; n >= 1; n-- {
+		q = p
+		q.limit = n
+		if !q.token(tokens[0]) {
+			continue
+		}
+		if r, ok := q.run(tokens[1:]); ok {
+			return r, true
+		}
+	}
+	return p, false
+}
+
+// variableDigits are the directives reading a number of digits that may
+// give some back (run).
+const variableDigits = "mdeHIMSf_jUW"
+
 // parser holds the fields read so far.
 type parser struct {
+	// limit, when above 0, is the most digits the next number may take.
+	limit                       int
 	in                          string
 	year, month, day            int
 	hour, minute, second, micro int
@@ -401,6 +436,10 @@ func hasPrefixFold(s, prefix string) bool {
 
 // digits reads between min and max decimal digits.
 func (p *parser) digits(min, max int) (int, bool) {
+	if p.limit > 0 && p.limit < max {
+		max = p.limit
+	}
+	p.limit = 0
 	n, i := 0, 0
 	for i < len(p.in) && i < max && p.in[i] >= '0' && p.in[i] <= '9' {
 		n = n*10 + int(p.in[i]-'0')

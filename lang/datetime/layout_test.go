@@ -71,6 +71,12 @@ func TestParseEdges(t *testing.T) {
 		{"%ms", "1704067200123", utc("2024-01-01T00:00:00.123Z")},
 		{"%s_as_float", "1704067200", utc("2024-01-01T00:00:00Z")},
 		{"%j/%Y", "366/2024", utc("2024-12-31T00:00:00Z")},
+		// A number gives digits back to what follows, as Python's regular
+		// expression backtracks: seven fractional digits, .NET style.
+		{"%Y-%m-%dT%H:%M:%S.%f0", "2024-01-01T10:00:00.1234560", utc("2024-01-01T10:00:00.123456Z")},
+		{"%Y-%m-%dT%H:%M:%S.%f0Z", "2024-01-01T10:00:00.0000000Z", utc("2024-01-01T10:00:00Z")},
+		{"%Y%m%d%H%M", "202401051002", utc("2024-01-05T10:02:00Z")},
+		{"%d%m%Y", "1112024", utc("2024-01-11T00:00:00Z")},
 	}
 	for _, c := range cases {
 		got, err := Strptime(c.text, c.format)
@@ -88,6 +94,7 @@ func TestParseEdges(t *testing.T) {
 		{"%ms", "abc", "does not match"},
 		{"%j/%Y", "366/2023", "day of the year out of range"},
 		{"%Y %Z", "2024 EST", "does not match"},
+		{"%Y-%m-%dT%H:%M:%S.%f0", "2024-01-01T10:00:00.1234567", "does not match"},
 	} {
 		_, err := Strptime(c.text, c.format)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

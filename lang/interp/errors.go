@@ -46,6 +46,18 @@ func kindOf(err error) errKind {
 	return kindValue
 }
 
+// TypeError is a template's evaluation that fails with Python's TypeError
+// (an operation on the wrong types, such as regex_search of None or
+// None < 3). A value from it is never its own text, as the reference's
+// would be; a condition holds on it (Template.Holds).
+type TypeError struct {
+	Path, Source, Msg string
+}
+
+func (e *TypeError) Error() string {
+	return fmt.Sprintf("%s: template %q: TypeError: %s", e.Path, e.Source, e.Msg)
+}
+
 // UndefinedError is returned by Eval and Render when a template uses an
 // undefined value further than rendering it (config.missing.key), as Jinja's
 // UndefinedError. Callers whose reference default is None (request mappings)

@@ -6,10 +6,12 @@ package interp
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"math/big"
 	"strings"
+	"sync/atomic"
 )
 
 // Vars are the variables a template sees (config, parameters, response...).
@@ -32,6 +34,8 @@ type Template struct {
 	withSets   bool   // ... and {% set %} statements
 	topString  bool   // ... whose last filter is string
 	undeclared []string
+
+	heldWarned atomic.Bool // a TypeError held a condition (Holds), said once
 }
 
 // Constant is a template that always yields v (a number, list or bool written
@@ -156,14 +160,15 @@ type result struct {
 
 // fail names the template in an evaluation failure. A TypeError (an
 // operation on the wrong types, such as regex_search of None) is a failure
-// like any other: Airbyte's runtime would take the template's own text as
-// its value and send it on (`except TypeError: return s`), which we never do.
+// like any other (a *TypeError): Airbyte's runtime would take the template's
+// own text as its value and send it on (`except TypeError: return s`), which
+// we never do; only a condition holds on it (Holds).
 func (t *Template) fail(err error) error {
 	switch kindOf(err) {
 	case kindUndefined:
 		return &UndefinedError{Path: t.Path, Source: t.Source, Msg: err.Error()}
 	case kindType:
-		return fmt.Errorf("%s: template %q: TypeError: %s", t.Path, t.Source, firstLine(err))
+		return &TypeError{Path: t.Path, Source: t.Source, Msg: firstLine(err)}
 	}
 	return fmt.Errorf("%s: template %q: %s", t.Path, t.Source, firstLine(err))
 }
@@ -520,6 +525,24 @@ func appendSent(out []any, v any) []any {
 	default:
 		return append(out, x)
 	}
+}
+
+// Holds is Bool for a condition (a stop condition, a record filter, an
+// error handler's predicate): one that fails with a TypeError holds, as in
+// the reference, whose InterpolatedBoolean reads the template's own text
+// (`except TypeError: return s`), a non-empty string, as true. Nothing is
+// sent of a condition, so nothing of the template's text leaves; warn (nil:
+// none) is told so the first time the template holds that way.
+func (t *Template) Holds(vars Vars, warn func(string)) (bool, error) {
+	ok, err := t.Bool(vars)
+	var te *TypeError
+	if err == nil || !errors.As(err, &te) {
+		return ok, err
+	}
+	if warn != nil && t.heldWarned.CompareAndSwap(false, true) {
+		warn(te.Error() + ": the condition holds, as in Airbyte, which reads a template failing with a TypeError as its own text")
+	}
+	return true, nil
 }
 
 // Bool evaluates the template as a condition, with the reference's rule

@@ -27,7 +27,8 @@ func newSelective(a *manifest.Auth, env *Env) (Authenticator, error) {
 // Select returns the authenticator of a SelectiveAuthenticator that the
 // config value at its selection path names (nil for NoAuth). A missing
 // value, or one naming no authenticator, is a config error listing the
-// names allowed.
+// names allowed; one naming an authenticator whose template does not
+// compile is a system_error, as in Airbyte (the manifest is wrong).
 func Select(a *manifest.Auth, config map[string]any) (*manifest.Auth, error) {
 	s := a.Selective
 	key := strings.Join(s.SelectionPath, ".")
@@ -48,6 +49,9 @@ func Select(a *manifest.Auth, config map[string]any) (*manifest.Auth, error) {
 	chosen, ok := s.Authenticators[name]
 	if !ok {
 		return nil, failure.Config("config key %s is %q, which names no authentication method of %s (one of: %s)", key, name, a.Path, names)
+	}
+	if broken := s.Broken[name]; broken != "" {
+		return nil, failure.System("config key %s chooses the authentication method %q, whose template does not compile: %s", key, name, broken)
 	}
 	return chosen, nil
 }

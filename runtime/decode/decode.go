@@ -24,6 +24,9 @@ type Doc struct {
 	// Line is the line number of a JSON lines document, whose syntax is left
 	// to the extractor: a line that is not JSON is skipped with a warning.
 	Line int
+	// Ignored says what of the body the document leaves out (text after an
+	// XML document's root element), for a warning.
+	Ignored string
 }
 
 // Error is a body that is not what the decoder expects.

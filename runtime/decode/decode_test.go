@@ -113,9 +113,32 @@ func TestXMLIsOneObjectAsXmltodictMakesIt(t *testing.T) {
 	if _, err := docs(t, xmlDec, []byte(deep)); err == nil || err.Error() != "XmlDecoder: the body is nested deeper than 1000 elements" {
 		t.Errorf("deep: %v", err)
 	}
-	for _, body := range []string{`<a><b></a>`, `<a/><b/>`, `{"json":1}`, `<a>`, `<a>&nope;</a>`} {
+	for _, body := range []string{`<a><b></a>`, `{"json":1}`, `<a>`, `<a>&nope;</a>`, `text<a/>`} {
 		if _, err := docs(t, xmlDec, []byte(body)); err == nil || !strings.HasPrefix(err.Error(), "XmlDecoder: the body is not valid XML") {
 			t.Errorf("%q: got %v", body, err)
+		}
+	}
+}
+
+// What follows an XML document's root element (text, a second element),
+// where xmltodict stops with "junk after document element", is left out of
+// the document, said in Doc.Ignored; white space, comments and processing
+// instructions after it are not worth saying.
+func TestXMLAfterTheRootElement(t *testing.T) {
+	xmlDec := New(&manifest.Decoder{Type: manifest.XMLDecoder}, 0)
+	for body, ignored := range map[string]string{
+		"<a><b>1</b></a>trailing text\n":        `text "trailing text" after the root element`,
+		"<a><b>1</b></a><b>2</b>":               "a second element <b> after the root element",
+		"<a><b>1</b></a>\n<!-- c --><?pi x?>\n": "",
+	} {
+		var got []Doc
+		err := xmlDec.Decode(strings.NewReader(body), func(d Doc) error {
+			d.JSON = append([]byte(nil), d.JSON...)
+			got = append(got, d)
+			return nil
+		})
+		if err != nil || len(got) != 1 || string(got[0].JSON) != `{"a":{"b":"1"}}` || got[0].Ignored != ignored {
+			t.Errorf("%q: %v, %+v; want one document ignoring %q", body, err, got, ignored)
 		}
 	}
 }

@@ -38,11 +38,17 @@ func (d *Decoder) xml(r io.Reader, emit func(Doc) error) error {
 		if err != nil {
 			return fmt.Errorf("the body is not valid XML: %v", err)
 		}
+		if root != nil {
+			// After the root element: what xmltodict calls junk (text, a
+			// second element) is left out with a warning; the reference
+			// decodes no document then.
+			if ignored := afterRoot(tok); ignored != "" {
+				return emit(Doc{JSON: root.appendJSON(nil), Ignored: ignored + " after the root element"})
+			}
+			continue
+		}
 		switch t := tok.(type) {
 		case xml.StartElement:
-			if root != nil && len(stack) == 0 {
-				return fmt.Errorf("the body is not valid XML: a second root element <%s>", xmlName(t.Name))
-			}
 			if len(stack) == maxXMLDepth {
 				return fmt.Errorf("the body is nested deeper than %d elements", maxXMLDepth)
 			}
@@ -67,7 +73,7 @@ func (d *Decoder) xml(r io.Reader, emit func(Doc) error) error {
 			if len(stack) > 0 {
 				stack[len(stack)-1].text.Write(t)
 			} else if len(bytes.TrimSpace(t)) > 0 {
-				return fmt.Errorf("the body is not valid XML: text outside the root element")
+				return fmt.Errorf("the body is not valid XML: text before the root element")
 			}
 		}
 	}
@@ -78,6 +84,29 @@ func (d *Decoder) xml(r io.Reader, emit func(Doc) error) error {
 }
 
 const maxXMLDepth = 1000
+
+// afterRoot describes a token after the root element that is not white
+// space, a comment or a processing instruction, "" for those.
+func afterRoot(tok xml.Token) string {
+	switch t := tok.(type) {
+	case xml.CharData:
+		if text := bytes.TrimSpace(t); len(text) > 0 {
+			return fmt.Sprintf("text %q", clipText(string(text), 40))
+		}
+	case xml.StartElement:
+		return fmt.Sprintf("a second element <%s>", xmlName(t.Name))
+	case xml.EndElement:
+		return fmt.Sprintf("a closing tag </%s>", xmlName(t.Name))
+	}
+	return ""
+}
+
+func clipText(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}
 
 func xmlName(n xml.Name) string {
 	if n.Space != "" {

@@ -27,6 +27,9 @@ type Extractor struct {
 	Expander *expand.Expander
 	// Log takes the warnings of the stream's responses.
 	Log func(level, msg string)
+	// ignoredLogged says that a document leaving part of its body out was
+	// logged.
+	ignoredLogged bool
 	// Recycle says that nothing keeps a record once it was emitted: each
 	// page's records are then cut into the previous page's slice.
 	Recycle bool
@@ -135,6 +138,10 @@ func (x *Extractor) customPage(ctx context.Context, resp *request.Response) (Pag
 // extractor has a record_expander. A JSON lines line that is not JSON is
 // skipped with a warning; another document that is not JSON is a bad body.
 func (x *Extractor) Doc(ctx context.Context, doc decode.Doc) ([][]byte, error) {
+	if doc.Ignored != "" && !x.ignoredLogged {
+		x.ignoredLogged = true
+		x.Log("WARN", fmt.Sprintf("Stream %s: %s: the response holds %s, left out", x.Stream, x.Decoder.Name(), doc.Ignored))
+	}
 	records, err := extractRecords(nil, doc.JSON, x.Path, doc.Elements)
 	if fixed, ok := nonFinite(doc.JSON, err); ok {
 		records, err = extractRecords(nil, fixed, x.Path, doc.Elements)

@@ -42,8 +42,8 @@ type Input struct {
 
 // NewPipeline prepares the record processing of a stream; nil when there
 // is nothing to do. loadSchema gives the stream's schema, asked for only when
-// its records are normalized; warn takes the normalizer's warnings; host
-// runs its custom components.
+// its records are normalized; warn takes the normalizer's and the filter's
+// warnings; host runs its custom components.
 func NewPipeline(st *manifest.Stream, host *components.Host, loadSchema func() (map[string]any, error), warn func(msg string)) (*Pipeline, error) {
 	sel := st.Retriever.Selector
 	if sel.Filter == nil && sel.CustomFilter == nil && len(st.Transformations) == 0 && !sel.Normalize && sel.CustomNormalization == nil {
@@ -53,7 +53,9 @@ func NewPipeline(st *manifest.Stream, host *components.Host, loadSchema func() (
 	var filter step
 	switch {
 	case sel.Filter != nil:
-		filter = goFilter{transform.NewFilter(sel.Filter, sel.FilterParams)}
+		f := transform.NewFilter(sel.Filter, sel.FilterParams)
+		f.Warn = warn
+		filter = goFilter{f}
 	case sel.CustomFilter != nil:
 		filter = &customStep{host: host, op: "filter", c: sel.CustomFilter}
 	}

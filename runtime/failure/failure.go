@@ -53,3 +53,15 @@ func As(err error) *Error {
 	}
 	return nil
 }
+
+// Within is err said at where ("where: message"), of err's failure type
+// when it has one; nil stays nil.
+func Within(where string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if e := As(err); e != nil {
+		return &Error{Failure: e.Failure, Status: e.Status, Internal: e.Internal, Message: where + ": " + e.Message}
+	}
+	return fmt.Errorf("%s: %v", where, err)
+}

@@ -49,6 +49,9 @@ type Paginator struct {
 	response interp.Usage // how the cursor templates read the response
 	headers  interp.Usage // which headers they read by name
 	records  bool         // whether they read last_records, last_record or last_page_size
+	// Warn, when set, takes a warning about the manifest's templates (a
+	// stop condition held by a TypeError).
+	Warn func(msg string)
 }
 
 // New evaluates the page size (config and parameters only) and checks it is
@@ -213,7 +216,7 @@ func (p *Paginator) nextCursor(prev Token, page Page) (Token, bool, error) {
 		"last_page_token_value": lastToken,
 	}
 	if p.m.StopCondition != nil {
-		stop, err := p.m.StopCondition.Bool(vars)
+		stop, err := p.m.StopCondition.Holds(vars, p.Warn)
 		if err != nil {
 			return Token{}, false, err
 		}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/airbyte-go/source-declarative/lang/interp"
 	"github.com/airbyte-go/source-declarative/manifest"
+	"github.com/airbyte-go/source-declarative/runtime/failure"
 )
 
 // Inject puts value where the request option says.
@@ -40,8 +41,5 @@ func Inject(p *Parts, o *manifest.RequestOption, value any, vars interp.Vars) er
 }
 
 func wrap(o *manifest.RequestOption, err error) error {
-	if err != nil {
-		return fmt.Errorf("%s: %v", o.Path, err)
-	}
-	return nil
+	return failure.Within(o.Path, err)
 }

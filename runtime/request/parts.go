@@ -15,6 +15,8 @@ import (
 	"strings"
 
 	"github.com/airbyte-go/source-declarative/lang/interp"
+	"github.com/airbyte-go/source-declarative/manifest"
+	"github.com/airbyte-go/source-declarative/runtime/failure"
 )
 
 // Parts is a request under construction. Every setter refuses a key that is
@@ -42,7 +44,7 @@ func (p *Parts) SetQuery(key string, v any) error {
 		return nil
 	}
 	if _, ok := p.Query[key]; ok {
-		return fmt.Errorf("query parameter %q is set twice", key)
+		return collision("query parameter %q is set twice", key)
 	}
 	vals, err := strings_(v, "query parameter "+key)
 	if err != nil {
@@ -60,7 +62,7 @@ func (p *Parts) SetHeader(key string, v any) error {
 		return nil
 	}
 	if p.Headers.Get(key) != "" {
-		return fmt.Errorf("header %q is set twice", key)
+		return collision("header %q is set twice", key)
 	}
 	s := interp.String(v)
 	if s == "" {
@@ -79,7 +81,7 @@ func (p *Parts) SetBodyData(key string, v any) error {
 		return fmt.Errorf("body field %q cannot be added to a body given as one string", key)
 	}
 	if _, ok := p.BodyData[key]; ok {
-		return fmt.Errorf("body field %q is set twice", key)
+		return collision("body field %q is set twice", key)
 	}
 	vals, err := strings_(v, "body field "+key)
 	if err != nil {
@@ -90,6 +92,9 @@ func (p *Parts) SetBodyData(key string, v any) error {
 }
 
 // SetBodyJSON sets a value at a path of the JSON body, creating parents.
+// What is already there is merged as Airbyte merges the body's parts (its
+// combine_mappings): objects key by key, at any depth, and the same value
+// again is no change; only two different values at one path collide.
 func (p *Parts) SetBodyJSON(path []string, v any) error {
 	if p.BodyJSON == nil {
 		p.BodyJSON = map[string]any{}
@@ -97,16 +102,12 @@ func (p *Parts) SetBodyJSON(path []string, v any) error {
 	m := p.BodyJSON
 	for i, k := range path {
 		if i == len(path)-1 {
-			if old, ok := m[k]; ok && !equalJSON(old, v) {
-				return fmt.Errorf("JSON body field %q is set twice", strings.Join(path, "."))
-			}
-			m[k] = v
-			return nil
+			return mergeJSON(m, k, v, path)
 		}
 		next, ok := m[k].(map[string]any)
 		if !ok {
 			if _, exists := m[k]; exists {
-				return fmt.Errorf("JSON body field %q is not an object", strings.Join(path[:i+1], "."))
+				return bodyCollision(path[:i+1])
 			}
 			next = map[string]any{}
 			m[k] = next
@@ -114,6 +115,44 @@ func (p *Parts) SetBodyJSON(path []string, v any) error {
 		m = next
 	}
 	return nil
+}
+
+// mergeJSON sets m[k] to v, merging two objects key by key.
+func mergeJSON(m map[string]any, k string, v any, path []string) error {
+	old, exists := m[k]
+	if !exists {
+		if obj, ok := v.(map[string]any); ok {
+			v = manifest.DeepCopy(obj) // merged into later: not the caller's
+		}
+		m[k] = v
+		return nil
+	}
+	into, isObject := old.(map[string]any)
+	from, alsoObject := v.(map[string]any)
+	if !isObject || !alsoObject {
+		if equalJSON(old, v) {
+			return nil
+		}
+		return bodyCollision(path)
+	}
+	for _, key := range interp.SortedKeys(from) {
+		if err := mergeJSON(into, key, from[key], append(path[:len(path):len(path)], key)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// bodyCollision is Airbyte's error for two values at one path of a JSON
+// body, in its words.
+func bodyCollision(path []string) error {
+	return collision("Request body collision, duplicate keys detected at key path: %s. Please ensure that all keys in the request are unique.", strings.Join(path, "."))
+}
+
+// collision is a key two parts of the manifest put into one request: a
+// system_error, as in Airbyte (no config fixes it), when the request is made.
+func collision(format string, args ...any) error {
+	return failure.System(format, args...)
 }
 
 func equalJSON(a, b any) bool {

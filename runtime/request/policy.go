@@ -25,6 +25,9 @@ type Policy struct {
 	// (its headers) away before the retry that a REFRESH_TOKEN_THEN_RETRY
 	// filter asks for.
 	Refresh func(refused http.Header)
+	// Warn, when set, takes a warning about the manifest's filters (a
+	// predicate held by a TypeError).
+	Warn func(msg string)
 	// authRequest: an authentication request that no manifest error
 	// handler covers; only 429 and 5xx are retried (see AuthPolicy).
 	authRequest bool

@@ -179,7 +179,7 @@ type action struct {
 // decide applies the manifest's filters, then the default mapping.
 func decide(p *Policy, r *Response) action {
 	if p != nil {
-		if a, ok := matchHandler(p.handler, r, p.config); ok {
+		if a, ok := matchHandler(p.handler, r, p.config, p.Warn); ok {
 			return a
 		}
 		if p.authRequest && r.Status >= 400 && r.Status != 429 && r.Status < 500 {
@@ -213,14 +213,14 @@ func defaultAction(status int) action {
 
 // matchHandler is the action of the first filter that matches, the
 // handlers of a CompositeErrorHandler taken in order.
-func matchHandler(h *manifest.ErrorHandler, r *Response, config map[string]any) (action, bool) {
+func matchHandler(h *manifest.ErrorHandler, r *Response, config map[string]any, warn func(string)) (action, bool) {
 	for _, sub := range h.Handlers {
-		if a, ok := matchHandler(sub, r, config); ok {
+		if a, ok := matchHandler(sub, r, config, warn); ok {
 			return a, true
 		}
 	}
 	for _, f := range h.Filters {
-		matches, err := filterMatches(f, r)
+		matches, err := filterMatches(f, r, warn)
 		if err != nil {
 			return templateFailed(err), true
 		}
@@ -257,13 +257,13 @@ func matchHandler(h *manifest.ErrorHandler, r *Response, config map[string]any) 
 }
 
 // templateFailed fails the request when a filter's predicate or
-// error_message fails on the response (a TypeError included, which the
-// reference would answer with the template's own text, a true predicate).
+// error_message fails on the response (a predicate's TypeError aside: the
+// predicate then holds, as in the reference).
 func templateFailed(err error) action {
 	return action{kind: manifest.ActionFail, failure: protocol.SystemError, message: err.Error()}
 }
 
-func filterMatches(f manifest.ResponseFilter, r *Response) (bool, error) {
+func filterMatches(f manifest.ResponseFilter, r *Response, warn func(string)) (bool, error) {
 	if len(f.HTTPCodes) == 0 && f.MessageContains == "" && f.Predicate == nil {
 		return false, nil
 	}
@@ -276,7 +276,7 @@ func filterMatches(f manifest.ResponseFilter, r *Response) (bool, error) {
 		return true, nil
 	}
 	if f.Predicate != nil {
-		return f.Predicate.Bool(responseVars(r, f.Predicate.UsageOf("headers")))
+		return f.Predicate.Holds(responseVars(r, f.Predicate.UsageOf("headers")), warn)
 	}
 	return false, nil
 }

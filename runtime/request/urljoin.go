@@ -6,15 +6,18 @@ import "strings"
 // HttpRequester does: the path's leading slashes are dropped, the base gets a
 // trailing slash, and the two are joined by Python's urllib.parse.urljoin, so
 // that `../x` climbs, `?q=1` keeps the base's path, and a path that is a whole
-// http(s) URL replaces the base. An empty path leaves the base as it is.
+// http(s) URL replaces the base. A path that is empty once its slashes are
+// dropped (`/`) leaves the base as it is: `https://x/v2` stays without a
+// trailing slash.
 func JoinURL(base, path string) string {
+	path = strings.TrimLeft(path, "/")
 	if path == "" {
 		return base
 	}
 	if !strings.HasSuffix(base, "/") {
 		base += "/"
 	}
-	return urljoin(base, strings.TrimLeft(path, "/"))
+	return urljoin(base, path)
 }
 
 // ResolveURL resolves a next-page URL (RequestPath) against url_base as

@@ -27,6 +27,9 @@ func TestJoinURLAsAirbyte(t *testing.T) {
 		{"http://127.0.0.1:8080/api.x.com/v1", "users", "http://127.0.0.1:8080/api.x.com/v1/users"},
 		{"https://api.example.com/v1/", "users/", "https://api.example.com/v1/users/"},
 		{"https://api.example.com/v1", "", "https://api.example.com/v1"},
+		// A path of slashes only is empty once they are dropped: the base as it is.
+		{"https://api.example.com/v2", "/", "https://api.example.com/v2"},
+		{"https://api.example.com/v2/", "//", "https://api.example.com/v2/"},
 		// A base whose path has no slash before its query (found by FuzzManifest).
 		{"abc?x", "1.c", "1.c"},
 		{"https://h.example.com?q=1", "items", "https://h.example.com/items"},

@@ -9,6 +9,7 @@ import (
 	"github.com/airbyte-go/source-declarative/lang/interp"
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/runtime/auth"
+	"github.com/airbyte-go/source-declarative/runtime/failure"
 	"github.com/airbyte-go/source-declarative/runtime/incremental"
 	"github.com/airbyte-go/source-declarative/runtime/paginate"
 	"github.com/airbyte-go/source-declarative/runtime/request"
@@ -36,6 +37,9 @@ func newBuilder(env *Env, req *manifest.Requester, pag *paginate.Paginator) (*bu
 	}
 	if refresher, ok := au.(auth.Refresher); ok && policy != nil {
 		policy.Refresh = refresher.Invalidate
+	}
+	if policy != nil {
+		policy.Warn = func(msg string) { env.Log("WARN", msg) }
 	}
 	return &builder{env: env, req: req, auth: au, pag: pag, policy: policy}, nil
 }
@@ -108,7 +112,7 @@ func (b *builder) build(ctx context.Context, pr pageRequest) (*request.Parts, er
 	}
 	if q := b.req.Properties; q != nil && q.Param != "" {
 		if err := p.SetQuery(q.Param, dropEmpty(strings.Join(pr.properties, ","))); err != nil {
-			return nil, fmt.Errorf("%s: %v", q.Path, err)
+			return nil, failure.Within(q.Path, err)
 		}
 	}
 	if err := b.mapping(b.req.Headers, vars, b.req.Path+".request_headers", p.SetHeader); err != nil {
@@ -147,7 +151,7 @@ func (b *builder) build(ctx context.Context, pr pageRequest) (*request.Parts, er
 		if m, ok := v.(map[string]any); ok {
 			for _, k := range interp.SortedKeys(m) {
 				if err := p.SetBodyJSON([]string{k}, m[k]); err != nil {
-					return nil, fmt.Errorf("%s.request_body_json: %v", b.req.Path, err)
+					return nil, failure.Within(b.req.Path+".request_body_json", err)
 				}
 			}
 		} else if v != nil {
@@ -226,7 +230,7 @@ func (b *builder) mapping(m *manifest.Mapping, vars interp.Vars, path string, se
 		}
 		for _, k := range interp.SortedKeys(obj) {
 			if err := set(k, dropEmpty(obj[k])); err != nil {
-				return fmt.Errorf("%s: %v", path, err)
+				return failure.Within(path, err)
 			}
 		}
 		return nil
@@ -237,7 +241,7 @@ func (b *builder) mapping(m *manifest.Mapping, vars interp.Vars, path string, se
 			return err
 		}
 		if err := set(k, dropEmpty(v)); err != nil {
-			return fmt.Errorf("%s.%s: %v", path, k, err)
+			return failure.Within(path+"."+k, err)
 		}
 	}
 	return nil

@@ -52,6 +52,9 @@ func newPages(env *Env, st *manifest.Stream, opts Options) (*pages, error) {
 	if err != nil {
 		return nil, failure.Config("%s", err.Error())
 	}
+	if pag != nil {
+		pag.Warn = func(msg string) { env.Log("WARN", msg) }
+	}
 	b, err := newBuilder(env, req, pag)
 	if err != nil {
 		return nil, err

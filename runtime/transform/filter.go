@@ -8,6 +8,9 @@ import "github.com/airbyte-go/source-declarative/lang/interp"
 type Filter struct {
 	cond   template
 	params map[string]any
+	// Warn, when set, takes a warning about the condition (held by a
+	// TypeError).
+	Warn func(msg string)
 }
 
 // NewFilter compiles a record filter's condition.
@@ -21,5 +24,5 @@ func NewFilter(cond *interp.Template, params map[string]any) *Filter {
 // Keep tells whether the record passes.
 func (f *Filter) Keep(rec *Object, vars interp.Vars) (bool, error) {
 	vars["parameters"] = f.params
-	return f.cond.truth(rec, vars)
+	return f.cond.holds(rec, vars, f.Warn)
 }

@@ -77,10 +77,21 @@ func (t template) eval(rec *Object, vars interp.Vars) (any, error) {
 }
 
 func (t template) truth(rec *Object, vars interp.Vars) (bool, error) {
+	return t.t.Bool(t.withRecord(rec, vars))
+}
+
+// holds is truth as a condition that holds on a TypeError, warn told once
+// (interp.Template.Holds).
+func (t template) holds(rec *Object, vars interp.Vars, warn func(string)) (bool, error) {
+	return t.t.Holds(t.withRecord(rec, vars), warn)
+}
+
+// withRecord adds the record to vars when the template reads it.
+func (t template) withRecord(rec *Object, vars interp.Vars) interp.Vars {
 	if t.record.Used {
 		vars["record"] = recordVar(rec, t.record)
 	}
-	return t.t.Bool(vars)
+	return vars
 }
 
 // addFields is AddFields: each field's value is evaluated on the record as
