@@ -23,6 +23,9 @@ func (m *run) failing(where, stream string, outs [2]output, message string) {
 	if api := m.apiPart(stream, outs[1]); api != "" {
 		reason += " (" + api + ")"
 	}
+	if m.res.Failing == nil {
+		m.res.Failing = map[string]string{} // a run of the servers' comparison starts without one
+	}
 	m.res.Failing[where] = reason
 }
 
