@@ -400,22 +400,10 @@ streams:
 		if strings.Contains(string(b), "tok-secret") {
 			t.Errorf("%s: the token is shown: %s", stream, b)
 		}
-		var read struct {
-			Slices []struct {
-				Pages []struct {
-					Records []map[string]any `json:"records"`
-					Request struct {
-						URL     string            `json:"url"`
-						Headers map[string]string `json:"headers"`
-					} `json:"request"`
-				} `json:"pages"`
-			} `json:"slices"`
-		}
-		json.Unmarshal(b, &read)
-		if len(read.Slices) != 1 || len(read.Slices[0].Pages) != 1 {
+		pg, ok := onlyPage(b)
+		if !ok {
 			t.Fatalf("%s: %s", stream, b)
 		}
-		pg := read.Slices[0].Pages[0]
 		if len(pg.Records) != 1 {
 			t.Errorf("%s: page %+v", stream, pg)
 		}
@@ -425,6 +413,29 @@ streams:
 			t.Errorf("%s: page %+v", stream, pg)
 		}
 	}
+}
+
+// readPage is a page of a builder StreamRead, as the tests look at it.
+type readPage struct {
+	Records []map[string]any `json:"records"`
+	Request struct {
+		URL     string            `json:"url"`
+		Headers map[string]string `json:"headers"`
+	} `json:"request"`
+}
+
+// onlyPage is the one page of a StreamRead (JSON) of one slice; ok is
+// false when the read is not JSON or has another number of slices or pages.
+func onlyPage(streamRead []byte) (page readPage, ok bool) {
+	var read struct {
+		Slices []struct {
+			Pages []readPage `json:"pages"`
+		} `json:"slices"`
+	}
+	if json.Unmarshal(streamRead, &read) != nil || len(read.Slices) != 1 || len(read.Slices[0].Pages) != 1 {
+		return readPage{}, false
+	}
+	return read.Slices[0].Pages[0], true
 }
 
 func manifestAsJSON(y string) (map[string]any, error) {

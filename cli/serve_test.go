@@ -395,17 +395,11 @@ func TestServeIsolatesConcurrentRequests(t *testing.T) {
 	wg.Wait()
 	for i, got := range answers {
 		tenant := fmt.Sprintf("t%02d", i)
-		var read struct {
-			Slices []struct {
-				Pages []struct {
-					Records []map[string]any `json:"records"`
-				} `json:"pages"`
-			} `json:"slices"`
-		}
-		if got.status != 200 || json.Unmarshal([]byte(got.body), &read) != nil || len(read.Slices) != 1 || len(read.Slices[0].Pages) != 1 {
+		pg, ok := onlyPage([]byte(got.body))
+		if got.status != 200 || !ok {
 			t.Fatalf("%s: %d %s", tenant, got.status, got.body)
 		}
-		for _, rec := range read.Slices[0].Pages[0].Records {
+		for _, rec := range pg.Records {
 			if rec["tenant"] != tenant || rec["own_key"] != true {
 				t.Errorf("%s: record %v", tenant, rec)
 			}
@@ -512,21 +506,10 @@ func TestServeRunsCustomCode(t *testing.T) {
 	s := startManifestServer(t, server.Options{Commands: builderCommands{python: pythontest.Python(t)}})
 	got := s.post(t, "/v1/manifest/test_read", requestJSON(t, objectsManifest(a.URL), map[string]any{
 		"config": map[string]any{"token": "tok-secret"}, "stream_name": "objects", "custom_components_code": componentsPy}))
-	var read struct {
-		Slices []struct {
-			Pages []struct {
-				Records []map[string]any `json:"records"`
-				Request struct {
-					URL     string            `json:"url"`
-					Headers map[string]string `json:"headers"`
-				} `json:"request"`
-			} `json:"pages"`
-		} `json:"slices"`
-	}
-	if err := json.Unmarshal([]byte(got.body), &read); got.status != 200 || err != nil || len(read.Slices) != 1 || len(read.Slices[0].Pages) != 1 {
+	pg, ok := onlyPage([]byte(got.body))
+	if got.status != 200 || !ok {
 		t.Fatalf("%d %s", got.status, got.body)
 	}
-	pg := read.Slices[0].Pages[0]
 	records, _ := json.Marshal(pg.Records)
 	if string(records) != `[{"key":"k","n":2,"name":"q"},{"key":"m","n":3,"name":"r"}]` {
 		t.Errorf("records %s", records)

@@ -38,6 +38,36 @@ const (
 // DIFFERENTIAL_CATALOG=all compares every one, as .ci/run does.
 var catalogSample = []string{"source-aircall", "source-alpha-vantage", "source-apple-search-ads", "source-awin-advertiser"}
 
+// missingFunc says a prerequisite (../shared, the reference, Jinja2) is
+// missing: the test skips, or fails under CI=true.
+func missingFunc(t *testing.T) func(format string, args ...any) {
+	return func(format string, args ...any) {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf(format, args...)
+		}
+		t.Skipf(format, args...)
+	}
+}
+
+// sideBySide is what a side-by-side test needs beside its manifests:
+// Airbyte's runtime, the Jinja2 the generic API reads templates with, and
+// the allow-list.
+func sideBySide(t *testing.T, missing func(format string, args ...any)) (ref string, allowed []Entry) {
+	t.Helper()
+	ref, err := Reference()
+	if err != nil {
+		missing("%v", err)
+	}
+	if err := genapi.CheckJinja(); err != nil {
+		missing("%v", err)
+	}
+	allowed, err = LoadAllowed("allowed.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ref, allowed
+}
+
 // TestDifferential runs every curated manifest, the example manifest, those
 // of testdata/manifests and the connectors of the catalog (a sample, or
 // every one with DIFFERENTIAL_CATALOG=all) through our binary and through
@@ -45,12 +75,7 @@ var catalogSample = []string{"source-aircall", "source-alpha-vantage", "source-a
 // name fails the test with the manifest, the stream and the first
 // difference.
 func TestDifferential(t *testing.T) {
-	missing := func(format string, args ...any) {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf(format, args...)
-		}
-		t.Skipf(format, args...)
-	}
+	missing := missingFunc(t)
 	var connectors []Connector
 	whole := os.Getenv("DIFFERENTIAL_CATALOG") == "all"
 	if *dir != "" {
@@ -77,17 +102,7 @@ func TestDifferential(t *testing.T) {
 	if len(connectors) == 0 {
 		missing("no manifests in %s", *dir)
 	}
-	ref, err := Reference()
-	if err != nil {
-		missing("%v", err)
-	}
-	if err := genapi.CheckJinja(); err != nil {
-		missing("%v", err)
-	}
-	allowed, err := LoadAllowed("allowed.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ref, allowed := sideBySide(t, missing)
 	pick, err := regexp.Compile(*only)
 	if err != nil {
 		t.Fatalf("-only: %v", err)
@@ -165,26 +180,11 @@ func TestDifferential(t *testing.T) {
 // models); any difference the allow-list does not name fails the test.
 func TestServersSideBySide(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join(manifestsDir, "*.yaml"))
-	missing := func(format string, args ...any) {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf(format, args...)
-		}
-		t.Skipf(format, args...)
-	}
+	missing := missingFunc(t)
 	if len(files) == 0 {
 		missing("no manifests: the side-by-side test expects them in %s (beside the repository)", manifestsDir)
 	}
-	ref, err := Reference()
-	if err != nil {
-		missing("%v", err)
-	}
-	if err := genapi.CheckJinja(); err != nil {
-		missing("%v", err)
-	}
-	allowed, err := LoadAllowed("allowed.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ref, allowed := sideBySide(t, missing)
 	var servers [2]*ManifestServer
 	started := make(chan error, 1)
 	go func() {
@@ -192,8 +192,8 @@ func TestServersSideBySide(t *testing.T) {
 		servers[1], err = StartReferenceServer(ref)
 		started <- err
 	}()
-	servers[0], err = StartOurServer(build(t))
-	if err != nil {
+	var err error
+	if servers[0], err = StartOurServer(build(t)); err != nil {
 		t.Fatal(err)
 	}
 	defer servers[0].Stop()
