@@ -189,6 +189,44 @@ underlying_partition_router: {type: ListPartitionRouter, cursor_field: id, value
 	equalLists(t, "grouped requests (deduplicated)", g.lines(), []string{"GET /g?ids=1%2C2", "GET /g?ids=3%2C4"})
 }
 
+// TestCartesianProductReadsEveryRouterFirst: a list of substream routers
+// reads every router's parents, the first router's included, before the
+// first child request, as the CDK's itertools.product takes every
+// iterable whole before its first tuple (a test read shows the parents'
+// requests in that order).
+func TestCartesianProductReadsEveryRouterFirst(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		switch {
+		case (r.URL.Path == "/projects" || r.URL.Path == "/teams") && r.URL.Query().Get("page") == "":
+			fmt.Fprint(w, `{"data":[{"id":1},{"id":2}],"next":2}`)
+		case r.URL.Path == "/projects" || r.URL.Path == "/teams":
+			fmt.Fprint(w, `{"data":[{"id":3}]}`)
+		default:
+			fmt.Fprint(w, `{"data":[{"id":"x"}]}`)
+		}
+	})
+	parent := func(field, stream string) string {
+		return fmt.Sprintf(`- type: SubstreamPartitionRouter
+  parent_stream_configs:
+    - type: ParentStreamConfig
+      parent_key: id
+      partition_field: %s
+      stream: {$ref: "#/definitions/%s"}`, field, stream)
+	}
+	m := strings.Replace(routed(a.URL, "/c/{{ stream_partition.a }}/{{ stream_partition.b }}", "ROUTER", "", "", 1), "      partition_router:\n        ROUTER", "      partition_router:\n"+indent(parent("a", "projects")+"\n"+parent("b", "teams"), 8), 1)
+	teams := strings.NewReplacer("name: projects", "name: teams", "path: /projects", "path: /teams").Replace(projectsParent(a.URL, ""))
+	m += "definitions:\n  projects:\n" + indent(projectsParent(a.URL, ""), 4) + "\n  teams:\n" + indent(teams, 4) + "\n"
+	res := newConnector(t, m, nil, "items").read(t)
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stdout)
+	}
+	equalLists(t, "requests", a.lines(), []string{
+		"GET /projects", "GET /projects?page=2", // the first router's parent, whole
+		"GET /teams", "GET /teams?page=2", // the second's
+		"GET /c/1/1", "GET /c/1/2", "GET /c/1/3", "GET /c/2/1", "GET /c/2/2", "GET /c/2/3", "GET /c/3/1", "GET /c/3/2", "GET /c/3/3",
+	})
+}
+
 // partitionedDates serves /items/<p> with the records of partition p at or
 // after the since parameter; a partition in failing answers 403.
 func partitionedDates(t *testing.T, records map[string][]string, failing ...string) *api {

@@ -11,9 +11,11 @@ import (
 // product is a list of routers in partition_router: every combination of
 // their partitions, the first router outermost. Keys and extra fields are
 // merged, the first router winning a clash, and each router injects its own
-// options (the first again winning a clash on the same request field). The
-// first router is streamed; the others are read once, when the first yields
-// its first partition, and kept in memory (the reference keeps them all).
+// options (the first again winning a clash on the same request field). Every
+// router's partitions are read, in order, before the first combination, as
+// the CDK's itertools.product reads them all first: a router's parents are
+// requested in the reference's order (a test read shows them), and a router
+// that fails yields no combination.
 type product struct {
 	routers []Router
 }
@@ -33,19 +35,13 @@ func newProduct(r *manifest.PartitionRouter, env Env) (*product, error) {
 
 func (p *product) Partitions(ctx context.Context) iter.Seq2[Partition, error] {
 	return func(yield func(Partition, error) bool) {
-		var inner [][]Partition
-		for outer, err := range p.routers[0].Partitions(ctx) {
-			if err != nil {
-				yield(Partition{}, err)
-				return
-			}
-			if inner == nil {
-				if inner, err = collect(ctx, p.routers[1:]); err != nil {
-					yield(Partition{}, err)
-					return
-				}
-			}
-			if !combine(outer, inner, yield) {
+		all, err := collect(ctx, p.routers)
+		if err != nil {
+			yield(Partition{}, err)
+			return
+		}
+		for _, outer := range all[0] {
+			if !combine(outer, all[1:], yield) {
 				return
 			}
 		}
