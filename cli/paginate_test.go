@@ -220,6 +220,33 @@ func TestCursorFromLastRecordsAndMissingValueStops(t *testing.T) {
 	}
 }
 
+// TestCursorFromAKeyTheAnswerLacksFails: an empty page whose cursor reads
+// a key the answer does not have (a GraphQL error answer without its data)
+// fails the stream, as in Airbyte (UndefinedError), instead of ending it
+// as if it were the last page: only an element past the end of a list (the
+// last record of an empty page) ends the pages.
+func TestCursorFromAKeyTheAnswerLacksFails(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		fmt.Fprint(w, `{"errors":[{"message":"unknown field"}],"data":{}}`)
+	})
+	m := stream("items", "url_base: "+a.URL+"\npath: /graphql", "[data, things, nodes]", `paginator:
+  type: DefaultPaginator
+  page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: after}
+  pagination_strategy:
+    type: CursorPagination
+    cursor_value: "{{ response.data.things.pageInfo.endCursor }}"`)
+	res := newConnector(t, m, nil, "items").read(t)
+	equalLists(t, "requests", a.lines(), []string{"GET /graphql"})
+	if res.code == 0 {
+		t.Fatalf("exit 0: the stream ended as if its empty page were the last: %s", res.stdout)
+	}
+	errs := res.errors()
+	if len(errs) == 0 || !strings.Contains(fmt.Sprint(errs[0]["message"]), "'dict object' has no attribute 'things'") || errs[0]["failure_type"] != "system_error" {
+		t.Fatalf("errors %v, want one system_error naming the key the answer lacks", errs)
+	}
+	equalLists(t, "statuses", res.statuses("items"), []string{"STARTED", "INCOMPLETE"})
+}
+
 func TestCursorTopLevelArrayResponseAndNotGetStop(t *testing.T) {
 	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
 		if r.URL.Query().Get("c") == "" {

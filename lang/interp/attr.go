@@ -112,7 +112,7 @@ func getitem(v, key any) (any, error) {
 			return e, nil
 		}
 		if _, isInt := intLike(key); isInt {
-			return &undefined{hint: "'list object' has no element " + pyStr(key)}, nil
+			return &undefined{hint: "'list object' has no element " + pyStr(key), pastEnd: true}, nil
 		}
 	case tuple:
 		if e, ok := index(x, key); ok {
@@ -130,7 +130,7 @@ func getitem(v, key any) (any, error) {
 			} else if e, ok := index(runesOf(x), key); ok {
 				return e, nil
 			}
-			return &undefined{hint: "'str object' has no element " + pyStr(key)}, nil
+			return &undefined{hint: "'str object' has no element " + pyStr(key), pastEnd: true}, nil
 		}
 	case pyBytes:
 		if e, ok := index(byteItems(x), key); ok {

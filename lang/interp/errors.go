@@ -24,8 +24,9 @@ const (
 // evalError is a failure during evaluation. Messages name types, variables and
 // keys, never values: a value may be a secret.
 type evalError struct {
-	kind errKind
-	msg  string
+	kind    errKind
+	msg     string
+	pastEnd bool // an undefined element past the end of a list (undefined.pastEnd)
 }
 
 func (e *evalError) Error() string { return e.msg }
@@ -64,6 +65,10 @@ func (e *TypeError) Error() string {
 // may treat it as nil.
 type UndefinedError struct {
 	Path, Source, Msg string
+	// PastEnd says the undefined value is an element past the end of a
+	// list or text ({{ last_records[-1]['id'] }} of an empty page), not a
+	// key or attribute the value does not have.
+	PastEnd bool
 }
 
 func (e *UndefinedError) Error() string {
@@ -74,4 +79,11 @@ func (e *UndefinedError) Error() string {
 func IsUndefined(err error) bool {
 	var u *UndefinedError
 	return errors.As(err, &u)
+}
+
+// IsPastEnd tells whether err is an UndefinedError of an element past the
+// end of a list or text (UndefinedError.PastEnd).
+func IsPastEnd(err error) bool {
+	var u *UndefinedError
+	return errors.As(err, &u) && u.PastEnd
 }

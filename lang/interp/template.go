@@ -166,7 +166,9 @@ type result struct {
 func (t *Template) fail(err error) error {
 	switch kindOf(err) {
 	case kindUndefined:
-		return &UndefinedError{Path: t.Path, Source: t.Source, Msg: err.Error()}
+		var e *evalError
+		pastEnd := errors.As(err, &e) && e.pastEnd
+		return &UndefinedError{Path: t.Path, Source: t.Source, Msg: err.Error(), PastEnd: pastEnd}
 	case kindType:
 		return &TypeError{Path: t.Path, Source: t.Source, Msg: firstLine(err)}
 	}

@@ -36,13 +36,16 @@ type monthDuration struct{ d datetime.Duration }
 type undefined struct {
 	hint   string
 	unsafe bool // an attribute the sandbox refuses: using it is an error
+	// pastEnd: an element past the end of a list or text (last_records[-1]
+	// of an empty page), not a key or attribute that is not there.
+	pastEnd bool
 }
 
 func (u *undefined) err() error {
 	if u.unsafe {
 		return valueErr("%s", u.hint)
 	}
-	return &evalError{kind: kindUndefined, msg: u.hint}
+	return &evalError{kind: kindUndefined, msg: u.hint, pastEnd: u.pastEnd}
 }
 
 // view is what dict.keys(), .values() and .items() return.

@@ -226,10 +226,12 @@ func (p *Paginator) nextCursor(prev Token, page Page) (Token, bool, error) {
 	}
 	v, err := p.m.CursorValue.Eval(vars)
 	if err != nil {
-		if interp.IsUndefined(err) && len(page.LastRecords()) == 0 {
+		if interp.IsPastEnd(err) && len(page.LastRecords()) == 0 {
 			// An empty page has no last record to take a cursor from
-			// ({{ last_records[-1]['id'] }}, {{ response['data'][-1]['id'] }}):
-			// it is the last page.
+			// ({{ last_records[-1]['id'] }}, {{ response['data'][-1]['id'] }},
+			// the seed's own cursors): it is the last page. A key the answer
+			// does not have ({{ response.data.items.next }}) is an error, as
+			// in Airbyte: an answer of another shape is not an empty page.
 			return Token{}, false, nil
 		}
 		return Token{}, false, err
