@@ -82,9 +82,10 @@ type input struct {
 	required bool
 }
 
-// Spec derives the SPEC payload from a resolved manifest: its spec block plus
-// the end-user inputs the builder adds for its authenticator. Warnings name
-// auth fields that hold a literal secret instead of a config reference.
+// Spec derives the SPEC payload from a resolved manifest: its spec block as
+// written, or, without a connection_specification, the end-user inputs the
+// builder adds for its authenticator. Warnings name auth fields that hold a
+// literal secret instead of a config reference.
 func Spec(resolved map[string]any) (spec map[string]any, warnings []string) {
 	block, _ := resolved["spec"].(map[string]any)
 	cs, _ := DeepCopy(block["connection_specification"]).(map[string]any)
@@ -111,6 +112,13 @@ func Spec(resolved map[string]any) (spec map[string]any, warnings []string) {
 		inputs = selectiveInputs(a, authPath, &warnings)
 	}
 	added := false
+	if written {
+		// A spec written whole is the connector's own: printed as written,
+		// as Airbyte's runtime prints it, even when its authenticator reads
+		// a key it lacks (delighted's password from config['nothing']): the
+		// builder writes its inputs into the spec it exports.
+		inputs = nil
+	}
 	for _, in := range inputs {
 		if len(in.path) != 1 {
 			continue // only top-level keys become inputs, as in the builder
