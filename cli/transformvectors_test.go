@@ -67,6 +67,10 @@ func TestAddFieldsMatchesCDKVectors(t *testing.T) {
 		{name: "slice", data: `[{"id":1}]`, stream: addFields("- {path: [s], value: \"{{ stream_slice }}\"}\n- {path: [p], value: \"{{ parameters.kind }}\"}"), want: []string{`{"id":1,"s":{},"p":"things"}`}},
 		{name: "later sees earlier", data: `[{"id":1}]`, stream: addFields("- {path: [a], value: \"{{ record.id + 1 }}\"}\n- {path: [b], value: \"{{ record.a * 10 }}\"}"), want: []string{`{"id":1,"a":2,"b":20}`}},
 		{name: "scalar in the way", data: `[{"a":1}]`, stream: addFields(`- {path: [a, b], value: x}`), want: []string{`{"a":{"b":"x"}}`}},
+		// bing-ads' accounts: a list the template makes, appended to in a loop.
+		{name: "list appended in a loop", data: `[{"LinkedAgencies":[{"Id":"3","Name":"a"},{"Id":"4","Name":"b"}]},{"LinkedAgencies":null}]`,
+			stream: addFields("- path: [LinkedAgencies]\n  value: |\n    {% set linked = [] %}\n    {% for agency in (record.get('LinkedAgencies') or []) %}\n    {% set _ = linked.append({'Id': agency.Id|int, 'Name': agency.Name}) %}\n    {% endfor %}\n    {{ linked }}"),
+			want: []string{`{"LinkedAgencies":[{"Id":3,"Name":"a"},{"Id":4,"Name":"b"}]}`, `{"LinkedAgencies":[]}`}},
 	})
 }
 

@@ -30,6 +30,11 @@ type boundMethod struct {
 // namespace is Jinja's namespace(): attributes that {% set ns.x %} changes.
 type namespace struct{ attrs map[string]any }
 
+// templateRef is Jinja's `self`, the template's reference to its blocks:
+// there are none here, so every attribute of it is undefined
+// (linkedin-ads' error message writes {{ self.name }}, which renders "").
+type templateRef struct{}
+
 // loopInfo is the `loop` variable of a for loop.
 type loopInfo struct {
 	items []any
@@ -52,12 +57,15 @@ func getattr(v any, name string) (any, error) {
 	if g, ok := v.(groupTuple); ok && (name == "grouper" || name == "list") {
 		return g[map[string]int{"grouper": 0, "list": 1}[name]], nil
 	}
+	if m := findMethod(v, name); m != nil {
+		if _, ok := v.(*pyList); !ok {
+			v = canon(v)
+		}
+		return &boundMethod{recv: v, name: name, fn: m}, nil // a list's methods change the list itself
+	}
 	v = canon(v)
 	if u, ok := v.(*undefined); ok {
 		return nil, u.err()
-	}
-	if m := findMethod(v, name); m != nil {
-		return &boundMethod{recv: v, name: name, fn: m}, nil
 	}
 	if strings.HasPrefix(name, "__") {
 		return &undefined{hint: "access to attribute '" + name + "' of '" + typeName(v) + "' object is unsafe", unsafe: true}, nil
@@ -65,7 +73,7 @@ func getattr(v any, name string) (any, error) {
 	switch x := v.(type) {
 	case map[string]any:
 		if e, ok := x[name]; ok {
-			return canon(e), nil
+			return element(e), nil
 		}
 	case *namespace:
 		if e, ok := x.attrs[name]; ok {
@@ -104,7 +112,7 @@ func getitem(v, key any) (any, error) {
 	case map[string]any:
 		if k, ok := key.(string); ok {
 			if e, ok := x[k]; ok {
-				return canon(e), nil
+				return element(e), nil
 			}
 		}
 	case []any:
@@ -442,16 +450,12 @@ func dictView(m map[string]any, kind string) *view {
 // list and tuple methods.
 
 func listMethods() map[string]methodFunc {
-	return map[string]methodFunc{
-		"index": seqIndex,
-		"count": seqCount,
-		"append": func(_ *state, recv any, a *args) (any, error) {
-			return nil, valueErr("list.append() is not supported: lists are not changed in place here; build a new list with + instead")
-		},
-		"copy": func(_ *state, recv any, a *args) (any, error) {
-			return append([]any{}, recv.([]any)...), nil
-		},
+	table := listMutations()
+	table["index"], table["count"] = seqIndex, seqCount
+	table["copy"] = func(_ *state, recv any, a *args) (any, error) {
+		return &pyList{items: append([]any{}, items(recv)...)}, nil
 	}
+	return table
 }
 
 func tupleMethods() map[string]methodFunc {

@@ -183,9 +183,7 @@ func regexArgs(in any, a *args, fn string, n int) (*pyRegex, string, error) {
 	}
 	text, ok := in.(string)
 	if !ok {
-		if u, isU := in.(*undefined); isU {
-			return nil, "", u.err()
-		}
+		// Python's re on any other value, an undefined one included.
 		return nil, "", typeErr("expected string or bytes-like object, got '%s'", typeName(in))
 	}
 	re, err := compileRegex(pattern)

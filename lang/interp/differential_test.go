@@ -14,7 +14,8 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// TestDifferential renders every template of the catalog manifests, the
+// TestDifferential renders every template of the curated manifests and of
+// Airbyte's catalog (../shared/catalog), the
 // reference's interpolation test vectors and our own edge cases with this
 // engine and with real Jinja2 set up as the CDK sets it up
 // (testdata/cdk_jinja.py), in one fixed context, and compares each result:
@@ -111,8 +112,10 @@ func loadCases(t *testing.T) []string {
 		}
 	}
 	files, _ := filepath.Glob("../../../shared/manifests/*.yaml")
+	catalog, _ := filepath.Glob("../../../shared/catalog/*/manifest.yaml")
+	files = append(files, catalog...)
 	if len(files) == 0 {
-		t.Log("../shared/manifests is absent: the catalog manifests' templates are not compared")
+		t.Log("../shared/manifests and ../shared/catalog are absent: the catalog manifests' templates are not compared")
 	}
 	var walk func(v any)
 	walk = func(v any) {

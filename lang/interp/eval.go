@@ -60,6 +60,8 @@ func sizeOf(v any) int {
 		return len(x.keys)
 	case List:
 		return len(x)
+	case *pyList:
+		return len(x.items)
 	}
 	return 0
 }
@@ -342,6 +344,17 @@ func (c *constExpr) eval(*state) (any, error) { return c.v, nil }
 
 func (n *nameExpr) eval(s *state) (any, error) { return s.lookup(n.name), nil }
 
+// value evaluates x for an operator, a filter or a test: a list the
+// template made is read as its items then (pyList), as the value it holds
+// at that moment.
+func (s *state) value(x expr) (any, error) {
+	v, err := x.eval(s)
+	if l, ok := v.(*pyList); ok {
+		return l.items, err
+	}
+	return v, err
+}
+
 func (a *attrExpr) eval(s *state) (any, error) {
 	v, err := s.operand(a.x)
 	if err != nil {
@@ -429,6 +442,9 @@ func (s *state) callValue(fn any, ca callArgs) (any, error) {
 		if err != nil {
 			return nil, err
 		}
+		if f.name != "namespace" && f.name != "dict" {
+			args.settle() // namespace(l=[]) and dict(l=[]) hold the list itself
+		}
 		return s.produced(f.fn(s, args))
 	case *boundMethod:
 		args, err := ca.eval(s)
@@ -441,7 +457,7 @@ func (s *state) callValue(fn any, ca callArgs) (any, error) {
 }
 
 func (f *filterExpr) eval(s *state) (any, error) {
-	in, err := f.x.eval(s)
+	in, err := s.value(f.x)
 	if err != nil {
 		return nil, err
 	}
@@ -449,6 +465,7 @@ func (f *filterExpr) eval(s *state) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	args.settle()
 	if err := s.charge(sizeOf(in)); err != nil {
 		return nil, err
 	}
@@ -482,7 +499,7 @@ func (s *state) produced(v any, err error) (any, error) {
 }
 
 func (t *testExpr) eval(s *state) (any, error) {
-	in, err := t.x.eval(s)
+	in, err := s.value(t.x)
 	if err != nil {
 		return nil, err
 	}
@@ -490,6 +507,7 @@ func (t *testExpr) eval(s *state) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	args.settle()
 	size := sizeOf(in)
 	if len(args.pos) > 0 {
 		size += sizeOf(args.pos[0])
@@ -501,7 +519,7 @@ func (t *testExpr) eval(s *state) (any, error) {
 }
 
 func (u *unaryExpr) eval(s *state) (any, error) {
-	v, err := u.x.eval(s)
+	v, err := s.value(u.x)
 	if err != nil {
 		return nil, err
 	}
@@ -515,11 +533,11 @@ func (u *unaryExpr) eval(s *state) (any, error) {
 }
 
 func (b *binaryExpr) eval(s *state) (any, error) {
-	l, err := b.l.eval(s)
+	l, err := s.value(b.l)
 	if err != nil {
 		return nil, err
 	}
-	r, err := b.r.eval(s)
+	r, err := s.value(b.r)
 	if err != nil {
 		return nil, err
 	}
@@ -562,12 +580,12 @@ func (o *orExpr) eval(s *state) (any, error) {
 }
 
 func (c *compareExpr) eval(s *state) (any, error) {
-	l, err := c.first.eval(s)
+	l, err := s.value(c.first)
 	if err != nil {
 		return nil, err
 	}
 	for _, op := range c.ops {
-		r, err := op.x.eval(s)
+		r, err := s.value(op.x)
 		if err != nil {
 			return nil, err
 		}
@@ -606,7 +624,7 @@ func (l *listExpr) eval(s *state) (any, error) {
 		}
 		out[i] = v
 	}
-	return out, nil
+	return &pyList{items: out}, nil
 }
 
 func (t *tupleExpr) eval(s *state) (any, error) {
@@ -625,7 +643,7 @@ func (d *dictExpr) eval(s *state) (any, error) {
 	keys, vals := make([]any, len(d.keys)), make([]any, len(d.keys))
 	allStrings := true
 	for i, kx := range d.keys {
-		k, err := kx.eval(s)
+		k, err := s.value(kx)
 		if err != nil {
 			return nil, err
 		}
@@ -671,6 +689,19 @@ type args struct {
 	pos   []any
 	names []string
 	kw    []any
+}
+
+// settle reads each list the template made among the arguments as its
+// items, for a filter, a test or a function; a method's arguments stay as
+// they are (l.append(other) holds the other list itself, as Python does).
+func (a *args) settle() {
+	for _, vs := range [][]any{a.pos, a.kw} {
+		for i, v := range vs {
+			if l, ok := v.(*pyList); ok {
+				vs[i] = l.items
+			}
+		}
+	}
 }
 
 func (ca *callArgs) eval(s *state) (*args, error) {

@@ -76,6 +76,7 @@ func buildGlobals() {
 	} {
 		globalsTable[name] = &callable{name: name, fn: fn}
 	}
+	globalsTable["self"] = &templateRef{}
 }
 
 func noArgs(a *args, fn string) error {
@@ -292,6 +293,9 @@ func mFormatDatetime(_ *state, a *args) (any, error) {
 	dt, ok := a.get(0, "dt")
 	if !ok {
 		return nil, typeErr("format_datetime() missing required argument 'dt'")
+	}
+	if f, _ := a.get(1, "format"); typeName(f) == "Undefined" {
+		return nil, typeErr("strftime() argument 1 must be str, not Undefined") // Python's, on the CDK's strftime(format)
 	}
 	format, ok, err := argStr(a, 1, "format", "format_datetime")
 	if err != nil || !ok {

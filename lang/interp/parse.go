@@ -252,6 +252,16 @@ func (p *parser) block(ends ...string) ([]stmt, string, error) {
 
 func (p *parser) endTag() error { return p.expectKind(tBlockEnd, "end of statement block") }
 
+// bodyTag ends a tag that opens a body ({% for ... %}, {% if ... %},
+// {% else %}...), after a colon if there is one: Jinja's parse_statements
+// skips it "for Python compatibility" ({% for p in projects: %}, gitlab's).
+func (p *parser) bodyTag() error {
+	if p.isOp(":") {
+		p.next()
+	}
+	return p.endTag()
+}
+
 func (p *parser) forStmt() (stmt, error) {
 	tg, err := p.assignTarget(false, "in")
 	if err != nil {
@@ -278,7 +288,7 @@ func (p *parser) forStmt() (stmt, error) {
 	if p.isName("recursive") {
 		return nil, p.fail("recursive loops are not supported")
 	}
-	if err := p.endTag(); err != nil {
+	if err := p.bodyTag(); err != nil {
 		return nil, err
 	}
 	body, end, err := p.block("endfor", "else")
@@ -287,7 +297,7 @@ func (p *parser) forStmt() (stmt, error) {
 	}
 	s.body = body
 	if end == "else" {
-		if err := p.endTag(); err != nil {
+		if err := p.bodyTag(); err != nil {
 			return nil, err
 		}
 		p.pop()
@@ -306,7 +316,7 @@ func (p *parser) ifStmt() (stmt, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := p.endTag(); err != nil {
+		if err := p.bodyTag(); err != nil {
 			return nil, err
 		}
 		p.push()
@@ -321,7 +331,7 @@ func (p *parser) ifStmt() (stmt, error) {
 		case "elif":
 			continue
 		case "else":
-			if err := p.endTag(); err != nil {
+			if err := p.bodyTag(); err != nil {
 				return nil, err
 			}
 			p.push()
@@ -375,7 +385,7 @@ func (p *parser) setStmt() (stmt, error) {
 			return nil, err
 		}
 	}
-	if err := p.endTag(); err != nil {
+	if err := p.bodyTag(); err != nil {
 		return nil, err
 	}
 	p.push()
@@ -470,7 +480,7 @@ func (p *parser) macroParams(name string) (*macroStmt, error) {
 
 // macroBody parses the end of a macro's tag and its body, up to end.
 func (p *parser) macroBody(m *macroStmt, end string) error {
-	if err := p.endTag(); err != nil {
+	if err := p.bodyTag(); err != nil {
 		return err
 	}
 	p.push()
@@ -521,7 +531,7 @@ func (p *parser) withStmt() (stmt, error) {
 		s.names = append(s.names, name)
 		s.vals = append(s.vals, v)
 	}
-	if err := p.endTag(); err != nil {
+	if err := p.bodyTag(); err != nil {
 		return nil, err
 	}
 	p.push()
@@ -540,7 +550,7 @@ func (p *parser) filterStmt() (stmt, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := p.endTag(); err != nil {
+	if err := p.bodyTag(); err != nil {
 		return nil, err
 	}
 	p.push()

@@ -195,6 +195,7 @@ func (t *Template) run(vars Vars) (r result, err error) {
 		if err != nil {
 			return r, err
 		}
+		v, _ = settled(v, 0)
 		r = result{value: v, isValue: true, jsonText: t.topString && s.jsonText}
 		if t.pre == "" && t.post == "" {
 			return r, nil
@@ -382,9 +383,11 @@ func literalCopy(v any, depth int) (any, bool) {
 	return nil, false
 }
 
-// plain turns tuples into lists, for JSON.
+// plain turns tuples and a template's lists into lists, for JSON.
 func plain(v any) any {
 	switch x := v.(type) {
+	case *pyList:
+		return plain(x.items)
 	case tuple:
 		out := make([]any, len(x))
 		for i, e := range x {

@@ -171,6 +171,8 @@ func (w *textWriter) repr(v any) {
 		w.write("<Namespace ")
 		w.repr(x.attrs)
 		w.write(">")
+	case *templateRef:
+		w.write("<TemplateReference None>")
 	case *callable:
 		w.write("<built-in function " + x.name + ">")
 	case *boundMethod:

@@ -232,7 +232,7 @@ func Truthy(v any) bool {
 		return len(x.keys) > 0
 	case monthDuration:
 		return x.d.Years != 0 || x.d.Months != 0 || x.d.Fixed != 0
-	case time.Time, date, *namespace, *callable, *boundMethod, *loopInfo:
+	case time.Time, date, *namespace, *callable, *boundMethod, *loopInfo, *templateRef:
 		return true
 	}
 	return Truthy(canon(v))
@@ -243,10 +243,12 @@ func Truthy(v any) bool {
 func canon(v any) any {
 	switch x := v.(type) {
 	case nil, bool, int64, float64, string, []any, map[string]any, time.Time, time.Duration,
-		tuple, date, monthDuration, pyBytes, *big.Int, *pyDict, *undefined, *view, *namespace, *callable, *boundMethod, *loopInfo:
+		tuple, date, monthDuration, pyBytes, *big.Int, *pyDict, *undefined, *view, *namespace, *callable, *boundMethod, *loopInfo, *templateRef:
 		return v
 	case List:
 		return []any(x)
+	case *pyList:
+		return x.items
 	case *Object:
 		return x.Map
 	case groupTuple:
@@ -397,6 +399,8 @@ func typeName(v any) string {
 		return "builtin_function_or_method"
 	case *loopInfo:
 		return "LoopContext"
+	case *templateRef:
+		return "TemplateReference"
 	}
 	return "object"
 }
