@@ -70,7 +70,7 @@ func TestAddFieldsMatchesCDKVectors(t *testing.T) {
 		// bing-ads' accounts: a list the template makes, appended to in a loop.
 		{name: "list appended in a loop", data: `[{"LinkedAgencies":[{"Id":"3","Name":"a"},{"Id":"4","Name":"b"}]},{"LinkedAgencies":null}]`,
 			stream: addFields("- path: [LinkedAgencies]\n  value: |\n    {% set linked = [] %}\n    {% for agency in (record.get('LinkedAgencies') or []) %}\n    {% set _ = linked.append({'Id': agency.Id|int, 'Name': agency.Name}) %}\n    {% endfor %}\n    {{ linked }}"),
-			want: []string{`{"LinkedAgencies":[{"Id":3,"Name":"a"},{"Id":4,"Name":"b"}]}`, `{"LinkedAgencies":[]}`}},
+			want:   []string{`{"LinkedAgencies":[{"Id":3,"Name":"a"},{"Id":4,"Name":"b"}]}`, `{"LinkedAgencies":[]}`}},
 	})
 }
 
