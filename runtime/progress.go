@@ -52,7 +52,7 @@ func (pg *progress) emit(records [][]byte) error {
 	pg.runningLocked()
 	pg.count += int64(len(records))
 	pg.total += int64(len(records))
-	return pg.r.Out.WriteRecords(pg.name, records, pg.r.Now().UnixMilli())
+	return pg.r.Out.WriteRecords(pg.name, records, nil, pg.r.Now().UnixMilli())
 }
 
 // checkpoint writes the stream's state unless it is the previous one with
