@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"path"
 	"strconv"
 	"strings"
 	"sync"
@@ -385,50 +384,6 @@ func responseContext(resp *request.Response) (any, error) {
 		obj[jobResponseHeaderKey] = h
 	}
 	return obj, nil
-}
-
-// dpathValues is what a DpathExtractor extracts from a decoded response:
-// the values at the field path (a segment with *, ? or [ matches keys or
-// items), a list found giving its items.
-func dpathValues(v any, fieldPath []string) []any {
-	cur := []any{v}
-	for _, seg := range fieldPath {
-		var next []any
-		for _, c := range cur {
-			switch x := c.(type) {
-			case map[string]any:
-				if !extract.IsGlob(seg) {
-					if e, ok := x[seg]; ok {
-						next = append(next, e)
-					}
-					continue
-				}
-				for _, k := range interp.SortedKeys(x) {
-					if ok, _ := path.Match(seg, k); ok {
-						next = append(next, x[k])
-					}
-				}
-			case interp.List:
-				if extract.IsGlob(seg) {
-					next = append(next, x...)
-				} else if i, err := strconv.Atoi(seg); err == nil && i >= 0 && i < len(x) {
-					next = append(next, x[i])
-				}
-			}
-		}
-		cur = next
-	}
-	var out []any
-	for _, c := range cur {
-		switch x := c.(type) {
-		case nil:
-		case interp.List:
-			out = append(out, x...)
-		default:
-			out = append(out, x)
-		}
-	}
-	return out
 }
 
 // Worker is Retriever.Worker.
