@@ -92,7 +92,7 @@ func (r *Runner) checkStream(ctx context.Context, st *manifest.Stream) error {
 		return err
 	}
 	slices := 0
-	err = run.Sequential(ctx, plan.Hooks{MaxPages: 1, Emit: func([][]byte) error { return nil },
+	err = run.Sequential(ctx, plan.Hooks{MaxPages: 1, Emit: func([][]byte, []protocol.FileReference) error { return nil },
 		Before: func(*incremental.Slice) error {
 			if slices++; slices > 1 {
 				return errSlicesRead

@@ -125,7 +125,7 @@ func envDuration(name string, def time.Duration) (time.Duration, error) {
 
 // Read runs the slice's job, starting a failed or timed-out one again
 // as the reference does, then reads its downloads.
-func (a *asyncJob) Read(ctx context.Context, sl *incremental.Slice, maxPages int, emit func([][]byte) error) error {
+func (a *asyncJob) Read(ctx context.Context, sl *incremental.Slice, maxPages int, emit Emit) error {
 	status, run, err := a.settleJob(ctx, sl)
 	if err != nil {
 		return err
@@ -254,7 +254,7 @@ func (a *asyncJob) runJob(ctx context.Context, sl *incremental.Slice) (string, *
 
 // download reads every download target of a completed job, then deletes
 // the job.
-func (a *asyncJob) download(ctx context.Context, sl *incremental.Slice, run *jobRun, maxPages int, emit func([][]byte) error) error {
+func (a *asyncJob) download(ctx context.Context, sl *incremental.Slice, run *jobRun, maxPages int, emit Emit) error {
 	j := a.jobSpec
 	targets := run.polling
 	if j.target != nil {
@@ -265,9 +265,9 @@ func (a *asyncJob) download(ctx context.Context, sl *incremental.Slice, run *job
 		targets = extract.DecodeJSON(resp.Body)
 	}
 	emitted := false
-	counted := func(records [][]byte) error {
+	counted := func(records [][]byte, files []protocol.FileReference) error {
 		emitted = emitted || len(records) > 0
-		return emit(records)
+		return emit(records, files)
 	}
 	for _, target := range dpathValues(targets, j.targetPath) {
 		if emitted && a.p.probe {

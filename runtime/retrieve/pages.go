@@ -105,13 +105,13 @@ type pageResult struct {
 }
 
 // Read is Retriever.Read.
-func (s *pages) Read(ctx context.Context, sl *incremental.Slice, maxPages int, emit func([][]byte) error) error {
+func (s *pages) Read(ctx context.Context, sl *incremental.Slice, maxPages int, emit Emit) error {
 	return s.readSlice(ctx, sl, sl, maxPages, emit)
 }
 
 // readSlice reads the slice's pages, its records observed into observed
 // (sl, or the job's slice while its downloads are read).
-func (s *pages) readSlice(ctx context.Context, sl, observed *incremental.Slice, maxPages int, emit func([][]byte) error) error {
+func (s *pages) readSlice(ctx context.Context, sl, observed *incremental.Slice, maxPages int, emit Emit) error {
 	resets := s.pageResets(sl)
 	resets.observed = observed
 	for {
@@ -132,7 +132,7 @@ func (s *pages) readSlice(ctx context.Context, sl, observed *incremental.Slice, 
 
 // readPages is one run of a slice's pages, from the first: it ends with
 // errRestartPages when they must start again (pageResets).
-func (s *pages) readPages(ctx context.Context, resets *pageResets, maxPages int, emit func([][]byte) error) error {
+func (s *pages) readPages(ctx context.Context, resets *pageResets, maxPages int, emit Emit) error {
 	sl, req := resets.original, resets.current
 	token := s.b.pag.First()
 	sent := paginate.NewRequestLog()
@@ -161,7 +161,7 @@ func (s *pages) readPages(ctx context.Context, resets *pageResets, maxPages int,
 				s.env.Observer.Page(s.st.Name, res.parts, res.resp, records, "stop: the response was ignored")
 			}
 			if len(records) > 0 {
-				if err := emit(records); err != nil {
+				if err := emit(records, nil); err != nil {
 					return err
 				}
 				s.observe(resets.observed, records)
@@ -205,7 +205,7 @@ func (s *pages) readPages(ctx context.Context, resets *pageResets, maxPages int,
 			s.env.Observer.Page(s.st.Name, res.parts, res.resp, records, d)
 		}
 		if len(records) > 0 {
-			if err := emit(records); err != nil {
+			if err := emit(records, nil); err != nil {
 				return err
 			}
 			s.observe(resets.observed, records)
