@@ -23,6 +23,9 @@ type Stream struct {
 	Transformations []*Transformation // in manifest order
 	// Incremental is the incremental_sync; nil for a full-refresh-only stream.
 	Incremental *Incremental
+	// FileUploader downloads the file of each record the stream emits; nil:
+	// the stream transfers no files.
+	FileUploader *FileUploader
 	// MigrateLegacyState reads an incoming state in the legacy
 	// per-partition form, {"<partition value>": {"<cursor field>": value}},
 	// as the per-partition form (LegacyToPerPartitionStateMigration).
@@ -132,9 +135,6 @@ func (d *decoder) streamOf(v any, path string, allowed ...string) *Stream {
 	if st.Name == "" {
 		d.fail(path+".name", "is required")
 	}
-	if x, ok := m["file_uploader"]; ok && x != nil && !isFalsy(x) {
-		d.unsupported(x, join(path, "file_uploader"))
-	}
 	st.PrimaryKey = primaryKey(m["primary_key"])
 	if c := d.parts.schemas[path]; c != nil {
 		st.PythonSchema = c
@@ -143,6 +143,9 @@ func (d *decoder) streamOf(v any, path string, allowed ...string) *Stream {
 	}
 	st.Transformations = d.transformations(m["transformations"], path+".transformations")
 	st.Retriever = d.retriever(m["retriever"], path+".retriever")
+	if x, ok := m["file_uploader"]; ok && x != nil && !isFalsy(x) {
+		st.FileUploader = d.fileUploader(x, st, path+".file_uploader")
+	}
 	if inc, ok := m["incremental_sync"]; ok && inc != nil && !isFalsy(inc) {
 		st.Incremental = d.incremental(inc, path+".incremental_sync")
 	}

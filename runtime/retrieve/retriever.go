@@ -60,8 +60,13 @@ func New(env *Env, st *manifest.Stream, opts Options) (Retriever, error) {
 		return nil, err
 	}
 	var rt Retriever = p
-	if st.Retriever.Async != nil {
+	switch {
+	case st.Retriever.Async != nil: // a file_uploader is not run, as in Airbyte
 		if rt, err = newAsyncJob(p); err != nil {
+			return nil, err
+		}
+	case st.FileUploader != nil:
+		if p.files, err = newFileUploader(env, st); err != nil {
 			return nil, err
 		}
 	}

@@ -49,9 +49,7 @@ func (s *pages) readStreamed(ctx context.Context, resets *pageResets, firstOnly 
 			records = s.inWindow(records)
 		}
 		if err == nil && len(records) > 0 {
-			if err = emit(records, nil); err == nil {
-				s.observe(resets.observed, records)
-			}
+			err = s.deliver(ctx, nil, records, "", resets.observed, emit)
 			emitted += len(records)
 		}
 		batch.Reset()
