@@ -342,3 +342,53 @@ func TestFileUploaderCheck(t *testing.T) {
 	equalLists(t, "requests", a.lines()[2:], []string{"GET /items", "GET /files/1"})
 	equalLists(t, "files of the server's check", stagedFiles(t, dir), nil)
 }
+
+// A stream the CDK reads whole (a custom requester) stages its files in
+// the CDK, whose file_reference its RECORD carries.
+func TestFileUploaderOfAStreamTheCDKReads(t *testing.T) {
+	dir := stagingDir(t)
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		if r.URL.Path == "/custom/v2items" {
+			fmt.Fprintf(w, `{"data":[{"id":1,"content_url":"http://%s/files/1"}]}`, r.Host)
+			return
+		}
+		fmt.Fprint(w, "file 1\n")
+	})
+	m := `version: 7.0.0
+type: DeclarativeSource
+check: {type: CheckStream, stream_names: [custom]}
+streams:
+  - type: DeclarativeStream
+    name: custom
+    retriever:
+      type: SimpleRetriever
+      requester:
+        type: CustomRequester
+        class_name: source_declarative_manifest.components.PathRequester
+        url_base: "` + a.URL + `"
+        authenticator: {type: BearerAuthenticator, api_token: "{{ config.token }}"}
+      record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}
+    file_uploader:
+      type: FileUploader
+      requester:
+        type: HttpRequester
+        url_base: "{{ download_target }}"
+        authenticator: {type: BearerAuthenticator, api_token: "{{ config.token }}"}
+      download_target_extractor: {type: DpathExtractor, field_path: [content_url]}
+      filename_extractor: "{{ record.id }}.txt"
+`
+	c, code := componentsRun(t, m, map[string]any{"token": "tok-secret", "suffix": "v2!"}, "custom")
+	res := c.read(t, "--components-path", code)
+	if res.code != 0 {
+		t.Fatalf("exit %d: %v %s", res.code, res.errors(), res.stderr)
+	}
+	equalLists(t, "requests", a.lines(), []string{"GET /custom/v2items", "GET /files/1"})
+	for _, r := range a.requests() {
+		if got := r.Header.Get("Authorization"); got != "Bearer tok-secret" {
+			t.Errorf("%s: Authorization %q", r.Path, got)
+		}
+	}
+	equalLists(t, "records", res.printed("RECORD"), []string{fmt.Sprintf(`{"type":"RECORD","record":{"stream":"custom","data":{"id":1,"content_url":"%s/files/1"},"emitted_at":0,`+
+		`"file_reference":{"staging_file_url":"%s/custom/1.txt","source_file_relative_path":"custom/1.txt","file_size_bytes":7}}}`, a.URL, dir)})
+	equalLists(t, "files", stagedFiles(t, dir), []string{"custom/1.txt: file 1\n"})
+}

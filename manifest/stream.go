@@ -181,7 +181,9 @@ func (d *decoder) pythonStream(v any, path string) *Stream {
 
 // pythonAuths decodes the built-in authenticators of a stream the CDK reads
 // whole, by the name of the stream (it or a parent) whose requester has it:
-// Go's authenticator serves them (the CDK asks it per request).
+// Go's authenticator serves them (the CDK asks it per request). A
+// file_uploader's is not the stream's: its requests get the retriever's,
+// as every request the CDK makes for the stream does.
 func (d *decoder) pythonAuths(v any, path, stream string, into map[string]*Auth) {
 	switch x := v.(type) {
 	case []any:
@@ -196,7 +198,7 @@ func (d *decoder) pythonAuths(v any, path, stream string, into map[string]*Auth)
 			stream, _ = x["name"].(string)
 		}
 		for _, k := range interp.SortedKeys(x) {
-			if k == "$parameters" || k == "schema" || k == "schema_loader" {
+			if k == "$parameters" || k == "schema" || k == "schema_loader" || k == "file_uploader" {
 				continue
 			}
 			if am, ok := x[k].(map[string]any); ok && k == "authenticator" && !isCustom(am) {
