@@ -220,6 +220,7 @@ func (a *app) setup() (r *runtime.Runner, err *setupError, validation error) {
 		}
 	}
 	r = runtime.New(src, config, a.out, a.masker)
+	r.Builder = a.config != nil // a manifest server's request, for the Connector Builder
 	a.runner = r
 	if host != nil {
 		r.UseComponents(host)

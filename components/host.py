@@ -428,7 +428,10 @@ class Host:
                 records += 1
                 # The record as the stream made it: the serializer (serpyco-rs, omit_none) would leave its
                 # top-level nulls out, and Go prints a record's nulls (README, record-nulls).
-                CHANNEL.send({"re": rid, "msg": {"type": "RECORD", "record": {"data": message.record.data}}})
+                record = {"data": message.record.data}
+                if message.record.file_reference is not None:  # a file_uploader staged the record's file
+                    record["file_reference"] = dataclasses.asdict(message.record.file_reference)
+                CHANNEL.send({"re": rid, "msg": {"type": "RECORD", "record": record}})
             else:
                 CHANNEL.send({"re": rid, "msg": AirbyteMessageSerializer.dump(message)})
             if limit is not None and records >= limit:

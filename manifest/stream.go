@@ -23,6 +23,9 @@ type Stream struct {
 	Transformations []*Transformation // in manifest order
 	// Incremental is the incremental_sync; nil for a full-refresh-only stream.
 	Incremental *Incremental
+	// FileUploader downloads the file of each record the stream emits; nil:
+	// the stream transfers no files.
+	FileUploader *FileUploader
 	// MigrateLegacyState reads an incoming state in the legacy
 	// per-partition form, {"<partition value>": {"<cursor field>": value}},
 	// as the per-partition form (LegacyToPerPartitionStateMigration).
@@ -132,9 +135,6 @@ func (d *decoder) streamOf(v any, path string, allowed ...string) *Stream {
 	if st.Name == "" {
 		d.fail(path+".name", "is required")
 	}
-	if x, ok := m["file_uploader"]; ok && x != nil && !isFalsy(x) {
-		d.unsupported(x, join(path, "file_uploader"))
-	}
 	st.PrimaryKey = primaryKey(m["primary_key"])
 	if c := d.parts.schemas[path]; c != nil {
 		st.PythonSchema = c
@@ -143,6 +143,9 @@ func (d *decoder) streamOf(v any, path string, allowed ...string) *Stream {
 	}
 	st.Transformations = d.transformations(m["transformations"], path+".transformations")
 	st.Retriever = d.retriever(m["retriever"], path+".retriever")
+	if x, ok := m["file_uploader"]; ok && x != nil && !isFalsy(x) {
+		st.FileUploader = d.fileUploader(x, st, path+".file_uploader")
+	}
 	if inc, ok := m["incremental_sync"]; ok && inc != nil && !isFalsy(inc) {
 		st.Incremental = d.incremental(inc, path+".incremental_sync")
 	}
@@ -178,7 +181,9 @@ func (d *decoder) pythonStream(v any, path string) *Stream {
 
 // pythonAuths decodes the built-in authenticators of a stream the CDK reads
 // whole, by the name of the stream (it or a parent) whose requester has it:
-// Go's authenticator serves them (the CDK asks it per request).
+// Go's authenticator serves them (the CDK asks it per request). A
+// file_uploader's is not the stream's: its requests get the retriever's,
+// as every request the CDK makes for the stream does.
 func (d *decoder) pythonAuths(v any, path, stream string, into map[string]*Auth) {
 	switch x := v.(type) {
 	case []any:
@@ -193,7 +198,7 @@ func (d *decoder) pythonAuths(v any, path, stream string, into map[string]*Auth)
 			stream, _ = x["name"].(string)
 		}
 		for _, k := range interp.SortedKeys(x) {
-			if k == "$parameters" || k == "schema" || k == "schema_loader" {
+			if k == "$parameters" || k == "schema" || k == "schema_loader" || k == "file_uploader" {
 				continue
 			}
 			if am, ok := x[k].(map[string]any); ok && k == "authenticator" && !isCustom(am) {

@@ -49,10 +49,20 @@ type Message struct {
 
 // Record is one row of a stream. Data holds the record's JSON bytes as received.
 type Record struct {
-	Stream    string          `json:"stream"`
-	Data      json.RawMessage `json:"data"`
-	EmittedAt int64           `json:"emitted_at"`
-	Namespace string          `json:"namespace,omitempty"`
+	Stream        string          `json:"stream"`
+	Data          json.RawMessage `json:"data"`
+	EmittedAt     int64           `json:"emitted_at"`
+	Namespace     string          `json:"namespace,omitempty"`
+	FileReference *FileReference  `json:"file_reference,omitempty"`
+}
+
+// FileReference is the file_reference of a record whose file was staged (a
+// stream's file_uploader): where the file was written, its path relative to
+// the files directory, and its size (-1 when it was not written).
+type FileReference struct {
+	StagingFileURL         string `json:"staging_file_url"`
+	SourceFileRelativePath string `json:"source_file_relative_path"`
+	FileSizeBytes          int64  `json:"file_size_bytes"`
 }
 
 // StreamDescriptor names a stream.

@@ -138,27 +138,34 @@ func (w *Writer) flushLocked() {
 // WriteRecord prints a RECORD whose data are compact JSON bytes, without
 // re-encoding them.
 func (w *Writer) WriteRecord(stream string, data []byte, emittedAt int64) error {
-	return w.WriteRecords(stream, [][]byte{data}, emittedAt)
+	return w.WriteRecords(stream, [][]byte{data}, nil, emittedAt)
 }
 
-// WriteRecords prints a batch of records of one stream under one lock. Bytes
-// that are not UTF-8 (an API's strings in another encoding) become U+FFFD, as
+// WriteRecords prints a batch of records of one stream under one lock, each
+// with its file in files (nil: none; else one per record). Bytes that are
+// not UTF-8 (an API's strings in another encoding) become U+FFFD, as
 // encoding/json writes them: a line that is not UTF-8 is not JSON.
-func (w *Writer) WriteRecords(stream string, records [][]byte, emittedAt int64) error {
+func (w *Writer) WriteRecords(stream string, records [][]byte, files []FileReference, emittedAt int64) error {
 	name, _ := json.Marshal(stream)
 	head := append([]byte(`{"type":"RECORD","record":{"stream":`), name...)
 	head = append(head, `,"data":`...)
 	tail := strconv.AppendInt([]byte(`,"emitted_at":`), emittedAt, 10)
-	tail = append(tail, "}}\n"...)
+	end := []byte("}}\n")
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	for _, r := range records {
+	for i, r := range records {
 		if !utf8.Valid(r) {
 			r = bytes.ToValidUTF8(r, []byte("\uFFFD"))
 		}
 		w.out.Write(head)
 		w.out.Write(r)
-		if _, err := w.out.Write(tail); err != nil && w.err == nil {
+		w.out.Write(tail)
+		if files != nil {
+			ref, _ := json.Marshal(files[i])
+			w.out.WriteString(`,"file_reference":`)
+			w.out.Write(ref)
+		}
+		if _, err := w.out.Write(end); err != nil && w.err == nil {
 			w.err = err
 		}
 	}

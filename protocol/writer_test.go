@@ -19,6 +19,7 @@ func TestMessagesExactJSON(t *testing.T) {
 	w.now = func() time.Time { return time.UnixMilli(1714521600000) }
 	w.SetMasker(upper{})
 	w.WriteRecord("users", []byte(`{"id":1}`), 1714521600000)
+	w.WriteRecords("files", [][]byte{[]byte(`{"id":2}`)}, []FileReference{{StagingFileURL: "/staging/files/files/2.pdf", SourceFileRelativePath: "files/2.pdf", FileSizeBytes: 12}}, 1714521600000)
 	w.StreamState("users", map[string]any{"__ab_no_cursor_state_message": true}, 42)
 	w.StreamState("users", map[string]any{"updated_at": "2024-01-05T00:00:00Z"}, 0)
 	w.Write(&Message{Type: TypeState, State: &State{Type: "GLOBAL", Global: &GlobalState{SharedState: map[string]any{"lsn": "1"},
@@ -34,6 +35,7 @@ func TestMessagesExactJSON(t *testing.T) {
 	w.Flush()
 	want := []string{
 		`{"type":"RECORD","record":{"stream":"users","data":{"id":1},"emitted_at":1714521600000}}`,
+		`{"type":"RECORD","record":{"stream":"files","data":{"id":2},"emitted_at":1714521600000,"file_reference":{"staging_file_url":"/staging/files/files/2.pdf","source_file_relative_path":"files/2.pdf","file_size_bytes":12}}}`,
 		`{"type":"STATE","state":{"type":"STREAM","stream":{"stream_descriptor":{"name":"users"},"stream_state":{"__ab_no_cursor_state_message":true}},"sourceStats":{"recordCount":42.0}}}`,
 		`{"type":"STATE","state":{"type":"STREAM","stream":{"stream_descriptor":{"name":"users"},"stream_state":{"updated_at":"2024-01-05T00:00:00Z"}},"sourceStats":{"recordCount":0.0}}}`,
 		`{"type":"STATE","state":{"type":"GLOBAL","global":{"shared_state":{"lsn":"1"},"stream_states":[{"stream_descriptor":{"name":"users"},"stream_state":{"pk":1}}]},"sourceStats":{"recordCount":10.0}}}`,
@@ -90,7 +92,7 @@ func BenchmarkWriteRecords(b *testing.B) {
 	}
 	b.SetBytes(int64(len(benchRecord) * 1000))
 	for i := 0; i < b.N; i++ {
-		w.WriteRecords("users", page, 1714521600000)
+		w.WriteRecords("users", page, nil, 1714521600000)
 	}
 }
 
@@ -175,7 +177,7 @@ func TestCheckpointsAndTracesAreFlushedAtOnce(t *testing.T) {
 	} {
 		out := make(writes, 16)
 		w := NewWriter(out)
-		w.WriteRecords("s", [][]byte{[]byte(`{"id":1}`), []byte(`{"id":2}`)}, 1)
+		w.WriteRecords("s", [][]byte{[]byte(`{"id":1}`), []byte(`{"id":2}`)}, nil, 1)
 		if got := out.taken(); got != "" {
 			t.Fatalf("%s: records were not batched: %q", name, got)
 		}

@@ -92,7 +92,7 @@ func (r *Runner) checkStream(ctx context.Context, st *manifest.Stream) error {
 		return err
 	}
 	slices := 0
-	err = run.Sequential(ctx, plan.Hooks{MaxPages: 1, Emit: func([][]byte) error { return nil },
+	err = run.Sequential(ctx, plan.Hooks{MaxPages: 1, Emit: func([][]byte, []protocol.FileReference) error { return nil },
 		Before: func(*incremental.Slice) error {
 			if slices++; slices > 1 {
 				return errSlicesRead
@@ -107,9 +107,8 @@ func (r *Runner) checkStream(ctx context.Context, st *manifest.Stream) error {
 
 // Discover prints exactly one CATALOG, each stream's schema from its schema
 // loaders (dynamic streams are made first). An incremental stream supports
-// both sync modes, with its cursor field as the default one. No stream
-// transfers files, which the catalog says as the reference does
-// (is_file_based false).
+// both sync modes, with its cursor field as the default one; a stream with
+// a file_uploader is file based (is_file_based), as in the reference.
 func (r *Runner) Discover(ctx context.Context) error {
 	if err := r.resolveStreams(ctx); err != nil {
 		return err
@@ -137,7 +136,7 @@ func (r *Runner) Discover(ctx context.Context) error {
 			SupportedSyncModes:      []string{"full_refresh"},
 			SourceDefinedPrimaryKey: st.PrimaryKey,
 			IsResumable:             new(false),
-			IsFileBased:             new(false),
+			IsFileBased:             new(st.FileUploader != nil),
 		}
 		if st.Incremental != nil {
 			field, err := incremental.CursorField(st, r.Config)

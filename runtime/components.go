@@ -123,6 +123,9 @@ type pythonMessage struct {
 	Type   string `json:"type"`
 	Record *struct {
 		Data json.RawMessage `json:"data"`
+		// FileReference is the file the CDK's file_uploader staged for
+		// the record; nil: none.
+		FileReference *protocol.FileReference `json:"file_reference"`
 	} `json:"record"`
 	State *struct {
 		Stream *struct {

@@ -45,14 +45,15 @@ func (pg *progress) runningLocked() {
 	}
 }
 
-// emit writes the records of one page, whole, in order.
-func (pg *progress) emit(records [][]byte) error {
+// emit writes the records of one page, whole, in order, each with its
+// file (retrieve.Emit).
+func (pg *progress) emit(records [][]byte, files []protocol.FileReference) error {
 	pg.mu.Lock()
 	defer pg.mu.Unlock()
 	pg.runningLocked()
 	pg.count += int64(len(records))
 	pg.total += int64(len(records))
-	return pg.r.Out.WriteRecords(pg.name, records, pg.r.Now().UnixMilli())
+	return pg.r.Out.WriteRecords(pg.name, records, files, pg.r.Now().UnixMilli())
 }
 
 // checkpoint writes the stream's state unless it is the previous one with

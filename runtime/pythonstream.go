@@ -51,7 +51,11 @@ func (s *pythonStream) Read(ctx context.Context) error {
 			}
 			s.count++
 			s.total++
-			return s.r.Out.WriteRecord(s.st.Name, m.Record.Data, s.r.Now().UnixMilli())
+			var files []protocol.FileReference
+			if m.Record.FileReference != nil {
+				files = []protocol.FileReference{*m.Record.FileReference}
+			}
+			return s.r.Out.WriteRecords(s.st.Name, [][]byte{m.Record.Data}, files, s.r.Now().UnixMilli())
 		case "STATE":
 			if m.State == nil || m.State.Stream == nil {
 				return nil

@@ -31,6 +31,9 @@ type Runner struct {
 	SaveConfig func(map[string]any) error
 	// Observer, when set, sees every exchange (for test reads).
 	Observer retrieve.Observer
+	// Builder tells that the commands run for the Connector Builder (a
+	// manifest server's requests), as a test read does: see retrieve.Env.
+	Builder bool
 
 	authMu  sync.Mutex
 	auths   map[string]auth.Authenticator
@@ -150,7 +153,8 @@ func authKey(a *manifest.Auth) string {
 // env is what the retrievers of a stream take from the runner now.
 func (r *Runner) env() *retrieve.Env {
 	return &retrieve.Env{Config: r.Config, Client: r.Client, Observer: r.Observer, Log: r.log, Now: r.Now,
-		Auth: r.authenticator, Schema: r.schemas.Stream, Catalog: r.configuredSchemas, Jobs: r.jobs, Components: r.components}
+		Auth: r.authenticator, Schema: r.schemas.Stream, Catalog: r.configuredSchemas, Jobs: r.jobs, Components: r.components,
+		Builder: r.Builder || r.Observer != nil}
 }
 
 // vars are the template variables (retrieve.Vars) over the runner's config.

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/airbyte-go/source-declarative/manifest"
+	"github.com/airbyte-go/source-declarative/protocol"
 	"github.com/airbyte-go/source-declarative/runtime/incremental"
 	"github.com/airbyte-go/source-declarative/runtime/plan"
 )
@@ -45,7 +46,7 @@ func (t *testReader) slices(ctx context.Context, st *manifest.Stream, limits Tes
 	total, read := 0, 0
 	h := plan.Hooks{
 		MaxPages: limits.MaxPagesPerSlice,
-		Emit: func(records [][]byte) error {
+		Emit: func(records [][]byte, _ []protocol.FileReference) error {
 			n := min(len(records), limits.MaxRecords-total)
 			total += n
 			t.since += n

@@ -144,7 +144,7 @@ func (ss *Streams) componentsValues(ctx context.Context, p *Planner, ds *manifes
 		var slice *interp.Object
 		err = run.Sequential(ctx, Hooks{
 			Before: func(sl *incremental.Slice) error { slice = sl.Template(); return nil },
-			Emit: func(records [][]byte) error {
+			Emit: func(records [][]byte, _ []protocol.FileReference) error {
 				for _, b := range records {
 					v, err := transform.DecodeValue(b)
 					if err != nil {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/airbyte-go/source-declarative/manifest"
+	"github.com/airbyte-go/source-declarative/protocol"
 	"github.com/airbyte-go/source-declarative/runtime/failure"
 	"github.com/airbyte-go/source-declarative/runtime/incremental"
 	"github.com/airbyte-go/source-declarative/runtime/partition"
@@ -169,7 +170,7 @@ func (run *Run) Partitions(ctx context.Context) iter.Seq2[Work, error] {
 // the error it returns ends the read.
 type Hooks struct {
 	MaxPages int
-	Emit     func([][]byte) error
+	Emit     retrieve.Emit
 	Before   func(*incremental.Slice) error
 	After    func(*incremental.Slice) error
 	Failed   func(*incremental.Slice, error) error
@@ -196,7 +197,7 @@ func (run *Run) LazyBody(w Work) []byte {
 
 // ReadSlice reads a slice of the partition with rt, then closes it: its
 // records count for the state.
-func (run *Run) ReadSlice(ctx context.Context, rt retrieve.Retriever, w Work, sl *incremental.Slice, maxPages int, emit func([][]byte) error) error {
+func (run *Run) ReadSlice(ctx context.Context, rt retrieve.Retriever, w Work, sl *incremental.Slice, maxPages int, emit retrieve.Emit) error {
 	if err := rt.Read(ctx, sl, maxPages, emit); err != nil {
 		return err
 	}
@@ -328,7 +329,7 @@ func (run *Run) readParent(ctx context.Context, pc *manifest.ParentStreamConfig,
 		return emit(rec)
 	}
 	h := Hooks{
-		Emit: func(records [][]byte) error {
+		Emit: func(records [][]byte, _ []protocol.FileReference) error {
 			for _, rec := range records {
 				if err := flush(); err != nil {
 					return err

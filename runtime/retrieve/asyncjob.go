@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"path"
 	"strconv"
 	"strings"
 	"sync"
@@ -126,7 +125,7 @@ func envDuration(name string, def time.Duration) (time.Duration, error) {
 
 // Read runs the slice's job, starting a failed or timed-out one again
 // as the reference does, then reads its downloads.
-func (a *asyncJob) Read(ctx context.Context, sl *incremental.Slice, maxPages int, emit func([][]byte) error) error {
+func (a *asyncJob) Read(ctx context.Context, sl *incremental.Slice, maxPages int, emit Emit) error {
 	status, run, err := a.settleJob(ctx, sl)
 	if err != nil {
 		return err
@@ -255,7 +254,7 @@ func (a *asyncJob) runJob(ctx context.Context, sl *incremental.Slice) (string, *
 
 // download reads every download target of a completed job, then deletes
 // the job.
-func (a *asyncJob) download(ctx context.Context, sl *incremental.Slice, run *jobRun, maxPages int, emit func([][]byte) error) error {
+func (a *asyncJob) download(ctx context.Context, sl *incremental.Slice, run *jobRun, maxPages int, emit Emit) error {
 	j := a.jobSpec
 	targets := run.polling
 	if j.target != nil {
@@ -266,9 +265,9 @@ func (a *asyncJob) download(ctx context.Context, sl *incremental.Slice, run *job
 		targets = extract.DecodeJSON(resp.Body)
 	}
 	emitted := false
-	counted := func(records [][]byte) error {
+	counted := func(records [][]byte, files []protocol.FileReference) error {
 		emitted = emitted || len(records) > 0
-		return emit(records)
+		return emit(records, files)
 	}
 	for _, target := range dpathValues(targets, j.targetPath) {
 		if emitted && a.p.probe {
@@ -385,50 +384,6 @@ func responseContext(resp *request.Response) (any, error) {
 		obj[jobResponseHeaderKey] = h
 	}
 	return obj, nil
-}
-
-// dpathValues is what a DpathExtractor extracts from a decoded response:
-// the values at the field path (a segment with *, ? or [ matches keys or
-// items), a list found giving its items.
-func dpathValues(v any, fieldPath []string) []any {
-	cur := []any{v}
-	for _, seg := range fieldPath {
-		var next []any
-		for _, c := range cur {
-			switch x := c.(type) {
-			case map[string]any:
-				if !extract.IsGlob(seg) {
-					if e, ok := x[seg]; ok {
-						next = append(next, e)
-					}
-					continue
-				}
-				for _, k := range interp.SortedKeys(x) {
-					if ok, _ := path.Match(seg, k); ok {
-						next = append(next, x[k])
-					}
-				}
-			case interp.List:
-				if extract.IsGlob(seg) {
-					next = append(next, x...)
-				} else if i, err := strconv.Atoi(seg); err == nil && i >= 0 && i < len(x) {
-					next = append(next, x[i])
-				}
-			}
-		}
-		cur = next
-	}
-	var out []any
-	for _, c := range cur {
-		switch x := c.(type) {
-		case nil:
-		case interp.List:
-			out = append(out, x...)
-		default:
-			out = append(out, x)
-		}
-	}
-	return out
 }
 
 // Worker is Retriever.Worker.

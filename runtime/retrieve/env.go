@@ -37,6 +37,11 @@ type Env struct {
 	Jobs *JobPlaces
 	// Components runs the custom components of the manifest; nil without any.
 	Components *components.Host
+	// Builder tells that the command runs for the Connector Builder (a test
+	// read, a manifest server's request): as in Airbyte's builder, a
+	// file_uploader downloads each file without writing it, and the record
+	// shows the file's relative path.
+	Builder bool
 }
 
 // componentSlice is a slice as the CDK's components take it (nil: none).

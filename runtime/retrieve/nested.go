@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/airbyte-go/source-declarative/manifest"
+	"github.com/airbyte-go/source-declarative/protocol"
 	"github.com/airbyte-go/source-declarative/runtime/failure"
 	"github.com/airbyte-go/source-declarative/runtime/incremental"
 	"github.com/airbyte-go/source-declarative/runtime/transform"
@@ -20,7 +21,7 @@ func readNested(ctx context.Context, env *Env, stream, path string, ret *manifes
 	if err != nil {
 		return err
 	}
-	err = rt.Read(ctx, slice, 0, func(records [][]byte) error {
+	err = rt.Read(ctx, slice, 0, func(records [][]byte, _ []protocol.FileReference) error {
 		for _, rec := range records {
 			obj, err := transform.Decode(rec)
 			if err != nil {
@@ -49,7 +50,7 @@ func FirstRecord(ctx context.Context, env *Env, st *manifest.Stream) ([]byte, er
 		return nil, err
 	}
 	var first []byte
-	err = rt.Read(ctx, nil, 0, func(records [][]byte) error {
+	err = rt.Read(ctx, nil, 0, func(records [][]byte, _ []protocol.FileReference) error {
 		first = records[0]
 		return errFirstRecord
 	})

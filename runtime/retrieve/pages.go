@@ -36,8 +36,9 @@ type pages struct {
 	field  string // the record key holding the cursor value ("": none)
 	warned bool   // whether a record without a readable cursor value was logged
 	pipe   *extract.Pipeline
-	piped  bool // whether pipe was made (nil: records need no processing)
-	probe  bool // Options.Probe
+	piped  bool          // whether pipe was made (nil: records need no processing)
+	files  *fileUploader // the stream's file_uploader; nil: none
+	probe  bool          // Options.Probe
 	// cached is how page requests use the sync's response cache.
 	cached request.CacheUse
 }
@@ -105,13 +106,13 @@ type pageResult struct {
 }
 
 // Read is Retriever.Read.
-func (s *pages) Read(ctx context.Context, sl *incremental.Slice, maxPages int, emit func([][]byte) error) error {
+func (s *pages) Read(ctx context.Context, sl *incremental.Slice, maxPages int, emit Emit) error {
 	return s.readSlice(ctx, sl, sl, maxPages, emit)
 }
 
 // readSlice reads the slice's pages, its records observed into observed
 // (sl, or the job's slice while its downloads are read).
-func (s *pages) readSlice(ctx context.Context, sl, observed *incremental.Slice, maxPages int, emit func([][]byte) error) error {
+func (s *pages) readSlice(ctx context.Context, sl, observed *incremental.Slice, maxPages int, emit Emit) error {
 	resets := s.pageResets(sl)
 	resets.observed = observed
 	for {
@@ -132,7 +133,7 @@ func (s *pages) readSlice(ctx context.Context, sl, observed *incremental.Slice, 
 
 // readPages is one run of a slice's pages, from the first: it ends with
 // errRestartPages when they must start again (pageResets).
-func (s *pages) readPages(ctx context.Context, resets *pageResets, maxPages int, emit func([][]byte) error) error {
+func (s *pages) readPages(ctx context.Context, resets *pageResets, maxPages int, emit Emit) error {
 	sl, req := resets.original, resets.current
 	token := s.b.pag.First()
 	sent := paginate.NewRequestLog()
@@ -157,16 +158,7 @@ func (s *pages) readPages(ctx context.Context, resets *pageResets, maxPages int,
 			// The last response was ignored: no next page. Records of a
 			// page's other chunks still go out. A test read shows it, as
 			// the builder shows every response.
-			if s.env.Observer != nil {
-				s.env.Observer.Page(s.st.Name, res.parts, res.resp, records, "stop: the response was ignored")
-			}
-			if len(records) > 0 {
-				if err := emit(records); err != nil {
-					return err
-				}
-				s.observe(resets.observed, records)
-			}
-			return nil
+			return s.deliver(ctx, res, records, "stop: the response was ignored", resets.observed, emit)
 		}
 		inc := s.st.Incremental
 		if inc.ClientSideIncremental() {
@@ -197,18 +189,15 @@ func (s *pages) readPages(ctx context.Context, resets *pageResets, maxPages int,
 			records = s.inWindow(records)
 		}
 		restart := resets.counted(len(records))
+		d := ""
 		if s.env.Observer != nil {
-			d := decision(next, more, err)
+			d = decision(next, more, err)
 			if restart {
 				d = "pagination reset: " + resets.reason
 			}
-			s.env.Observer.Page(s.st.Name, res.parts, res.resp, records, d)
 		}
-		if len(records) > 0 {
-			if err := emit(records); err != nil {
-				return err
-			}
-			s.observe(resets.observed, records)
+		if err := s.deliver(ctx, res, records, d, resets.observed, emit); err != nil {
+			return err
 		}
 		if s.ext.Recycle && s.env.Observer == nil {
 			res.resp.Release()
@@ -224,6 +213,35 @@ func (s *pages) readPages(ctx context.Context, resets *pageResets, maxPages int,
 		}
 		token = next
 	}
+}
+
+// deliver stages the files of a page's records (file_uploader), shows the
+// page to a test read (res, with decision) and emits the records, which the
+// cursor then observes. A file that cannot be staged ends the read after
+// the records before it are shown and emitted, as the CDK emits each record
+// once its file is staged. A check stages the first record's file only, as
+// the CDK's check reads one record.
+func (s *pages) deliver(ctx context.Context, res *pageResult, records [][]byte, decision string, observed *incremental.Slice, emit Emit) error {
+	var files []protocol.FileReference
+	var err error
+	if s.files != nil {
+		if s.probe {
+			records = records[:min(len(records), 1)]
+		}
+		if records, files, err = s.files.upload(ctx, records); err != nil {
+			decision = "stop: " + err.Error()
+		}
+	}
+	if s.env.Observer != nil && res != nil {
+		s.env.Observer.Page(s.st.Name, res.parts, res.resp, records, decision)
+	}
+	if len(records) > 0 {
+		if err := emit(records, files); err != nil {
+			return err
+		}
+		s.observe(observed, records)
+	}
+	return err
 }
 
 // pageFetcher fetches one page of a slice as the stream's requester says:

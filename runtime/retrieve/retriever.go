@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/airbyte-go/source-declarative/manifest"
+	"github.com/airbyte-go/source-declarative/protocol"
 	"github.com/airbyte-go/source-declarative/runtime/incremental"
 	"github.com/airbyte-go/source-declarative/runtime/request"
 )
@@ -17,7 +18,7 @@ type Retriever interface {
 	// Read fetches the pages of a slice, from the first, until the
 	// paginator stops or maxPages pages were read (0: no limit), handing
 	// each page's records to emit; the cursor then observes them.
-	Read(ctx context.Context, sl *incremental.Slice, maxPages int, emit func([][]byte) error) error
+	Read(ctx context.Context, sl *incremental.Slice, maxPages int, emit Emit) error
 	// Worker is a retriever of the same stream for another goroutine,
 	// observing cursor c, with its own buffers and record pipeline. With
 	// recycle, nothing keeps a record once emit returns, so each page's
@@ -30,6 +31,11 @@ type Retriever interface {
 	// Field is the record key holding the cursor value ("": none).
 	Field() string
 }
+
+// Emit takes a page's records, in order, as the stream emits them, with the
+// files its file_uploader staged for them: one per record, or nil for a
+// stream without one.
+type Emit func(records [][]byte, files []protocol.FileReference) error
 
 // Options say how a stream is read.
 type Options struct {
@@ -54,8 +60,13 @@ func New(env *Env, st *manifest.Stream, opts Options) (Retriever, error) {
 		return nil, err
 	}
 	var rt Retriever = p
-	if st.Retriever.Async != nil {
+	switch {
+	case st.Retriever.Async != nil: // a file_uploader is not run, as in Airbyte
 		if rt, err = newAsyncJob(p); err != nil {
+			return nil, err
+		}
+	case st.FileUploader != nil:
+		if p.files, err = newFileUploader(env, st); err != nil {
 			return nil, err
 		}
 	}

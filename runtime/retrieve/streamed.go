@@ -39,7 +39,7 @@ const (
 // With firstOnly (a check), reading stops at the first records. As one run
 // of the slice's pages, it ends with errRestartPages when they must start
 // again (pageResets).
-func (s *pages) readStreamed(ctx context.Context, resets *pageResets, firstOnly bool, emit func([][]byte) error) error {
+func (s *pages) readStreamed(ctx context.Context, resets *pageResets, firstOnly bool, emit Emit) error {
 	token, sl := s.b.pag.First(), resets.original
 	emitted := 0
 	var batch extract.Batch
@@ -49,9 +49,7 @@ func (s *pages) readStreamed(ctx context.Context, resets *pageResets, firstOnly 
 			records = s.inWindow(records)
 		}
 		if err == nil && len(records) > 0 {
-			if err = emit(records); err == nil {
-				s.observe(resets.observed, records)
-			}
+			err = s.deliver(ctx, nil, records, "", resets.observed, emit)
 			emitted += len(records)
 		}
 		batch.Reset()
