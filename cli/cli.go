@@ -196,7 +196,12 @@ func (a *app) setup() (r *runtime.Runner, err *setupError, validation error) {
 	src.Files = files
 	spec, warnings := manifest.Spec(src.Resolved)
 	connSpec, _ := spec["connectionSpecification"].(map[string]any)
-	a.masker.AddSpecSecrets(connSpec, config)
+	authSecrets := manifest.AuthSecrets(src.Resolved) // masked even where the spec does not mark them
+	addSecrets := func(config map[string]any) {
+		a.masker.AddSpecSecrets(connSpec, config)
+		a.masker.AddSpecSecrets(authSecrets, config)
+	}
+	addSecrets(config)
 	a.warn(src.Warnings)
 	a.warn(warnings)
 	if src.ConfigRules != nil {
@@ -205,14 +210,14 @@ func (a *app) setup() (r *runtime.Runner, err *setupError, validation error) {
 		if config, nerr = a.normalize(src.ConfigRules, config); nerr != nil {
 			return nil, &setupError{message: nerr.Error(), checkFails: true}, nil
 		}
-		a.masker.AddSpecSecrets(connSpec, config)
+		addSecrets(config)
 	}
 	host, config, herr := a.startComponents(context.Background(), src, raw, config)
 	if herr != nil {
 		return nil, herr, nil
 	}
 	a.host = host
-	a.masker.AddSpecSecrets(connSpec, config)
+	addSecrets(config)
 	validation = manifest.ValidateConfig(connSpec, config)
 	if validation == nil {
 		if verr := a.validateRules(src.ConfigRules, config); verr != nil {

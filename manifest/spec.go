@@ -106,11 +106,7 @@ func Spec(resolved map[string]any) (spec map[string]any, warnings []string) {
 			}
 		}
 	}
-	authPath, a := findAuthenticator(resolved)
-	inputs := authInputs(a, authPath, &warnings)
-	if a["type"] == Selective {
-		inputs = selectiveInputs(a, authPath, &warnings)
-	}
+	inputs := connectorAuthInputs(resolved, &warnings)
 	added := false
 	if written {
 		// A spec written whole is the connector's own: printed as written,
@@ -162,6 +158,37 @@ func Spec(resolved map[string]any) (spec map[string]any, warnings []string) {
 		spec["advanced_auth"] = aa
 	}
 	return spec, warnings
+}
+
+// connectorAuthInputs are the end-user inputs of the connector's
+// authenticator (findAuthenticator).
+func connectorAuthInputs(resolved map[string]any, warnings *[]string) []input {
+	authPath, a := findAuthenticator(resolved)
+	if a["type"] == Selective {
+		return selectiveInputs(a, authPath, warnings)
+	}
+	return authInputs(a, authPath, warnings)
+}
+
+// AuthSecrets is a schema marking airbyte_secret the top-level config keys
+// the connector's authenticator reads as credentials (its API key,
+// password, client id and secret, refresh token...) that the spec does not
+// write: what the masker hides beside the spec's own secrets, as the
+// builder would have marked them.
+func AuthSecrets(resolved map[string]any) map[string]any {
+	block, _ := resolved["spec"].(map[string]any)
+	cs, _ := block["connection_specification"].(map[string]any)
+	written, _ := cs["properties"].(map[string]any)
+	props := map[string]any{}
+	for _, in := range connectorAuthInputs(resolved, new([]string)) {
+		if len(in.path) != 1 || written[in.path[0]] != nil {
+			continue // a key the spec writes is as secret as it says
+		}
+		if secret, _ := in.def["airbyte_secret"].(bool); secret {
+			props[in.path[0]] = map[string]any{"airbyte_secret": true}
+		}
+	}
+	return map[string]any{"type": "object", "properties": props}
 }
 
 // findAuthenticator returns the connector's authenticator: the shared base
