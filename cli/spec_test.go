@@ -120,3 +120,31 @@ func TestGenericSpecWithoutManifestEqualsSpecJSON(t *testing.T) {
 		t.Fatalf("spec output %s differs from spec.json %s", a, b)
 	}
 }
+
+// TestSpecAdvancedAuthDefaultScopesJoin: an OAuth consent flow's
+// oauth_connector_input_specification gets its schema's default
+// scopes_join_strategy, "space", as Airbyte's runtime writes it in the
+// SPEC (gong's and monday's); one written is kept.
+func TestSpecAdvancedAuthDefaultScopesJoin(t *testing.T) {
+	m := authOnly("type: NoAuth") + `
+spec:
+  type: Spec
+  connection_specification: {type: object, properties: {}}
+  advanced_auth:
+    auth_flow_type: oauth2.0
+    oauth_config_specification:
+      oauth_connector_input_specification:
+        consent_url: "https://example.com/authorize?client_id={{client_id_value}}"
+        access_token_url: https://example.com/token
+        scope: "a b"
+`
+	got, _ := specOf(t, m)
+	want := `"advanced_auth":{"auth_flow_type":"oauth2.0","oauth_config_specification":{"oauth_connector_input_specification":{"access_token_url":"https://example.com/token","consent_url":"https://example.com/authorize?client_id={{client_id_value}}","scope":"a b","scopes_join_strategy":"space"}}}`
+	if !strings.Contains(got, want) {
+		t.Errorf("spec\n got: %s\nwant it to hold: %s", got, want)
+	}
+	got, _ = specOf(t, strings.Replace(m, `scope: "a b"`, `scope: "a b"`+"\n        scopes_join_strategy: comma", 1))
+	if !strings.Contains(got, `"scopes_join_strategy":"comma"`) {
+		t.Errorf("a written scopes_join_strategy is not kept: %s", got)
+	}
+}

@@ -19,6 +19,12 @@ type Entry struct {
 	Stream   string // likewise, of stream names
 	What     string // the difference's kind; "" any
 	Contains string // a text the difference's detail holds
+	// ReferenceError, when set, allows every difference of a command (of a
+	// stream, for a stream's difference) where the reference failed with an
+	// error holding this text (its message, internal message or the last
+	// line of its stack trace): what it refuses on purpose we run, and
+	// there is nothing of its to compare.
+	ReferenceError string
 }
 
 // normalizers are the entries deliberate.go applies by name.
@@ -39,7 +45,7 @@ func LoadAllowed(file string) ([]Entry, error) {
 	for i, e := range list(doc["allowed"]) {
 		m := asMap(e)
 		get := func(k string) string { s, _ := m[k].(string); return s }
-		entry := Entry{ID: get("id"), Why: get("why"), Manifest: get("manifest"), Stream: get("stream"), What: get("what"), Contains: get("contains")}
+		entry := Entry{ID: get("id"), Why: get("why"), Manifest: get("manifest"), Stream: get("stream"), What: get("what"), Contains: get("contains"), ReferenceError: get("reference_error")}
 		if entry.ID == "" || entry.Why == "" {
 			return nil, fmt.Errorf("%s: allowed[%d] needs an id and a why", file, i)
 		}
@@ -55,9 +61,15 @@ func LoadAllowed(file string) ([]Entry, error) {
 }
 
 // allowedBy names the entry allowing a difference of a manifest, "" when
-// none does.
-func allowedBy(entries []Entry, name string, d Difference) string {
+// none does; refErrors are the reference's errors in the command compared.
+func allowedBy(entries []Entry, name string, d Difference, refErrors []refError) string {
 	for _, e := range entries {
+		if e.ReferenceError != "" {
+			if (e.Manifest == "" || match(e.Manifest, name)) && failedWith(refErrors, d.Stream, e.ReferenceError) {
+				return e.ID
+			}
+			continue
+		}
 		if e.Manifest == "" && e.Stream == "" && e.What == "" && e.Contains == "" {
 			continue // a normalizer's entry
 		}

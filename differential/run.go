@@ -105,6 +105,8 @@ type run struct {
 	started   time.Time
 	// parentNames are the manifest's parent streams (parents), once known.
 	parentNames map[string]bool
+	// refErrors are the reference's errors in the command being compared.
+	refErrors []refError
 }
 
 // Run compares one connector.
@@ -150,7 +152,7 @@ func (r *Runner) Run(c Connector) (res Result) {
 // differ records differences, each either allowed (deliberate) or not.
 func (m *run) differ(ds ...Difference) {
 	for _, d := range ds {
-		if id := allowedBy(m.Allowed, m.res.Name, d); id != "" {
+		if id := allowedBy(m.Allowed, m.res.Name, d, m.refErrors); id != "" {
 			m.res.Deliberate[id]++
 			continue
 		}
@@ -279,6 +281,7 @@ func (m *run) both(f func(*side) output) [2]output {
 	for i := range outs {
 		normalizeOutput(&outs[i], m.sides[i], m.started)
 	}
+	m.refErrors = referenceErrors(outs[1])
 	return outs
 }
 
@@ -328,6 +331,7 @@ func (m *run) testReads(streams []map[string]any, catalog map[string]any) {
 		for i := range pair {
 			normalizeOutput(&pair[i], m.sides[i], m.started)
 		}
+		m.refErrors = referenceErrors(pair[1])
 		m.compareTestRead(fmt.Sprint(st["name"]), pair)
 	}
 }

@@ -339,7 +339,7 @@ func CompareServerCases(servers [2]*ManifestServer, allowed []Entry) Result {
 			a[i] = r
 		}
 		for _, d := range compareWhole(c.Name, a) {
-			if id := allowedBy(allowed, res.Name, d); id != "" {
+			if id := allowedBy(allowed, res.Name, d, nil); id != "" {
 				res.Deliberate[id]++
 				continue
 			}

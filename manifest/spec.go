@@ -155,7 +155,7 @@ func Spec(resolved map[string]any) (spec map[string]any, warnings []string) {
 		spec["documentationUrl"] = u
 	}
 	if aa, ok := block["advanced_auth"]; ok {
-		spec["advanced_auth"] = aa
+		spec["advanced_auth"] = withAdvancedAuthDefaults(aa)
 	}
 	return spec, warnings
 }
@@ -501,4 +501,21 @@ func ValidateConfig(connSpec map[string]any, config map[string]any) error {
 	}
 	sort.Strings(lines)
 	return errors.New(strings.Join(lines, "; "))
+}
+
+// withAdvancedAuthDefaults is advanced_auth with the one default of its
+// schema that is not null: an oauth_connector_input_specification's
+// scopes_join_strategy, "space", which Airbyte's runtime writes in the
+// SPEC (its model's default) and the platform reads to join scopes.
+func withAdvancedAuthDefaults(aa any) any {
+	out, _ := DeepCopy(aa).(map[string]any)
+	ocs, _ := out["oauth_config_specification"].(map[string]any)
+	input, _ := ocs["oauth_connector_input_specification"].(map[string]any)
+	if input == nil {
+		return aa
+	}
+	if _, set := input["scopes_join_strategy"]; !set {
+		input["scopes_join_strategy"] = "space"
+	}
+	return out
 }

@@ -1,0 +1,59 @@
+package differential
+
+import (
+	"fmt"
+	"strings"
+)
+
+// refError is an error the reference printed in a command: of a stream, or
+// of the whole command (stream ""), with its texts.
+type refError struct {
+	stream string
+	text   string // message, internal message and the last line of the stack trace
+}
+
+// referenceErrors lists the errors of the reference's output o: its error
+// TRACEs, a failed CONNECTION_STATUS, and the ERROR logs of a test read.
+func referenceErrors(o output) []refError {
+	var out []refError
+	for _, t := range o.ofType("TRACE") {
+		e := asMap(asMap(t["trace"])["error"])
+		if e == nil {
+			continue
+		}
+		stream := ""
+		if d := asMap(e["stream_descriptor"]); d != nil {
+			stream = fmt.Sprint(d["name"])
+		}
+		texts := []string{fmt.Sprint(e["message"]), fmt.Sprint(e["internal_message"])}
+		if st, _ := e["stack_trace"].(string); st != "" {
+			texts = append(texts, lastLines(st, 1))
+		}
+		out = append(out, refError{stream: stream, text: strings.Join(texts, "\n")})
+	}
+	for _, m := range o.ofType("CONNECTION_STATUS") {
+		if cs := asMap(m["connectionStatus"]); cs["status"] != "SUCCEEDED" {
+			out = append(out, refError{text: fmt.Sprint(cs["message"])})
+		}
+	}
+	if read := streamRead(o); read != nil {
+		for _, l := range list(read["logs"]) {
+			if log := asMap(l); log["level"] == "ERROR" {
+				out = append(out, refError{text: fmt.Sprint(log["message"]) + "\n" + fmt.Sprint(log["stacktrace"])})
+			}
+		}
+	}
+	return out
+}
+
+// failedWith tells whether the reference failed with an error holding text
+// where a difference of stream lies: an error of that stream or of the
+// whole command, or any error for a difference of the whole command.
+func failedWith(errs []refError, stream, text string) bool {
+	for _, e := range errs {
+		if (stream == "" || e.stream == "" || e.stream == stream) && strings.Contains(e.text, text) {
+			return true
+		}
+	}
+	return false
+}
