@@ -372,14 +372,32 @@ partition_field_end: to`
 	equalLists(t, "records", res.records("items"), []string{`{"id":1,"updated_at":"2024-01-01T10:00:00Z"}`, `{"id":2,"updated_at":"2024-01-02T10:00:00Z"}`})
 }
 
-func TestStreamStateIsRefusedAtLoad(t *testing.T) {
-	m := strings.Replace(incrementalStream("https://example.com", dailyCursor, ""), "path: /items}", `path: /items, request_parameters: {since: "{{ stream_state.updated_at }}"}}`, 1)
-	res := incrementalConnector(t, m, nil, "items").read(t)
-	errs := res.errors()
-	if res.code != 1 || len(errs) != 1 || !strings.Contains(errs[0]["message"].(string),
-		"streams[0].retriever.requester.request_parameters.since: `stream_state` is no longer supported in templates (Airbyte's runtime refuses it too); use stream_interval.start_time") {
-		t.Errorf("exit %d: %v", res.code, errs)
+// TestStreamStateIsRefusedWhenEvaluated: a template holding stream_state
+// fails where Airbyte's runtime fails it, when it is evaluated (a
+// config_error in the CDK's words, before its request is sent): the
+// manifest loads, discover lists the stream, check reports it not
+// available, and a read fails the stream (open-exchange-rates' path).
+func TestStreamStateIsRefusedWhenEvaluated(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) { fmt.Fprint(w, `{"data":[]}`) })
+	m := strings.Replace(incrementalStream(a.URL, dailyCursor, ""), "path: /items}", `path: /items, request_parameters: {since: "{{ stream_state.updated_at }}"}}`, 1)
+	c := incrementalConnector(t, m, nil, "items")
+	const refusal = "streams[0].retriever.requester.request_parameters.since: `stream_state` is no longer supported for interpolation. We recommend using `stream_interval` instead. Please reference the CDK Migration Guide for more information."
+	res := runCLI(t, "discover", "--manifest", c.manifest, "--config", c.config)
+	if res.code != 0 || len(res.ofType("CATALOG")) != 1 {
+		t.Fatalf("discover: exit %d: %s", res.code, res.stdout)
 	}
+	res = c.check(t)
+	statuses := res.ofType("CONNECTION_STATUS")
+	if res.code != 0 || len(statuses) != 1 || statuses[0]["connectionStatus"].(map[string]any)["status"] != "FAILED" ||
+		!strings.Contains(fmt.Sprint(statuses[0]["connectionStatus"]), refusal) {
+		t.Fatalf("check: exit %d: %s", res.code, res.stdout)
+	}
+	res = c.read(t)
+	errs := res.errors()
+	if res.code != 1 || len(errs) == 0 || errs[0]["message"] != "stream items: "+refusal || errs[0]["failure_type"] != "config_error" {
+		t.Errorf("read: exit %d: %v", res.code, errs)
+	}
+	equalLists(t, "requests", a.lines(), nil)
 }
 
 func TestClientSideIncrementalFilters(t *testing.T) {

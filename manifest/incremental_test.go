@@ -74,11 +74,12 @@ func TestIncrementalSyncErrors(t *testing.T) {
 	}
 }
 
-func TestStreamStateIsRefused(t *testing.T) {
+// TestStreamStateLoads: a template holding stream_state loads; Airbyte's
+// runtime refuses it only when it is evaluated (interp.RefusedError).
+func TestStreamStateLoads(t *testing.T) {
 	m := incrementalManifest("type: DatetimeBasedCursor\ncursor_field: u\ndatetime_format: \"%Y\"\nstart_datetime: \"2020\"")
 	m = strings.Replace(m, `url_base: "https://x"}`, `url_base: "https://x", path: "/x/{{ stream_state['u'] }}", request_headers: {A: "{{ stream_interval.start_time }}", B: "stream_state"}}`, 1)
-	_, err := Load(parse(t, m))
-	if err == nil || err.Error() != "streams[0].retriever.requester.path: `stream_state` is no longer supported in templates (Airbyte's runtime refuses it too); use stream_interval.start_time and stream_interval.end_time, the bounds of the slice being read" {
+	if _, err := Load(parse(t, m)); err != nil {
 		t.Errorf("got %v", err)
 	}
 }

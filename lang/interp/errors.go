@@ -75,6 +75,14 @@ func (e *UndefinedError) Error() string {
 	return fmt.Sprintf("%s: template %q: %s", e.Path, e.Source, e.Msg)
 }
 
+// RefusedError is a template Airbyte's runtime refuses to evaluate (one
+// holding the text stream_state): the manifest's to fix, a config_error.
+type RefusedError struct {
+	Path, Msg string
+}
+
+func (e *RefusedError) Error() string { return e.Path + ": " + e.Msg }
+
 // IsUndefined tells whether err is an UndefinedError.
 func IsUndefined(err error) bool {
 	var u *UndefinedError

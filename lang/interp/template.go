@@ -34,6 +34,8 @@ type Template struct {
 	withSets   bool   // ... and {% set %} statements
 	topString  bool   // ... whose last filter is string
 	undeclared []string
+	// refused is why every evaluation fails (it mentions stream_state).
+	refused *RefusedError
 
 	heldWarned atomic.Bool // a TypeError held a condition (Holds), said once
 }
@@ -44,41 +46,22 @@ func Constant(v any, path string) *Template {
 	return &Template{Source: String(v), Path: path, isConst: true, static: true, value: v}
 }
 
-// mentionsStreamState tells whether src has the word stream_state (as the
-// regular expression \bstream_state\b finds it).
-func mentionsStreamState(src string) bool {
-	const word = "stream_state"
-	for from := 0; ; {
-		i := strings.Index(src[from:], word)
-		if i < 0 {
-			return false
-		}
-		start, end := from+i, from+i+len(word)
-		if (start == 0 || !isWordByte(src[start-1])) && (end == len(src) || !isWordByte(src[end])) {
-			return true
-		}
-		from = start + 1
-	}
-}
-
-func isWordByte(c byte) bool {
-	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
-}
-
 // Compile parses src once. path names its place in the manifest for errors.
-// A template that mentions stream_state is refused, as the reference refuses
-// it; so are include, import, extends, from, macro and call, unknown filters
-// and tests, and literal regular expressions that do not compile.
+// Refused at load: include, import, extends, from, macro and call, unknown
+// filters and tests, and literal regular expressions that do not compile. A
+// template holding the text stream_state compiles, and each evaluation of it
+// fails with a RefusedError, as Airbyte's runtime fails it (when it is
+// evaluated, so a stream that never evaluates it reads).
 func Compile(src, path string) (*Template, error) {
 	t := &Template{Source: src, Path: path}
 	norm := normalizeSource(src)
-	if !strings.Contains(src, "{{") && !strings.Contains(src, "{%") && !strings.Contains(src, "{#") {
+	if strings.Contains(src, "stream_state") {
+		t.refused = &RefusedError{Path: path, Msg: "`stream_state` is no longer supported for interpolation. We recommend using `stream_interval` instead. Please reference the CDK Migration Guide for more information."}
+	}
+	if t.refused == nil && !strings.Contains(src, "{{") && !strings.Contains(src, "{%") && !strings.Contains(src, "{#") {
 		t.static = true
 		t.text = norm
 		return t, nil
-	}
-	if mentionsStreamState(src) {
-		return nil, fmt.Errorf("%s: `stream_state` is no longer supported in templates (Airbyte's runtime refuses it too); use stream_interval.start_time and stream_interval.end_time, the bounds of the slice being read", path)
 	}
 	body, undeclared, err := parseTemplate(norm)
 	if err != nil {
@@ -164,6 +147,10 @@ type result struct {
 // own text as its value and send it on (`except TypeError: return s`), which
 // we never do; only a condition holds on it (Holds).
 func (t *Template) fail(err error) error {
+	var refused *RefusedError
+	if errors.As(err, &refused) {
+		return err
+	}
 	switch kindOf(err) {
 	case kindUndefined:
 		var e *evalError
@@ -177,6 +164,9 @@ func (t *Template) fail(err error) error {
 
 // run evaluates a dynamic template.
 func (t *Template) run(vars Vars) (r result, err error) {
+	if t.refused != nil {
+		return r, t.refused
+	}
 	var missing []string
 	for _, name := range t.undeclared {
 		if _, ok := vars[name]; !ok {

@@ -2,6 +2,7 @@ package interp
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"runtime"
 	"strings"
@@ -252,7 +253,7 @@ func TestErrors(t *testing.T) {
 func TestRefusedAtLoad(t *testing.T) {
 	for _, src := range []string{`{% include '/etc/passwd' %}`, `{% import 'x.html' as x %}`, `{% extends 'base.html' %}`,
 		`{% from 'x' import y %}`, `{% macro m(a=1, b) %}{% endmacro %}`, `{{ x | nofilter }}`, `{{ x is notatest }}`,
-		`{{ 'a' | regex_search('(') }}`, `{{ stream_state.get('x') }}`, `{{ 1 +`, `{% if x %}`, `{% for x in y %}{% break %}{% endfor %}`,
+		`{{ 'a' | regex_search('(') }}`, `{{ 1 +`, `{% if x %}`, `{% for x in y %}{% break %}{% endfor %}`,
 		"{{ " + strings.Repeat("(", 100) + "1" + strings.Repeat(")", 100) + " }}"} {
 		_, err := Compile(src, "streams[0].path")
 		if err == nil || !strings.Contains(err.Error(), "streams[0].path") || strings.Contains(err.Error(), "\n") {
@@ -497,6 +498,28 @@ func TestDictHoldingItself(t *testing.T) {
 		v, err := MustCompile(src).Eval(Vars{})
 		if err != nil || pyStr(v) != want {
 			t.Errorf("%s: got %v %v, want %s", src, v, err, want)
+		}
+	}
+}
+
+// TestStreamStateRefusedWhenEvaluated: a template holding the text
+// stream_state (anywhere, as the CDK's `in` test finds it, braces or not)
+// compiles, and every evaluation fails with a RefusedError naming its path,
+// in the CDK's words.
+func TestStreamStateRefusedWhenEvaluated(t *testing.T) {
+	for _, src := range []string{"{{ stream_state.get('x') }}", "{{ config.my_stream_state_key }}", "stream_state", "{% if stream_state %}a{% endif %}"} {
+		tpl, err := Compile(src, "streams[0].path")
+		if err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+		_, evalErr := tpl.Eval(Vars{"config": map[string]any{}})
+		_, renderErr := tpl.Render(Vars{"config": map[string]any{}})
+		_, boolErr := tpl.Bool(Vars{"config": map[string]any{}})
+		for _, err := range []error{evalErr, renderErr, boolErr} {
+			var refused *RefusedError
+			if !errors.As(err, &refused) || err.Error() != "streams[0].path: `stream_state` is no longer supported for interpolation. We recommend using `stream_interval` instead. Please reference the CDK Migration Guide for more information." {
+				t.Errorf("%s: got %v", src, err)
+			}
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/airbyte-go/source-declarative/lang/interp"
 	"github.com/airbyte-go/source-declarative/protocol"
 )
 
@@ -36,11 +37,17 @@ func System(format string, args ...any) *Error {
 	return &Error{Failure: protocol.SystemError, Message: fmt.Sprintf(format, args...)}
 }
 
-// Type is the failure type of err: its own, or system_error for any other error.
+// Type is the failure type of err: its own; config_error for a template
+// Airbyte's runtime refuses to evaluate (interp.RefusedError); system_error
+// for any other error.
 func Type(err error) string {
 	var e *Error
 	if errors.As(err, &e) && e.Failure != "" {
 		return e.Failure
+	}
+	var refused *interp.RefusedError
+	if errors.As(err, &refused) {
+		return protocol.ConfigError
 	}
 	return protocol.SystemError
 }
@@ -63,5 +70,5 @@ func Within(where string, err error) error {
 	if e := As(err); e != nil {
 		return &Error{Failure: e.Failure, Status: e.Status, Internal: e.Internal, Message: where + ": " + e.Message}
 	}
-	return fmt.Errorf("%s: %v", where, err)
+	return fmt.Errorf("%s: %w", where, err)
 }
