@@ -173,7 +173,7 @@ func (m *run) compare() {
 		s.manifest = filepath.Join(s.dir, "manifest.json")
 		writeJSON(s.manifest, corpus.RewriteURLs(m.raw, s.api.URL))
 	}
-	specs := m.both(func(s *side) output { return s.command("spec", "--manifest", s.manifest) })
+	specs := m.both(func(s *side) output { return s.command("spec", m.specArgs(s)...) })
 	m.differ(compareSpec(specs)...)
 	spec := connectionSpec(specs[0])
 	if spec == nil {
@@ -230,6 +230,24 @@ func (m *run) compare() {
 		m.compareRead("read from state", again)
 	}
 	m.testReads(streams, catalog)
+}
+
+// specArgs are the arguments of spec: the manifest, and for a connector
+// with a components.py a config holding it as the platform injects it, as
+// a connector's image has its components.py beside its manifest (the
+// reference builds the spec's config rules, which may be custom, with it).
+func (m *run) specArgs(s *side) []string {
+	args := []string{"--manifest", s.manifest}
+	if m.connector.Components == "" {
+		return args
+	}
+	config := map[string]any{}
+	if err := injectComponents(config, m.connector.Components); err != nil {
+		return args // the configs' injection says so
+	}
+	path := filepath.Join(s.dir, "spec-config.json")
+	writeJSON(path, config)
+	return append(args, "--config", path)
 }
 
 // configure samples one config from the spec and points it, and the
