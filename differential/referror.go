@@ -16,6 +16,15 @@ type refError struct {
 // TRACEs, a failed CONNECTION_STATUS, and the ERROR logs of a test read.
 func referenceErrors(o output) []refError {
 	var out []refError
+	if o.stopped != "" {
+		out = append(out, refError{text: "the reference did not end: " + o.stopped})
+	}
+	for _, e := range o.exchanges {
+		if sentTemplate(e.Path + "?" + e.RawQuery + " " + e.Body) {
+			out = append(out, refError{stream: e.Endpoint, text: "the reference sent a template's own text: " + e.Method + " " + e.Path})
+			break
+		}
+	}
 	for _, t := range o.ofType("TRACE") {
 		e := asMap(asMap(t["trace"])["error"])
 		if e == nil {
@@ -44,6 +53,18 @@ func referenceErrors(o output) []refError {
 		}
 	}
 	return out
+}
+
+// sentTemplate tells whether a request holds a template's own text ({{ or
+// {%, as written or URL-encoded): the reference's answer to a template
+// failing with a TypeError, which we never send.
+func sentTemplate(s string) bool {
+	for _, mark := range []string{"{{", "{%", "%7B%7B", "%7B%25", "%7b%7b", "%7b%25"} {
+		if strings.Contains(s, mark) {
+			return true
+		}
+	}
+	return false
 }
 
 // failedWith tells whether the reference failed with an error holding text

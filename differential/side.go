@@ -45,6 +45,8 @@ type output struct {
 	final     []any
 	stderr    string
 	exchanges []genapi.Exchange
+	// stopped says why the command did not end by itself ("" when it did).
+	stopped string
 }
 
 // commandTimeout bounds one command of either connector.
@@ -57,8 +59,11 @@ func (s *side) command(name string, args ...string) output {
 	out, err := s.run(ctx, "command", name, append([]string{name}, args...))
 	out.final = manifest.DeepCopy(finalStates(out)).([]any) // normalized in place later
 	switch {
+	case out.stopped != "":
+		out.stderr = out.stopped
 	case ctx.Err() != nil:
 		out.code, out.stderr = -1, fmt.Sprintf("timed out after %s", commandTimeout)
+		out.stopped = out.stderr
 	case err != nil:
 		out.code, out.stderr = -1, err.Error()
 	}
@@ -77,13 +82,44 @@ func (s *side) testReads(ctx context.Context, configs, catalogs []string) ([]out
 	return outs, nil
 }
 
+// requestLimit bounds the requests of one command: a connector past it
+// does not end (it asks for pages forever) and is stopped, so that its
+// output stays small (a reference looping for two minutes printed 130,000
+// records, and the comparison held them all).
+const requestLimit = 5000
+
 // run launches one command of kind and collects what it printed and the
-// API's exchanges while it ran; name names its kept output.
+// API's exchanges while it ran; name names its kept output. A command past
+// requestLimit requests is stopped (output.stopped says so).
 func (s *side) run(ctx context.Context, kind, name string, args []string) (output, error) {
-	before := len(s.api.Exchanges())
+	before := s.api.Count()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	overLimit := make(chan bool, 1)
+	go func() {
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				overLimit <- false
+				return
+			case <-tick.C:
+				if s.api.Count()-before > requestLimit {
+					cancel()
+					overLimit <- true
+					return
+				}
+			}
+		}
+	}()
 	stdout, stderr, code, err := s.launch(ctx, kind, args, s.env)
+	cancel()
 	out := parseOutput(stdout)
 	out.stderr, out.code = stderr, code
+	if <-overLimit {
+		out.code, out.stopped, err = -1, fmt.Sprintf("stopped after more than %d requests", requestLimit), nil
+	}
 	out.exchanges = s.api.Exchanges()[before:]
 	s.keep(name, stdout)
 	return out, err

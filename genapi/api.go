@@ -56,6 +56,13 @@ func (a *API) SetPlan(p *Plan) {
 	a.plan = p
 }
 
+// Count is the number of requests answered so far.
+func (a *API) Count() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return len(a.log)
+}
+
 // Exchanges lists the requests answered so far, in the order they came.
 func (a *API) Exchanges() []Exchange {
 	a.mu.Lock()
