@@ -155,7 +155,9 @@ func (r *Runner) pythonTestRead(ctx context.Context, tr *testReader, st *manifes
 			} `json:"trace"`
 		} `json:"message"`
 	}
-	err := r.components.Call(ctx, st.Python, "test_read", params, nil, &out)
+	// A long op, as a read whole is: the builder's limits bound it, not a
+	// call's time limit (an API that backs off may take minutes).
+	err := r.components.Stream(ctx, st.Python, "test_read", params, &out, nil)
 	switch {
 	case err != nil:
 	case out.Message.Record != nil:
