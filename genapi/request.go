@@ -148,7 +148,8 @@ func (r *request) contains(s string) bool {
 }
 
 // seed numbers the records of a page from what the request asks for, less
-// its page token (skip tells it, with the query or body key it has) and its times: pages of one partition, and partitions, get
+// its page token (skip tells it, with the query or body key it has) and its
+// times (whole, or inside a value: ISO 8601 or epoch): pages of one partition, and partitions, get
 // distinct records; the same page asked in another time window, or by
 // another run, the same ones.
 func (r *request) seed(stream string, page int, skip func(key, value string) bool) int {
@@ -156,7 +157,7 @@ func (r *request) seed(stream string, page int, skip func(key, value string) boo
 		if _, isTime := parseTime(v); isTime || skip("", v) {
 			return "~"
 		}
-		return isoTime.ReplaceAllString(v, "~")
+		return epochTime.ReplaceAllString(isoTime.ReplaceAllString(v, "~"), "~")
 	}
 	h := fnv.New64a()
 	fmt.Fprintf(h, "%s %s", stream, r.method)

@@ -79,6 +79,10 @@ func (w window) cursorTimes(n int, today time.Time) (time.Time, time.Duration) {
 // `updated_at:[2024-01-01T00:00:00Z TO 2024-01-02T00:00:00Z]`).
 var isoTime = regexp.MustCompile(`\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})?`)
 
+// epochTime finds epoch seconds (2001 to 2096) or milliseconds inside a
+// value ("[1796342400, 1796619999]"), as parseTime reads a whole one.
+var epochTime = regexp.MustCompile(`\b[1-3]\d{9}(\d{3})?\b`)
+
 // timeLayouts are the shapes of dates and times requests carry.
 var timeLayouts = []string{
 	time.RFC3339Nano,
