@@ -142,6 +142,22 @@ streams:
 	}
 }
 
+// A parameter holding Python's text None (a null Airbyte's runtime sends as
+// "None", and ours leaves out) does not change a page's records, as a page
+// token does not.
+func TestNoneParameterKeepsRecords(t *testing.T) {
+	a := plan(t, cursorManifest, map[string]any{})
+	_, _, without := get(t, a.URL+"/v1/events?cursor=mockcursor1z&q=x")
+	_, _, with := get(t, a.URL+"/v1/events?category=None&cursor=mockcursor1z&q=x")
+	if jsonOf(without["data"]) != jsonOf(with["data"]) {
+		t.Errorf("category=None changed the records:\n%s\n%s", jsonOf(without["data"]), jsonOf(with["data"]))
+	}
+	_, _, other := get(t, a.URL+"/v1/events?category=news&cursor=mockcursor1z&q=x")
+	if jsonOf(without["data"]) == jsonOf(other["data"]) {
+		t.Errorf("category=news did not change the records: %s", jsonOf(other["data"]))
+	}
+}
+
 // Records carry a cursor inside the time window the request asks for, in
 // the cursor's format.
 func TestRecordsInTheRequestedWindow(t *testing.T) {

@@ -148,10 +148,13 @@ func (r *request) contains(s string) bool {
 }
 
 // seed numbers the records of a page from what the request asks for, less
-// its page token (skip tells it, with the query or body key it has) and its times: pages of one partition, and partitions, get
+// its page token (skip tells it, with the query or body key it has), its
+// times and its values "None": pages of one partition, and partitions, get
 // distinct records; the same page asked in another time window, or by
-// another run, the same ones.
-func (r *request) seed(stream string, page int, skip func(key, value string) bool) int {
+// another run, or with a null sent as Python's text None (Airbyte's runtime
+// sends it; ours leaves the parameter out), the same ones.
+func (r *request) seed(stream string, page int, isToken func(key, value string) bool) int {
+	skip := func(key, value string) bool { return value == "None" || isToken(key, value) }
 	keep := func(v string) string {
 		if _, isTime := parseTime(v); isTime || skip("", v) {
 			return "~"
