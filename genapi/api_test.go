@@ -158,6 +158,48 @@ func TestNoneParameterKeepsRecords(t *testing.T) {
 	}
 }
 
+// Streams of a GraphQL API share one path (POST /graphql) and differ by
+// the query in their JSON body: each request is answered by its own
+// stream's endpoint, its records where that stream's selector finds them.
+func TestEndpointsToldApartByTheirBody(t *testing.T) {
+	a := plan(t, `
+definitions:
+  stream:
+    type: DeclarativeStream
+    retriever:
+      type: SimpleRetriever
+      requester:
+        type: HttpRequester
+        url_base: API
+        path: /graphql
+        http_method: POST
+        request_body_json:
+          query: "{ {{ parameters.name }} { nodes { id } } }"
+          variables: "{{ next_page_token }}"
+      record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data, "{{ parameters.name }}", nodes]}}
+streams:
+  - {$ref: "#/definitions/stream", name: users, $parameters: {name: users}}
+  - {$ref: "#/definitions/stream", name: teams, $parameters: {name: teams}}
+`, map[string]any{})
+	for _, name := range []string{"teams", "users"} {
+		resp, err := http.Post(a.URL+"/graphql", "application/json", strings.NewReader(`{"query": "{ `+name+` { nodes { id } } }", "variables": ""}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var body map[string]any
+		json.NewDecoder(resp.Body).Decode(&body)
+		resp.Body.Close()
+		data, _ := body["data"].(map[string]any)
+		if _, ok := data[name].(map[string]any); !ok {
+			t.Errorf("%s: %v", name, body)
+		}
+	}
+	ex := a.Exchanges()
+	if len(ex) != 2 || ex[0].Endpoint != "teams" || ex[1].Endpoint != "users" {
+		t.Errorf("exchanges: %+v", ex)
+	}
+}
+
 // Records carry a cursor inside the time window the request asks for, in
 // the cursor's format.
 func TestRecordsInTheRequestedWindow(t *testing.T) {

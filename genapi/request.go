@@ -22,6 +22,30 @@ func newRequest(r *http.Request, body []byte) *request {
 	return &request{method: r.Method, path: r.URL.Path, host: r.Host, query: r.URL.Query(), header: r.Header, body: body}
 }
 
+// queryValue is a query parameter's values, joined with commas.
+func (r *request) queryValue(key string) (string, bool) {
+	v, ok := r.query[key]
+	return strings.Join(v, ","), ok
+}
+
+// bodyValue is a top-level field of a JSON object body, a text as it is and
+// any other value as JSON.
+func (r *request) bodyValue(key string) (string, bool) {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(r.body, &obj) != nil {
+		return "", false
+	}
+	raw, ok := obj[key]
+	if !ok {
+		return "", false
+	}
+	var text string
+	if json.Unmarshal(raw, &text) == nil {
+		return text, true
+	}
+	return string(raw), true
+}
+
 // injected reads the value a request option put into the request: a query
 // parameter, a header, a form field or a value of the JSON body.
 func (r *request) injected(into string, field []string) (string, bool) {
