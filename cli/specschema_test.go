@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 )
 
@@ -54,4 +55,27 @@ spec:
 		t.Errorf("message:\n got %v\nwant %s", msg, want)
 	}
 	equalLists(t, "no request for a refused config", a.lines(), []string{"GET /a"})
+}
+
+// A spec that is not a valid JSON schema (hellobaton's required lists
+// api_key twice, which the draft-07 meta-schema refuses) is an invalid
+// manifest on check, discover and read, before any request: Airbyte's
+// runtime refuses it too (jsonschema's check_schema, before it validates
+// the config), reported there as "Something went wrong in the connector".
+func TestSpecNotAValidSchemaIsAnInvalidManifest(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) { fmt.Fprint(w, `{"data":[{"id":1}]}`) })
+	c := newConnector(t, strings.Replace(twoStreams(a.URL), "required: [api_key]", "required: [api_key, api_key]", 1), map[string]any{"api_key": "k"}, "a")
+	const want = "invalid manifest: spec.connection_specification: is not a valid JSON schema: /required: items at index 0 and 1 are equal"
+	res := c.check(t)
+	st := res.ofType("CONNECTION_STATUS")
+	if res.code != 0 || len(st) != 1 || st[0]["connectionStatus"].(map[string]any)["message"] != want {
+		t.Errorf("check: exit %d: %s", res.code, res.stdout)
+	}
+	for _, res := range []result{res, runCLI(t, "discover", "--manifest", c.manifest, "--config", c.config), c.read(t)} {
+		errs := res.errors()
+		if len(errs) != 1 || errs[0]["failure_type"] != "config_error" || errs[0]["message"] != want {
+			t.Errorf("errors %v", errs)
+		}
+	}
+	equalLists(t, "requests", a.lines(), nil)
 }
