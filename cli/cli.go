@@ -219,6 +219,9 @@ func (a *app) setup() (r *runtime.Runner, err *setupError, validation error) {
 	a.host = host
 	addSecrets(config)
 	validation = manifest.ValidateConfig(connSpec, config)
+	if errors.Is(validation, manifest.ErrInvalidSpec) {
+		return nil, &setupError{message: "invalid manifest: " + validation.Error(), checkFails: true}, nil
+	}
 	if validation == nil {
 		if verr := a.validateRules(src.ConfigRules, config); verr != nil {
 			return nil, &setupError{message: verr.Error(), checkFails: true}, nil

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 
@@ -66,6 +67,12 @@ class BumpState(StateMigration):
         return stream_state.get("updated_at") == ""
     def migrate(self, stream_state):
         return {"updated_at": "2024-01-03"}
+
+@dataclass
+class Tag:
+    """A config transformation (google-analytics-data-api's kind): the config gains a tag."""
+    def transform(self, config):
+        config["tag"] = "t" + str(config["count"])
 
 @dataclass
 class PathRequester(HttpRequester):
@@ -440,4 +447,45 @@ func onlyPage(streamRead []byte) (page readPage, ok bool) {
 
 func manifestAsJSON(y string) (map[string]any, error) {
 	return manifest.Parse([]byte(y))
+}
+
+// A custom config transformation runs in the CDK and changes the config the
+// streams read, not the user's: no CONTROL message and no config written
+// back, as Airbyte prints one only for a migration that changed the config
+// (google-analytics-data-api printed one on every command, the config
+// unchanged); and the config's whole numbers stay whole (a count of 2 is
+// 2 in a path, not 2.0).
+func TestCustomConfigTransformationChangesNoUserConfig(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) { fmt.Fprint(w, `{"data": [{"id": 1}]}`) })
+	m := `version: 7.0.0
+type: DeclarativeSource
+check: {type: CheckStream, stream_names: [items]}
+streams:
+  - type: DeclarativeStream
+    name: items
+    retriever:
+      type: SimpleRetriever
+      requester: {type: HttpRequester, url_base: "` + a.URL + `", path: "/items/{{ config['count'] }}/{{ config['tag'] }}"}
+      record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}
+spec:
+  type: Spec
+  connection_specification: {type: object, properties: {count: {type: integer}}}
+  config_normalization_rules:
+    type: ConfigNormalizationRules
+    transformations:
+      - type: CustomConfigTransformation
+        class_name: source_declarative_manifest.components.Tag
+`
+	c, code := componentsRun(t, m, map[string]any{"count": 2}, "items")
+	before, _ := os.ReadFile(c.config)
+	check := runCLI(t, "check", "--manifest", c.manifest, "--config", c.config, "--components-path", code)
+	for _, res := range []result{check, c.read(t, "--components-path", code)} {
+		if res.code != 0 || len(res.ofType("CONTROL")) != 0 {
+			t.Errorf("exit %d, CONTROL %v: %s", res.code, res.ofType("CONTROL"), res.stderr)
+		}
+	}
+	equalLists(t, "requests", a.lines(), []string{"GET /items/2/t2", "GET /items/2/t2"})
+	if after, _ := os.ReadFile(c.config); string(after) != string(before) {
+		t.Errorf("config file rewritten: %s", after)
+	}
 }

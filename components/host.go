@@ -199,15 +199,36 @@ func (h *Host) Build(ctx context.Context, config map[string]any) error {
 // ConfigRules runs the spec's config_normalization_rules (with custom
 // ones) as the CDK runs them: the migrated config (to write back when it
 // changed) and the config after transformations, validated.
+// Their numbers are read as a config file's are (a whole number an int64),
+// so that an unchanged config compares equal and a count of 2 stays 2.
 func (h *Host) ConfigRules(ctx context.Context, c *manifest.Custom, config map[string]any) (migrated, transformed map[string]any, err error) {
 	var out struct {
-		Migrated map[string]any `json:"migrated"`
-		Config   map[string]any `json:"config"`
+		Migrated json.RawMessage `json:"migrated"`
+		Config   json.RawMessage `json:"config"`
 	}
 	if err := h.Call(ctx, c, "config", map[string]any{"config": config}, nil, &out); err != nil {
 		return nil, nil, err
 	}
-	return out.Migrated, out.Config, nil
+	if migrated, err = configObject(out.Migrated); err == nil {
+		transformed, err = configObject(out.Config)
+	}
+	if err != nil {
+		return nil, nil, &Error{Component: c, Message: "unreadable answer: " + err.Error()}
+	}
+	return migrated, transformed, nil
+}
+
+// configObject reads a config the host answered.
+func configObject(text []byte) (map[string]any, error) {
+	v, err := manifest.FromJSON(text)
+	if err != nil {
+		return nil, err
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, errors.New("the config is not an object")
+	}
+	return m, nil
 }
 
 // hello reads the host's first frame: the versions it runs, or why it

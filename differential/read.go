@@ -98,6 +98,7 @@ func partsByStream(o output) map[string]*streamParts {
 // parent-read-once and one-token), the records as a multiset, the statuses, the last state exactly
 // and the shape of the others.
 func (m *run) compareRead(label string, outs [2]output) {
+	m.note("null-sent-as-none", nullsAsNone(&outs[0], &outs[1]))
 	m.note("first-page-token", firstPageTokens(&outs[0], &outs[1]))
 	m.note("oauth-json-body", tokenBodies(&outs[0], &outs[1]))
 	m.note("record-nulls", dropTopNulls(&outs[0]))

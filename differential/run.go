@@ -299,7 +299,7 @@ func (m *run) both(f func(*side) output) [2]output {
 	for i := range outs {
 		normalizeOutput(&outs[i], m.sides[i], m.started)
 	}
-	m.refErrors = referenceErrors(outs[1])
+	m.refErrors = append(referenceErrors(outs[1]), endedAtEmptyRecord(hasEmptyRecord(outs[0]), hasEmptyRecord(outs[1]))...)
 	return outs
 }
 
@@ -349,7 +349,7 @@ func (m *run) testReads(streams []map[string]any, catalog map[string]any) {
 		for i := range pair {
 			normalizeOutput(&pair[i], m.sides[i], m.started)
 		}
-		m.refErrors = referenceErrors(pair[1])
+		m.refErrors = append(referenceErrors(pair[1]), endedAtEmptyRecord(showsEmptyRecord(pair[0]), showsEmptyRecord(pair[1]))...)
 		m.compareTestRead(fmt.Sprint(st["name"]), pair)
 	}
 }

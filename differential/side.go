@@ -121,18 +121,28 @@ func (s *side) run(ctx context.Context, kind, name string, args []string) (outpu
 		out.code, out.stopped, err = -1, fmt.Sprintf("stopped after more than %d requests", requestLimit), nil
 	}
 	out.exchanges = s.api.Exchanges()[before:]
-	s.keep(name, stdout)
+	s.keep(name, stdout, stderr, out.exchanges)
 	return out, err
 }
 
-// keep writes a command's stdout beside the side's files when
-// DIFFERENTIAL_KEEP is set (the files are then left in place), to look at.
-func (s *side) keep(name string, stdout []byte) {
-	if os.Getenv("DIFFERENTIAL_KEEP") != "" {
-		f, _ := os.CreateTemp(s.dir, name+"-*.out")
-		f.Write(stdout)
-		f.Close()
+// keep writes a command's stdout, and beside it its stderr (.err) and the
+// requests the API received with its status, stream and page (.requests),
+// into the side's files when DIFFERENTIAL_KEEP is set (the files are then
+// left in place), to look at.
+func (s *side) keep(name string, stdout []byte, stderr string, exchanges []genapi.Exchange) {
+	if os.Getenv("DIFFERENTIAL_KEEP") == "" {
+		return
 	}
+	f, _ := os.CreateTemp(s.dir, name+"-*.out")
+	f.Write(stdout)
+	f.Close()
+	var lines []string
+	for _, e := range exchanges {
+		lines = append(lines, fmt.Sprintf("%d %s page %d: %s", e.Status, e.Endpoint, e.Page, requestKey(e)))
+	}
+	base := strings.TrimSuffix(f.Name(), ".out")
+	os.WriteFile(base+".requests", []byte(strings.Join(lines, "\n")+"\n"), 0o600)
+	os.WriteFile(base+".err", []byte(stderr), 0o600)
 }
 
 func parseOutput(stdout []byte) output {

@@ -112,6 +112,7 @@ func stateAtSliceEnd(ours, theirs map[string]any) int {
 // comparePage compares a test read's page: its request, status and records.
 func (m *run) comparePage(a, b map[string]any, where string) string {
 	ra, rb := pageRequest(asMap(a["request"])), pageRequest(asMap(b["request"]))
+	m.noneInURL(ra, rb)
 	m.firstPageToken(ra, rb)
 	if diff := firstDifference(ra, rb, where+".request"); diff != "" {
 		return diff
@@ -204,6 +205,7 @@ func (m *run) firstPageToken(ours, theirs map[string]any) {
 func (m *run) compareAuxiliary(ours, theirs any, where string) string {
 	a, b := auxiliary(ours), auxiliary(theirs)
 	for i := 0; i < len(a) && i < len(b); i++ {
+		m.noneInURL(asMap(a[i]), asMap(b[i]))
 		m.firstPageToken(asMap(a[i]), asMap(b[i]))
 	}
 	return firstDifference(a, b, where)

@@ -129,7 +129,8 @@ func (p *Plan) Twins(stream string) []string {
 	for _, e := range p.endpoints {
 		for _, o := range of {
 			if e.name != stream && e.method == o.method && e.route.pattern != nil && o.route.pattern != nil &&
-				e.route.pattern.String() == o.route.pattern.String() && fmt.Sprint(e.params) == fmt.Sprint(o.params) {
+				e.route.pattern.String() == o.route.pattern.String() && fmt.Sprint(e.params) == fmt.Sprint(o.params) &&
+				fmt.Sprint(e.body) == fmt.Sprint(o.body) {
 				out = append(out, e.name)
 				break
 			}
@@ -146,7 +147,7 @@ func (p *Plan) endpointFor(req *request) *endpoint {
 			if !e.route.match(req.path) || pass == 0 && e.method != "" && e.method != req.method {
 				continue
 			}
-			score := e.route.literal*100 + paramScore(e.params, req)
+			score := e.route.literal*100 + staticScore(e.params, req.queryValue) + staticScore(e.body, req.bodyValue)
 			if best == nil || score > bestScore {
 				best, bestScore = e, score
 			}
@@ -155,16 +156,17 @@ func (p *Plan) endpointFor(req *request) *endpoint {
 	return best
 }
 
-// paramScore rates how well a request carries an endpoint's static
-// parameters: each with its value counts, each with another value or
-// missing (unless it renders empty, and is then left out) counts against.
-func paramScore(params map[string]string, req *request) int {
+// staticScore rates how well a request carries an endpoint's static
+// values (query parameters or body fields, as lookup reads them): each with
+// its value counts, each with another value or missing (unless it renders
+// empty, and is then left out) counts against.
+func staticScore(static map[string]string, lookup func(key string) (value string, sent bool)) int {
 	score := 0
-	for k, v := range params {
+	for k, v := range static {
 		v = strings.TrimSpace(v)
-		got, ok := req.query[k]
+		got, ok := lookup(k)
 		switch {
-		case ok && len(got) == 1 && strings.TrimSpace(got[0]) == v:
+		case ok && strings.TrimSpace(got) == v:
 			score += 2
 		case ok:
 			score -= 2

@@ -142,6 +142,64 @@ streams:
 	}
 }
 
+// A parameter holding Python's text None (a null Airbyte's runtime sends as
+// "None", and ours leaves out) does not change a page's records, as a page
+// token does not.
+func TestNoneParameterKeepsRecords(t *testing.T) {
+	a := plan(t, cursorManifest, map[string]any{})
+	_, _, without := get(t, a.URL+"/v1/events?cursor=mockcursor1z&q=x")
+	_, _, with := get(t, a.URL+"/v1/events?category=None&cursor=mockcursor1z&q=x")
+	if jsonOf(without["data"]) != jsonOf(with["data"]) {
+		t.Errorf("category=None changed the records:\n%s\n%s", jsonOf(without["data"]), jsonOf(with["data"]))
+	}
+	_, _, other := get(t, a.URL+"/v1/events?category=news&cursor=mockcursor1z&q=x")
+	if jsonOf(without["data"]) == jsonOf(other["data"]) {
+		t.Errorf("category=news did not change the records: %s", jsonOf(other["data"]))
+	}
+}
+
+// Streams of a GraphQL API share one path (POST /graphql) and differ by
+// the query in their JSON body: each request is answered by its own
+// stream's endpoint, its records where that stream's selector finds them.
+func TestEndpointsToldApartByTheirBody(t *testing.T) {
+	a := plan(t, `
+definitions:
+  stream:
+    type: DeclarativeStream
+    retriever:
+      type: SimpleRetriever
+      requester:
+        type: HttpRequester
+        url_base: API
+        path: /graphql
+        http_method: POST
+        request_body_json:
+          query: "{ {{ parameters.name }} { nodes { id } } }"
+          variables: "{{ next_page_token }}"
+      record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data, "{{ parameters.name }}", nodes]}}
+streams:
+  - {$ref: "#/definitions/stream", name: users, $parameters: {name: users}}
+  - {$ref: "#/definitions/stream", name: teams, $parameters: {name: teams}}
+`, map[string]any{})
+	for _, name := range []string{"teams", "users"} {
+		resp, err := http.Post(a.URL+"/graphql", "application/json", strings.NewReader(`{"query": "{ `+name+` { nodes { id } } }", "variables": ""}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var body map[string]any
+		json.NewDecoder(resp.Body).Decode(&body)
+		resp.Body.Close()
+		data, _ := body["data"].(map[string]any)
+		if _, ok := data[name].(map[string]any); !ok {
+			t.Errorf("%s: %v", name, body)
+		}
+	}
+	ex := a.Exchanges()
+	if len(ex) != 2 || ex[0].Endpoint != "teams" || ex[1].Endpoint != "users" {
+		t.Errorf("exchanges: %+v", ex)
+	}
+}
+
 // Records carry a cursor inside the time window the request asks for, in
 // the cursor's format.
 func TestRecordsInTheRequestedWindow(t *testing.T) {

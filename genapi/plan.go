@@ -22,6 +22,7 @@ type endpoint struct {
 	method string // "" for any
 	route  route
 	params map[string]string // static query parameters, to tell endpoints on one path apart
+	body   map[string]string // static top-level fields of a JSON body (a GraphQL query), likewise
 	answer answerer
 }
 
@@ -245,21 +246,31 @@ func (b *builder) routeOf(e *endpoint, url string, component map[string]any) {
 	})
 }
 
-// staticParams renders the request parameters that need nothing from the
-// request, to tell apart endpoints sharing a path.
+// staticParams renders the request parameters, and the top-level texts of
+// the JSON body, that need nothing from the request, to tell apart
+// endpoints sharing a path (GraphQL APIs: one POST / per stream, each with
+// its query).
 func (b *builder) staticParams(e *endpoint, req map[string]any) {
-	e.params = map[string]string{}
-	for k, v := range asMap(req["request_parameters"]) {
+	e.params = b.staticTexts(asMap(req["request_parameters"]), req)
+	e.body = b.staticTexts(asMap(req["request_body_json"]), req)
+}
+
+// staticTexts renders the texts of a mapping that need nothing from the
+// request.
+func (b *builder) staticTexts(m map[string]any, req map[string]any) map[string]string {
+	out := map[string]string{}
+	for k, v := range m {
 		s, ok := v.(string)
 		if !ok || requestTime.MatchString(s) {
 			continue
 		}
-		b.jinja.render(s, params(req), func(out *string) {
-			if out != nil {
-				e.params[k] = *out
+		b.jinja.render(s, params(req), func(text *string) {
+			if text != nil {
+				out[k] = *text
 			}
 		})
 	}
+	return out
 }
 
 // route is a URL template turned into a pattern over request paths.

@@ -22,6 +22,30 @@ func newRequest(r *http.Request, body []byte) *request {
 	return &request{method: r.Method, path: r.URL.Path, host: r.Host, query: r.URL.Query(), header: r.Header, body: body}
 }
 
+// queryValue is a query parameter's values, joined with commas.
+func (r *request) queryValue(key string) (string, bool) {
+	v, ok := r.query[key]
+	return strings.Join(v, ","), ok
+}
+
+// bodyValue is a top-level field of a JSON object body, a text as it is and
+// any other value as JSON.
+func (r *request) bodyValue(key string) (string, bool) {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(r.body, &obj) != nil {
+		return "", false
+	}
+	raw, ok := obj[key]
+	if !ok {
+		return "", false
+	}
+	var text string
+	if json.Unmarshal(raw, &text) == nil {
+		return text, true
+	}
+	return string(raw), true
+}
+
 // injected reads the value a request option put into the request: a query
 // parameter, a header, a form field or a value of the JSON body.
 func (r *request) injected(into string, field []string) (string, bool) {
@@ -148,11 +172,13 @@ func (r *request) contains(s string) bool {
 }
 
 // seed numbers the records of a page from what the request asks for, less
-// its page token (skip tells it, with the query or body key it has) and its
-// times (whole, or inside a value: ISO 8601 or epoch): pages of one partition, and partitions, get
-// distinct records; the same page asked in another time window, or by
-// another run, the same ones.
-func (r *request) seed(stream string, page int, skip func(key, value string) bool) int {
+// its page token (skip tells it, with the query or body key it has), its
+// times (whole, or inside a value: ISO 8601 or epoch) and its values
+// "None": pages of one partition, and partitions, get distinct records; the same page asked in another time window, or by
+// another run, or with a null sent as Python's text None (Airbyte's runtime
+// sends it; ours leaves the parameter out), the same ones.
+func (r *request) seed(stream string, page int, isToken func(key, value string) bool) int {
+	skip := func(key, value string) bool { return value == "None" || isToken(key, value) }
 	keep := func(v string) string {
 		if _, isTime := parseTime(v); isTime || skip("", v) {
 			return "~"

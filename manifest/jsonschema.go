@@ -56,15 +56,21 @@ const documentURL = "schema:///document.json"
 // before any value is validated. Formats are annotations, as for the
 // reference (which validates without a format checker: a spec asking for
 // format date and pattern dd-mm-yyyy, source-coingecko-coins, must accept
-// 01-01-2024), and a $ref may only point inside the document.
+// 01-01-2024), a pattern is a Python regular expression (pythonpattern.go),
+// and a $ref may only point inside the document.
 func CompileJSONSchema(doc any) (*JSONSchema, error) {
+	moved, err := movePatterns(doc)
+	if err != nil {
+		return nil, err
+	}
 	docs := &schemaDocuments{byURL: map[string]any{documentURL: doc}}
 	c := newSchemaCompiler(func(u string) ([]byte, error) {
 		if u != documentURL {
 			return nil, nil
 		}
-		return json.Marshal(doc)
+		return json.Marshal(moved)
 	})
+	c.RegisterExtension("python-pattern", pythonPatternMeta, pythonPatterns{})
 	s, err := c.Compile(documentURL)
 	if err != nil {
 		return nil, schemaCompileError(err, doc)

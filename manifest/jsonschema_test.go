@@ -185,11 +185,11 @@ func TestGoNumbers(t *testing.T) {
 // is refused.
 func TestSchemaErrors(t *testing.T) {
 	for schema, want := range map[string]string{
-		`5`:                                     `expected object or boolean, but got number`,
-		`{"type":"str"}`:                        `/type: value must be one of "array", "boolean", "integer", "null", "number", "object", "string"; /type: expected array, but got string`,
-		`{"type":["string","string"]}`:          `/type: value must be one of "array", "boolean", "integer", "null", "number", "object", "string"; /type: items at index 0 and 1 are equal`,
-		`{"properties":{"a":{"minLength":-1}}}`: `/properties/a/minLength: must be >= 0 but found -1`,
-		`{"properties":{"a":{"pattern":"(?=x)"}}}`:   `/properties/a/pattern: '(?=x)' is not valid 'regex'`,
+		`5`:                                          `expected object or boolean, but got number`,
+		`{"type":"str"}`:                             `/type: value must be one of "array", "boolean", "integer", "null", "number", "object", "string"; /type: expected array, but got string`,
+		`{"type":["string","string"]}`:               `/type: value must be one of "array", "boolean", "integer", "null", "number", "object", "string"; /type: items at index 0 and 1 are equal`,
+		`{"properties":{"a":{"minLength":-1}}}`:      `/properties/a/minLength: must be >= 0 but found -1`,
+		`{"properties":{"a":{"pattern":"(x"}}}`:      `/properties/a/pattern: '(x' is not a valid regular expression: error parsing regexp: missing closing ) in ` + "`(x`",
 		`{"patternProperties":{"(":{}}}`:             `/patternProperties/(: '(' is not valid 'regex'`,
 		`{"required":"a"}`:                           `/required: expected array, but got string`,
 		`{"anyOf":[]}`:                               `/anyOf: minimum 1 items required, but found 0 items`,
@@ -212,5 +212,36 @@ func TestSchemaErrors(t *testing.T) {
 		if err == nil || err.Error() != want {
 			t.Errorf("%s:\n got %v\nwant %s", schema, err, want)
 		}
+	}
+}
+
+// A pattern is a Python regular expression found anywhere in the text, as
+// Airbyte's runtime (Python's jsonschema, re.search) reads it: a lookahead
+// (google-analytics-data-api's spec) is accepted and applied, in every place
+// a schema can be, and a property named "pattern" is still a property.
+func TestPythonPatterns(t *testing.T) {
+	schema := decode(t, `{"properties":{
+		"name":{"pattern":"^(?!(cohort_|RESERVED_)).*$"},
+		"reports":{"type":"array","items":{"properties":{"id":{"pattern":"(?<=r)\\d"}}}},
+		"pattern":{"type":"string","pattern":"^p"},
+		"choice":{"oneOf":[{"type":"integer"},{"type":"string","pattern":"(?P<y>\\d{4})-(?P=y)"}]}},
+		"definitions":{"x":{"pattern":"x"}}}`)
+	s, err := CompileJSONSchema(schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Validate(decode(t, `{"name":"daily","reports":[{"id":"r1"}],"pattern":"pq","choice":"2024-2024"}`)); err != nil {
+		t.Errorf("a valid config: %v", err)
+	}
+	got := failures(s.Validate(decode(t, `{"name":"cohort_1","reports":[{"id":"1"}],"pattern":"q","choice":"2024-2025"}`)))
+	want := []string{
+		`type /choice: expected integer, but got string`,
+		`pattern /choice: does not match pattern '(?P<y>\\d{4})-(?P=y)'`,
+		`pattern /name: does not match pattern '^(?!(cohort_|RESERVED_)).*$'`,
+		`pattern /pattern: does not match pattern '^p'`,
+		`pattern /reports/0/id: does not match pattern '(?<=r)\\d'`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

@@ -465,8 +465,12 @@ func DeepCopy(v any) any {
 	return v
 }
 
+// ErrInvalidSpec is ValidateConfig's error for a connection specification
+// that is not a valid JSON schema: the manifest is at fault, not the config.
+var ErrInvalidSpec = errors.New("spec.connection_specification: is not a valid JSON schema")
+
 // ValidateConfig checks a config against a connection specification; the
-// error names the config key.
+// error names the config key, or wraps ErrInvalidSpec.
 func ValidateConfig(connSpec map[string]any, config map[string]any) error {
 	connSpec, _ = DeepCopy(connSpec).(map[string]any)
 	if choices := narrowChoices(connSpec, config, ""); len(choices) > 0 {
@@ -475,7 +479,7 @@ func ValidateConfig(connSpec map[string]any, config map[string]any) error {
 	}
 	s, err := CompileJSONSchema(connSpec)
 	if err != nil {
-		return fmt.Errorf("the spec's connection_specification is not a valid JSON schema: %v", err)
+		return fmt.Errorf("%w: %v", ErrInvalidSpec, err)
 	}
 	cfg := map[string]any{}
 	for k, v := range config {

@@ -75,7 +75,9 @@ func (r *Runner) checkStreams(ctx context.Context) ([]string, error) {
 }
 
 // checkStream reads the first page of the stream's first slice (of its
-// first partition, reading its parent as far as needed).
+// first partition, reading its parent as far as needed). A stream with no
+// slice to read (a cursor whose start is its end, a parent listing nothing)
+// tested no connection: it is not available, as in Airbyte's runtime.
 func (r *Runner) checkStream(ctx context.Context, st *manifest.Stream) error {
 	if st.Python != nil {
 		// The CDK reads the stream up to its first record.
@@ -101,6 +103,9 @@ func (r *Runner) checkStream(ctx context.Context, st *manifest.Stream) error {
 		}})
 	if errors.Is(err, errSlicesRead) {
 		return nil
+	}
+	if err == nil && slices == 0 {
+		return fmt.Errorf("Stream %s is not available: Cannot attempt to connect to stream %s - no stream slices were found (%s: no partition or slice to read for this config)", st.Name, st.Name, st.Path)
 	}
 	return err
 }
