@@ -84,6 +84,16 @@ func Parse(b []byte) (map[string]any, error) {
 // one mapping: its last value is kept, as Airbyte's loader (PyYAML) keeps
 // it, where YAML says a key is unique.
 func ParseWarn(b []byte) (map[string]any, []string, error) {
+	if t := bytes.TrimSpace(b); len(t) > 0 && t[0] == '{' {
+		// A JSON manifest is read as JSON, as Airbyte's json.load reads
+		// it: YAML refuses characters JSON strings may hold raw, such as a
+		// C1 control (tmdb's "Lietuvi\u009akai").
+		if doc, err := FromJSON(t); err == nil {
+			if m, ok := doc.(map[string]any); ok {
+				return m, nil, nil
+			}
+		}
+	}
 	var node yaml.Node
 	if err := yaml.Unmarshal(b, &node); err != nil {
 		return nil, nil, fmt.Errorf("manifest is not valid YAML or JSON: %v", oneLine(err.Error()))
