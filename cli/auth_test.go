@@ -195,6 +195,24 @@ func TestOAuthClientCredentialsAndFormOption(t *testing.T) {
 	equalLists(t, "token requests", o.tokenReq, []string{`application/x-www-form-urlencoded audience=api&client_id=cid&client_secret=cs&grant_type=client_credentials`})
 }
 
+// TestOAuthPasswordGrant: the resource owner's password grant runs as
+// Airbyte's runtime runs it (uptick's): grant_type password, the client's
+// credentials and refresh_request_body's username and password in the JSON
+// body, no refresh token; the data requests carry the token obtained.
+func TestOAuthPasswordGrant(t *testing.T) {
+	o := newOAuthServer(t, false)
+	m := oauthManifest(o.URL, "", "grant_type: password\nrefresh_request_body: {username: \"{{ config['username'] }}\", password: \"{{ config['password'] }}\"}\n")
+	c := newConnector(t, m, map[string]any{"client_id": "cid", "client_secret": "cs", "username": "ada", "password": "pw-secret"}, "s")
+	res := c.read(t)
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stdout)
+	}
+	equalLists(t, "token requests", o.tokenReq, []string{`application/json {"client_id":"cid","client_secret":"cs","grant_type":"password","password":"pw-secret","username":"ada"}`})
+	if strings.Contains(res.stdout, "pw-secret") {
+		t.Fatalf("the password shows: %s", res.stdout)
+	}
+}
+
 func TestOAuthInvalidGrantIsConfigErrorWithoutSecrets(t *testing.T) {
 	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
 		w.WriteHeader(400)

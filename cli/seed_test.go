@@ -953,7 +953,7 @@ func TestSeedUnsupportedAuthIsRefused(t *testing.T) {
 		want       string
 	}{
 		{"PKCE grant", "{oauth}grant_type: authorization_code\n", map[string]any{"client_id": "cid", "client_secret": "cs"},
-			`invalid manifest: streams[0].retriever.requester.authenticator.grant_type: grant type "authorization_code" is not supported: only refresh_token and client_credentials are (PKCE, authorization code and other flows need custom code)`},
+			`invalid manifest: streams[0].retriever.requester.authenticator.grant_type: grant type "authorization_code" is not supported: only refresh_token, client_credentials and password are (PKCE, authorization code and other flows need custom code)`},
 		{"refresh_token grant without a refresh token", "{oauth}refresh_token: \"{{ config[\\\"client_refresh_token\\\"] }}\"\ngrant_type: refresh_token\n", map[string]any{"client_id": "cid", "client_secret": "cs"},
 			"Config validation error: config key client_refresh_token is required"},
 		{"OAuth as the session token's inner authentication", sessionForm("{url}", "POST", inner, "request_parameters: {}", "PT1H", "type: Bearer"), map[string]any{"client_id": "cid", "client_secret": "cs"},

@@ -226,8 +226,14 @@ func (d *decoder) oauth(m map[string]any, path string) *OAuthConfig {
 	if o.Endpoint == nil && o.AccessTokenValue == nil {
 		d.fail(path+".token_refresh_endpoint", "is required (or access_token_value, for a token that is never refreshed)")
 	}
-	if o.GrantType != "refresh_token" && o.GrantType != "client_credentials" {
-		d.fail(path+".grant_type", "grant type %q is not supported: only refresh_token and client_credentials are (PKCE, authorization code and other flows need custom code)", o.GrantType)
+	switch o.GrantType {
+	case "refresh_token", "client_credentials":
+	case "password":
+		// The resource owner's password grant (RFC 6749 4.3): no user
+		// interaction, its username and password in refresh_request_body,
+		// as Airbyte's runtime sends them (uptick's); no refresh token.
+	default:
+		d.fail(path+".grant_type", "grant type %q is not supported: only refresh_token, client_credentials and password are (PKCE, authorization code and other flows need custom code)", o.GrantType)
 	}
 	if u, ok := m["refresh_token_updater"]; ok && u != nil {
 		um, _, ok := d.component(u, path+".refresh_token_updater", "RefreshTokenUpdater")
