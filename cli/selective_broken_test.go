@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 )
 
@@ -24,7 +25,7 @@ authenticator:
       refresh_token: "{{ config.authorization.refresh_token }}"`, url), "[data]", "")
 }
 
-const brokenSelectiveWarning = `streams[0].retriever.requester.authenticator.authenticators.oauth.client_secret: invalid template "{{ config.authorization.client_secret) }}": line 1: unexpected ")": a config choosing this authenticator (authorization.auth_type: oauth) fails; Airbyte, which reads an authenticator only once the config chooses it, runs the others, and so do we`
+const brokenSelectiveWarning = `streams[0].retriever.requester.authenticator.authenticators.oauth.client_secret: invalid template "{{ config.authorization.client_secret) }}": line 1: unexpected ")": it fails when it is evaluated, as in Airbyte's runtime`
 
 // A template that does not compile in an authenticator the config does not
 // choose is a WARN, and the chosen one reads, as in Airbyte (which compiles
@@ -44,9 +45,11 @@ func TestSelectiveBrokenBranchNotChosenRuns(t *testing.T) {
 	equalLists(t, "warnings", res.warnings(), []string{brokenSelectiveWarning})
 }
 
-// A config choosing the broken authenticator fails the stream before any
-// request, a system_error as in Airbyte (whose token request fails on the
-// template: "Unexpected error during OAuth token refresh: unexpected ')'").
+// A config choosing the broken authenticator fails the stream when its
+// token request evaluates the template, before any request, as in Airbyte
+// (whose token request fails on the template: "Unexpected error during
+// OAuth token refresh: unexpected ')'"); a config_error naming the
+// template here, as a manifest's fault is the user's to fix.
 func TestSelectiveBrokenBranchChosenFails(t *testing.T) {
 	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
 		fmt.Fprint(w, `{"access_token":"t","expires_in":3600}`)
@@ -54,5 +57,24 @@ func TestSelectiveBrokenBranchChosenFails(t *testing.T) {
 	res := newConnector(t, brokenSelective(a.URL), map[string]any{"authorization": map[string]any{"auth_type": "oauth", "client_id": "i", "client_secret": "s", "refresh_token": "r"}}, "s").read(t)
 	equalLists(t, "requests", a.lines(), nil)
 	equalLists(t, "warnings", res.warnings(), []string{brokenSelectiveWarning})
-	streamError(t, res, "system_error", `config key authorization.auth_type chooses the authentication method "oauth", whose template does not compile: streams[0].retriever.requester.authenticator.authenticators.oauth.client_secret: invalid template "{{ config.authorization.client_secret) }}": line 1: unexpected ")"`)
+	streamError(t, res, "config_error", `stream s: streams[0].retriever.requester.authenticator.authenticators.oauth.client_secret: invalid template "{{ config.authorization.client_secret) }}": line 1: unexpected ")"`)
+}
+
+// A broken template never evaluated costs nothing: the chosen OAuth
+// branch is given its access token (access_token_value, no endpoint), so
+// its broken client_secret is never rendered, and the stream reads, as in
+// Airbyte (ticktick's).
+func TestBrokenTemplateNeverEvaluatedRuns(t *testing.T) {
+	a := fixedAPI(t, `{"data":[{"id":1}]}`)
+	m := strings.NewReplacer("token_refresh_endpoint: "+a.URL+"/token", `access_token_value: "{{ config.authorization.access_token }}"`,
+		`refresh_token: "{{ config.authorization.refresh_token }}"`, "grant_type: client_credentials").Replace(brokenSelective(a.URL))
+	res := newConnector(t, m, map[string]any{"authorization": map[string]any{"auth_type": "oauth", "client_id": "i", "access_token": "given"}}, "s").read(t)
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stdout)
+	}
+	reqs := a.requests()
+	if len(reqs) != 1 || reqs[0].Header.Get("Authorization") != "Bearer given" {
+		t.Fatalf("requests: %+v", reqs)
+	}
+	equalLists(t, "warnings", res.warnings(), []string{brokenSelectiveWarning})
 }

@@ -1,8 +1,6 @@
 package manifest
 
 import (
-	"strings"
-
 	"github.com/airbyte-go/source-declarative/lang/datetime"
 	"github.com/airbyte-go/source-declarative/lang/interp"
 )
@@ -45,11 +43,6 @@ type SelectiveConfig struct {
 	SelectionPath  []string
 	Names          []string         // the authenticators' names, sorted
 	Authenticators map[string]*Auth // nil: NoAuth
-	// Broken names, per authenticator, its first template that does not
-	// compile: Airbyte reads an authenticator only once the config chooses
-	// it, so a broken one the config does not choose is a WARN, and a config
-	// choosing it fails.
-	Broken map[string]string
 }
 
 // OAuthConfig is an OAuthAuthenticator.
@@ -180,19 +173,7 @@ func (d *decoder) selective(m map[string]any, path string, allowed []string) *Se
 	}
 	s.Names = interp.SortedKeys(auths)
 	for _, name := range s.Names {
-		branch := auths[name]
-		if broken := brokenTemplates(branch, path+".authenticators."+name); len(broken) > 0 {
-			if s.Broken == nil {
-				s.Broken = map[string]string{}
-			}
-			s.Broken[name] = broken[0].path + ": " + broken[0].err
-			for _, b := range broken {
-				d.warn(b.path, "%s: a config choosing this authenticator (%s: %s) fails; Airbyte, which reads an authenticator only once the config chooses it, runs the others, and so do we",
-					b.err, strings.Join(s.SelectionPath, "."), name)
-			}
-			branch = withoutBroken(branch, path+".authenticators."+name, broken)
-		}
-		s.Authenticators[name] = d.auth(branch, path+".authenticators."+name, branches)
+		s.Authenticators[name] = d.auth(auths[name], path+".authenticators."+name, branches)
 	}
 	return s
 }

@@ -170,8 +170,11 @@ func (d *decoder) value(v any, path string) *interp.Template {
 	}
 	t, err := interp.Compile(s, path)
 	if err != nil {
-		d.errs = append(d.errs, err.Error())
-		return nil
+		// Airbyte compiles a template when it first evaluates it: one that
+		// does not compile fails then, and a manifest that never evaluates
+		// it runs (ticktick's OAuth client_secret, a token being given).
+		d.warn(path, "%s: it fails when it is evaluated, as in Airbyte's runtime", strings.TrimPrefix(err.Error(), path+": "))
+		return interp.Broken(s, path, err)
 	}
 	return t
 }

@@ -129,17 +129,11 @@ func TestManifestErrors(t *testing.T) {
 			`streams[0].retriever.paginator.page_token_option: body_json "variables.after" collides with page_size_option's "variables": the page size and the page token cannot go to one key`},
 		{"field_path: [data]}}", "field_path: [data]}}\n      paginator: {type: DefaultPaginator, pagination_strategy: {type: CursorPagination, cursor_value: '{{ response.next }}'}, page_size_option: {type: RequestOption, inject_into: header, field_name: X}}",
 			"streams[0].retriever.paginator.page_size_option: needs pagination_strategy.page_size to be set"},
-		{"field_path: [data]}}", "field_path: [data]}}\n      paginator: {type: DefaultPaginator, pagination_strategy: {type: CursorPagination, cursor_value: '{{ response.next '}}",
-			`streams[0].retriever.paginator.pagination_strategy.cursor_value: invalid template "{{ response.next "`},
-		{"field_path: [data]}}", "field_path: [data]}}\n      paginator: {type: DefaultPaginator, pagination_strategy: {type: CursorPagination, cursor_value: '{% include \"/etc/passwd\" %}'}}",
-			`streams[0].retriever.paginator.pagination_strategy.cursor_value: invalid template`},
 		{"field_path: [data]}}", "field_path: [data]}}\n      paginator: {type: DefaultPaginator, pagination_strategy: {type: OffsetIncrement, page_size: 5}, page_token_option: {type: RequestOption, inject_into: query, field_name: o}}",
 			"streams[0].retriever.paginator.page_token_option.inject_into: must be request_parameter, header, body_data or body_json"},
 		{"field_path: [data]}}", "field_path: [data]}}\n      paginator: {type: DefaultPaginator, pagination_strategy: {type: OffsetIncrement, page_size: 5}, page_token_option: {type: RequestOption, inject_into: header, field_path: [a]}}",
 			"streams[0].retriever.paginator.page_token_option.field_path: is only allowed with inject_into: body_json"},
 		{"version: 6.0.0\n", "", "manifest.version: is required"},
-		{"field_path: [data]}}", "field_path: [data]}}\n      paginator: {type: DefaultPaginator, pagination_strategy: {type: OffsetIncrement, page_size: 5}, page_token_option: {type: RequestOption, inject_into: body_json, field_path: [a, '{{ b ']}}",
-			`streams[0].retriever.paginator.page_token_option.field_path[1]: invalid template "{{ b "`},
 	}
 	for _, tc := range cases {
 		src := strings.Replace(good, tc.from, tc.to, 1)
@@ -209,6 +203,34 @@ func TestConfigKeyForms(t *testing.T) {
 	for _, tpl := range []string{`Token {{ config['a'] }}`, `{{ config['a'] | upper }}`, `abc`} {
 		if _, ok := ConfigKey(tpl); ok {
 			t.Errorf("%s must not be a config reference", tpl)
+		}
+	}
+}
+
+// TestBrokenTemplatesWarnAtLoad: a template that does not compile (a file
+// tag among them) is a WARN naming it, and the manifest loads: it fails when
+// it is evaluated, as in Airbyte's runtime, which compiles a template when
+// it first evaluates it.
+func TestBrokenTemplatesWarnAtLoad(t *testing.T) {
+	cases := []struct{ from, to, want string }{
+		{"field_path: [data]}}", "field_path: [data]}}\n      paginator: {type: DefaultPaginator, pagination_strategy: {type: CursorPagination, cursor_value: '{{ response.next '}}",
+			`streams[0].retriever.paginator.pagination_strategy.cursor_value: invalid template "{{ response.next "`},
+		{"field_path: [data]}}", "field_path: [data]}}\n      paginator: {type: DefaultPaginator, pagination_strategy: {type: CursorPagination, cursor_value: '{% include \"/etc/passwd\" %}'}}",
+			`streams[0].retriever.paginator.pagination_strategy.cursor_value: invalid template`},
+		{"field_path: [data]}}", "field_path: [data]}}\n      paginator: {type: DefaultPaginator, pagination_strategy: {type: OffsetIncrement, page_size: 5}, page_token_option: {type: RequestOption, inject_into: body_json, field_path: [a, '{{ b ']}}",
+			`streams[0].retriever.paginator.page_token_option.field_path[1]: invalid template "{{ b "`},
+	}
+	for _, tc := range cases {
+		src, err := Load(parse(t, strings.Replace(good, tc.from, tc.to, 1)))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.to, err)
+		}
+		found := false
+		for _, w := range src.Warnings {
+			found = found || strings.Contains(w, tc.want) && strings.HasSuffix(w, "it fails when it is evaluated, as in Airbyte's runtime")
+		}
+		if !found {
+			t.Errorf("%s: warnings %q, want one holding %s", tc.to, src.Warnings, tc.want)
 		}
 	}
 }

@@ -34,8 +34,9 @@ type Template struct {
 	withSets   bool   // ... and {% set %} statements
 	topString  bool   // ... whose last filter is string
 	undeclared []string
-	// refused is why every evaluation fails (it mentions stream_state).
-	refused *RefusedError
+	// failed is why every evaluation fails: it mentions stream_state (a
+	// *RefusedError), or does not compile (Broken).
+	failed error
 
 	heldWarned atomic.Bool // a TypeError held a condition (Holds), said once
 }
@@ -56,9 +57,9 @@ func Compile(src, path string) (*Template, error) {
 	t := &Template{Source: src, Path: path}
 	norm := normalizeSource(src)
 	if strings.Contains(src, "stream_state") {
-		t.refused = &RefusedError{Path: path, Msg: "`stream_state` is no longer supported for interpolation. We recommend using `stream_interval` instead. Please reference the CDK Migration Guide for more information."}
+		t.failed = &RefusedError{Path: path, Msg: "`stream_state` is no longer supported for interpolation. We recommend using `stream_interval` instead. Please reference the CDK Migration Guide for more information."}
 	}
-	if t.refused == nil && !strings.Contains(src, "{{") && !strings.Contains(src, "{%") && !strings.Contains(src, "{#") {
+	if t.failed == nil && !strings.Contains(src, "{{") && !strings.Contains(src, "{%") && !strings.Contains(src, "{#") {
 		t.static = true
 		t.text = norm
 		return t, nil
@@ -70,6 +71,15 @@ func Compile(src, path string) (*Template, error) {
 	t.body, t.undeclared = body, undeclared
 	t.findWhole()
 	return t, nil
+}
+
+// Broken is a template that does not compile (err, from Compile): each
+// evaluation fails with err, as Airbyte's runtime, which compiles a
+// template when it first evaluates it, fails only then; a template never
+// evaluated (in an OAuth field used only to refresh a token that is given)
+// costs nothing.
+func Broken(src, path string, err error) *Template {
+	return &Template{Source: src, Path: path, failed: err}
 }
 
 // findWhole notes when the template is one expression between white space
@@ -147,8 +157,7 @@ type result struct {
 // own text as its value and send it on (`except TypeError: return s`), which
 // we never do; only a condition holds on it (Holds).
 func (t *Template) fail(err error) error {
-	var refused *RefusedError
-	if errors.As(err, &refused) {
+	if err == t.failed {
 		return err
 	}
 	switch kindOf(err) {
@@ -164,8 +173,8 @@ func (t *Template) fail(err error) error {
 
 // run evaluates a dynamic template.
 func (t *Template) run(vars Vars) (r result, err error) {
-	if t.refused != nil {
-		return r, t.refused
+	if t.failed != nil {
+		return r, t.failed
 	}
 	var missing []string
 	for _, name := range t.undeclared {

@@ -50,8 +50,5 @@ func Select(a *manifest.Auth, config map[string]any) (*manifest.Auth, error) {
 	if !ok {
 		return nil, failure.Config("config key %s is %q, which names no authentication method of %s (one of: %s)", key, name, a.Path, names)
 	}
-	if broken := s.Broken[name]; broken != "" {
-		return nil, failure.System("config key %s chooses the authentication method %q, whose template does not compile: %s", key, name, broken)
-	}
 	return chosen, nil
 }
