@@ -511,3 +511,77 @@ func pagedParentRouter(url string) string {
             page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: page}
             pagination_strategy: {type: CursorPagination, cursor_value: "{{ response.next }}"}`)
 }
+
+// A parent's record that ends its parent partition is handed on as soon as
+// that partition is read, before the parent's next partition is made, as
+// the CDK's router yields it (one record ahead within a partition): with one
+// slice wanted, the grandparent's second page, which only the partition
+// after the next would need, is never requested (Airbyte's builder requests
+// the same three pages; in a four-level chain the parents' pages came in
+// another order: clickup-api's task).
+func TestTestReadHandsOnAParentPartitionsLastRecordBeforeReadingTheNext(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		switch {
+		case r.URL.Path == "/grands" && r.URL.Query().Get("page") == "2":
+			fmt.Fprint(w, `{"data":[{"id":"g4"}]}`)
+		case r.URL.Path == "/grands":
+			fmt.Fprint(w, `{"data":[{"id":"g1"},{"id":"g2"},{"id":"g3"}],"next":2}`)
+		case strings.HasPrefix(r.URL.Path, "/grands/"):
+			fmt.Fprintf(w, `{"data":[{"id":"%s-p1"}]}`, strings.Split(r.URL.Path, "/")[2])
+		default:
+			fmt.Fprint(w, `{"data":[{"id":1}]}`)
+		}
+	})
+	m := `version: 6.0.0
+type: DeclarativeSource
+check: {type: CheckStream, stream_names: [c]}
+definitions:
+  grand:
+    type: DeclarativeStream
+    name: grand
+    primary_key: [id]
+    retriever:
+      type: SimpleRetriever
+      requester: {type: HttpRequester, url_base: "` + a.URL + `", path: /grands}
+      record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}
+      paginator:
+        type: DefaultPaginator
+        page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: page}
+        pagination_strategy: {type: CursorPagination, cursor_value: "{{ response.next }}", stop_condition: "{{ not response.next }}"}
+  parent:
+    type: DeclarativeStream
+    name: parent
+    primary_key: [id]
+    retriever:
+      type: SimpleRetriever
+      requester: {type: HttpRequester, url_base: "` + a.URL + `", path: "/grands/{{ stream_partition.gid }}/parents"}
+      record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}
+      partition_router:
+        type: SubstreamPartitionRouter
+        parent_stream_configs:
+          - {type: ParentStreamConfig, parent_key: id, partition_field: gid, stream: {$ref: "#/definitions/grand"}}
+streams:
+  - type: DeclarativeStream
+    name: c
+    primary_key: [id]
+    retriever:
+      type: SimpleRetriever
+      requester: {type: HttpRequester, url_base: "` + a.URL + `", path: "/p/{{ stream_partition.pid }}/c"}
+      record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}
+      partition_router:
+        type: SubstreamPartitionRouter
+        parent_stream_configs:
+          - {type: ParentStreamConfig, parent_key: id, partition_field: pid, stream: {$ref: "#/definitions/parent"}}
+`
+	data, _ := rawStreamRead(t, m, map[string]any{"__test_read_config": map[string]any{"max_slices": 1}}, "c")
+	equalLists(t, "requests", a.lines(), []string{"GET /grands", "GET /grands/g1/parents", "GET /p/g1-p1/c"})
+	var read runtime.StreamRead
+	if err := json.Unmarshal([]byte(data), &read); err != nil {
+		t.Fatal(err)
+	}
+	var titles []string
+	for _, r := range read.AuxiliaryRequests {
+		titles = append(titles, r.Title)
+	}
+	equalLists(t, "auxiliary requests", titles, []string{"Parent stream: Stream 'grand' request", "Parent stream: Stream 'parent' request"})
+}

@@ -257,8 +257,10 @@ func (run *Run) Sequential(ctx context.Context, h Hooks) error {
 // sequentialOneAhead reads every partition in order, each once the next one
 // was handed over, as the reference's substream router reads a parent's
 // partitions (it looks one ahead): the parent's state then lists the
-// partition after the one being read.
-func (run *Run) sequentialOneAhead(ctx context.Context, h Hooks) error {
+// partition after the one being read. read is called once each partition
+// but the last is read, before the partition after the next one is made, as
+// the reference's router has then yielded the partition's last record.
+func (run *Run) sequentialOneAhead(ctx context.Context, h Hooks, read func() error) error {
 	var held *Work
 	for w, err := range run.Partitions(ctx) {
 		if err != nil {
@@ -266,6 +268,9 @@ func (run *Run) sequentialOneAhead(ctx context.Context, h Hooks) error {
 		}
 		if held != nil {
 			if err := run.ReadPartition(ctx, *held, h); err != nil {
+				return err
+			}
+			if err := read(); err != nil {
 				return err
 			}
 		}
@@ -314,10 +319,10 @@ func (run *Run) readParent(ctx context.Context, pc *manifest.ParentStreamConfig,
 		return err
 	}
 	// The router gets each record once the next one is read, or once its
-	// slice was closed (and, after the parent's last record, once the
-	// parent's read was done), as the reference's router looks one record
-	// ahead: the parent's state taken with a partition then includes the
-	// close of the slice it ends.
+	// slice was closed (the next slice begins, or its partition was read;
+	// after the parent's last record, once the parent's read was done), as
+	// the reference's router looks one record ahead: the parent's state taken
+	// with a partition then includes the close of the slice it ends.
 	var keys map[string]any
 	var held *partition.ParentRecord
 	flush := func() error {
@@ -346,7 +351,7 @@ func (run *Run) readParent(ctx context.Context, pc *manifest.ParentStreamConfig,
 	if track { // a full-refresh parent too: its state marks the full refresh, as in the reference
 		run.parts.keepParent(name, parent)
 	}
-	if err := parent.sequentialOneAhead(ctx, h); err != nil {
+	if err := parent.sequentialOneAhead(ctx, h, flush); err != nil {
 		return err
 	}
 	// Read whole, the parent's state moves as a stream's does at its end
