@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -532,47 +533,7 @@ func TestTestReadHandsOnAParentPartitionsLastRecordBeforeReadingTheNext(t *testi
 			fmt.Fprint(w, `{"data":[{"id":1}]}`)
 		}
 	})
-	m := `version: 6.0.0
-type: DeclarativeSource
-check: {type: CheckStream, stream_names: [c]}
-definitions:
-  grand:
-    type: DeclarativeStream
-    name: grand
-    primary_key: [id]
-    retriever:
-      type: SimpleRetriever
-      requester: {type: HttpRequester, url_base: "` + a.URL + `", path: /grands}
-      record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}
-      paginator:
-        type: DefaultPaginator
-        page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: page}
-        pagination_strategy: {type: CursorPagination, cursor_value: "{{ response.next }}", stop_condition: "{{ not response.next }}"}
-  parent:
-    type: DeclarativeStream
-    name: parent
-    primary_key: [id]
-    retriever:
-      type: SimpleRetriever
-      requester: {type: HttpRequester, url_base: "` + a.URL + `", path: "/grands/{{ stream_partition.gid }}/parents"}
-      record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}
-      partition_router:
-        type: SubstreamPartitionRouter
-        parent_stream_configs:
-          - {type: ParentStreamConfig, parent_key: id, partition_field: gid, stream: {$ref: "#/definitions/grand"}}
-streams:
-  - type: DeclarativeStream
-    name: c
-    primary_key: [id]
-    retriever:
-      type: SimpleRetriever
-      requester: {type: HttpRequester, url_base: "` + a.URL + `", path: "/p/{{ stream_partition.pid }}/c"}
-      record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}
-      partition_router:
-        type: SubstreamPartitionRouter
-        parent_stream_configs:
-          - {type: ParentStreamConfig, parent_key: id, partition_field: pid, stream: {$ref: "#/definitions/parent"}}
-`
+	m := grandparentChain(a.URL)
 	data, _ := rawStreamRead(t, m, map[string]any{"__test_read_config": map[string]any{"max_slices": 1}}, "c")
 	equalLists(t, "requests", a.lines(), []string{"GET /grands", "GET /grands/g1/parents", "GET /p/g1-p1/c"})
 	var read runtime.StreamRead
@@ -584,4 +545,87 @@ streams:
 		titles = append(titles, r.Title)
 	}
 	equalLists(t, "auxiliary requests", titles, []string{"Parent stream: Stream 'grand' request", "Parent stream: Stream 'parent' request"})
+}
+
+// Every stream of a test read is bounded as the stream read is, its parents
+// too, as Airbyte's builder makes every stream with the limits: a parent
+// reads at most max_slices slices (the partitions after them are not made)
+// of at most max_pages_per_slice pages each. Here the grandparent stops at
+// its fifth page and the parent at its fifth partition, so the parent
+// records of the sixth and seventh are never read and the stream has no
+// slice (Airbyte's builder makes the same ten requests, in this order:
+// mention's mention_tasks read 36 parent pages where it read 22).
+func TestTestReadBoundsTheParentsAsTheStream(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		switch {
+		case r.URL.Path == "/grands":
+			page, _ := strconv.Atoi(r.URL.Query().Get("page"))
+			page = max(page, 1)
+			next := page + 1
+			if page == 7 {
+				next = 0
+			}
+			fmt.Fprintf(w, `{"data":[{"id":"g%d"}],"next":%d}`, page, next)
+		case r.URL.Path == "/grands/g6/parents" || r.URL.Path == "/grands/g7/parents":
+			fmt.Fprint(w, `{"data":[{"id":"p"}]}`)
+		default:
+			fmt.Fprint(w, `{"data":[]}`)
+		}
+	})
+	m := grandparentChain(a.URL)
+	data, _ := rawStreamRead(t, m, nil, "c")
+	equalLists(t, "requests", a.lines(), []string{"GET /grands", "GET /grands?page=2", "GET /grands?page=3",
+		"GET /grands/g1/parents", "GET /grands?page=4", "GET /grands/g2/parents", "GET /grands?page=5",
+		"GET /grands/g3/parents", "GET /grands/g4/parents", "GET /grands/g5/parents"})
+	if !strings.Contains(data, `"slices":[]`) || !strings.Contains(data, `"test_read_limit_reached":false`) {
+		t.Errorf("want no slice and the limit not reached, got %.300s", data)
+	}
+}
+
+// grandparentChain is a stream c whose partitions are the records of a
+// stream parent at /grands/{gid}/parents, whose partitions are the records
+// of a stream grand at /grands, paginated by its answers' next, given as
+// the page parameter (records under data).
+func grandparentChain(url string) string {
+	return `version: 6.0.0
+type: DeclarativeSource
+check: {type: CheckStream, stream_names: [c]}
+definitions:
+  grand:
+    type: DeclarativeStream
+    name: grand
+    primary_key: [id]
+    retriever:
+      type: SimpleRetriever
+      requester: {type: HttpRequester, url_base: "` + url + `", path: /grands}
+      record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}
+      paginator:
+        type: DefaultPaginator
+        page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: page}
+        pagination_strategy: {type: CursorPagination, cursor_value: "{{ response.next }}", stop_condition: "{{ not response.next }}"}
+  parent:
+    type: DeclarativeStream
+    name: parent
+    primary_key: [id]
+    retriever:
+      type: SimpleRetriever
+      requester: {type: HttpRequester, url_base: "` + url + `", path: "/grands/{{ stream_partition.gid }}/parents"}
+      record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}
+      partition_router:
+        type: SubstreamPartitionRouter
+        parent_stream_configs:
+          - {type: ParentStreamConfig, parent_key: id, partition_field: gid, stream: {$ref: "#/definitions/grand"}}
+streams:
+  - type: DeclarativeStream
+    name: c
+    primary_key: [id]
+    retriever:
+      type: SimpleRetriever
+      requester: {type: HttpRequester, url_base: "` + url + `", path: "/p/{{ stream_partition.pid }}/c"}
+      record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}
+      partition_router:
+        type: SubstreamPartitionRouter
+        parent_stream_configs:
+          - {type: ParentStreamConfig, parent_key: id, partition_field: pid, stream: {$ref: "#/definitions/parent"}}
+`
 }

@@ -33,6 +33,9 @@ type Planner struct {
 	// end_datetime), so that a stream read as a stream and as a parent
 	// asks the same windows, and the second read is served by Cache.
 	Start time.Time
+	// Parents bound the reads of parent streams (a test read's limits;
+	// zero outside one).
+	Parents Limits
 }
 
 // cursorClock is the clock of the streams' cursors: the sync's start, or
@@ -74,6 +77,9 @@ type Work struct {
 	Part   partition.Partition
 	Cursor incremental.Cursor
 	seq    int
+	// slices is how many of its slices are read (0: all), set by
+	// FirstSlices.
+	slices int
 }
 
 // NewRun prepares the cursors of a stream from its state (nil: from the
@@ -210,7 +216,11 @@ func (run *Run) ReadPartition(ctx context.Context, w Work, h Hooks) error {
 	rt := run.rt.Worker(w.Cursor, false)
 	rt.Rebind(w.Cursor, run.LazyBody(w))
 	failed := false
+	read := 0
 	for sl := range w.Cursor.Slices() {
+		if read++; w.slices > 0 && read > w.slices {
+			break
+		}
 		sl = run.InPartition(w, sl)
 		if h.Before != nil {
 			if err := h.Before(sl); err != nil {
@@ -262,7 +272,7 @@ func (run *Run) Sequential(ctx context.Context, h Hooks) error {
 // the reference's router has then yielded the partition's last record.
 func (run *Run) sequentialOneAhead(ctx context.Context, h Hooks, read func() error) error {
 	var held *Work
-	for w, err := range run.Partitions(ctx) {
+	for w, err := range run.FirstSlices(ctx, run.p.Parents.Slices) {
 		if err != nil {
 			return err
 		}
@@ -334,6 +344,7 @@ func (run *Run) readParent(ctx context.Context, pc *manifest.ParentStreamConfig,
 		return emit(rec)
 	}
 	h := Hooks{
+		MaxPages: run.p.Parents.Pages,
 		Emit: func(records [][]byte, _ []protocol.FileReference) error {
 			for _, rec := range records {
 				if err := flush(); err != nil {
