@@ -1,6 +1,7 @@
 package differential
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 )
@@ -51,8 +52,29 @@ func referenceErrors(o output) []refError {
 				out = append(out, refError{text: fmt.Sprint(log["message"]) + "\n" + fmt.Sprint(log["stacktrace"])})
 			}
 		}
+		if url := repeatedPage(read); url != "" {
+			out = append(out, refError{text: "the reference requested a page exactly like an earlier one of its slice: " + url})
+		}
 	}
 	return out
+}
+
+// repeatedPage is the URL of the first page of a test read whose request
+// (method, URL, headers, body) equals an earlier page's of its slice: a
+// read without end, which the builder's page limit cuts; "" for none.
+func repeatedPage(read map[string]any) string {
+	for _, sl := range list(read["slices"]) {
+		seen := map[string]bool{}
+		for _, p := range list(asMap(sl)["pages"]) {
+			req := asMap(asMap(p)["request"])
+			key, _ := json.Marshal([]any{req["http_method"], req["url"], req["headers"], req["body"]})
+			if seen[string(key)] {
+				return fmt.Sprint(req["url"])
+			}
+			seen[string(key)] = true
+		}
+	}
+	return ""
 }
 
 // sentTemplate tells whether a request holds a template's own text ({{ or
