@@ -629,3 +629,60 @@ streams:
           - {type: ParentStreamConfig, parent_key: id, partition_field: pid, stream: {$ref: "#/definitions/parent"}}
 `
 }
+
+// Under a refresh token updater the access token lives in the config, which
+// every authenticator of the connector reads, as the CDK's do: the token the
+// parent's authenticator obtained and wrote there is the child's too while it
+// has not expired, so a test read obtains one token (Airbyte's builder makes
+// the same four requests; convertkit's substreams showed a second refresh).
+func TestTestReadRotatedTokenServesEveryAuthenticator(t *testing.T) {
+	tokens := 0
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		switch r.URL.Path {
+		case "/oauth/token":
+			tokens++
+			fmt.Fprintf(w, `{"access_token":"tok-%d","refresh_token":"r%d","expires_in":3600}`, tokens, tokens)
+		case "/parents":
+			fmt.Fprint(w, `{"data":[{"id":"p1"},{"id":"p2"}]}`)
+		default:
+			fmt.Fprint(w, `{"data":[{"id":1}]}`)
+		}
+	})
+	auth := `authenticator:
+  type: OAuthAuthenticator
+  token_refresh_endpoint: "` + a.URL + `/oauth/token"
+  client_id: "{{ config.credentials.client_id }}"
+  client_secret: "{{ config.credentials.client_secret }}"
+  refresh_token: "{{ config.credentials.refresh_token }}"
+  refresh_token_updater:
+    access_token_config_path: [credentials, access_token]
+    refresh_token_config_path: [credentials, refresh_token]
+    token_expiry_date_config_path: [credentials, expires_at]`
+	m := stream("c", "url_base: "+a.URL+"\npath: /p/{{ stream_partition.pid }}/c\n"+auth, "[data]", `partition_router:
+  type: SubstreamPartitionRouter
+  parent_stream_configs:
+    - type: ParentStreamConfig
+      parent_key: id
+      partition_field: pid
+      stream:
+        type: DeclarativeStream
+        name: parent
+        primary_key: [id]
+        retriever:
+          type: SimpleRetriever
+          requester:
+            type: HttpRequester
+            url_base: `+a.URL+`
+            path: /parents
+`+indent(auth, 12)+`
+          record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}`)
+	cfg := map[string]any{"credentials": map[string]any{"client_id": "cid", "client_secret": "cs", "refresh_token": "r0",
+		"access_token": "old", "expires_at": "2020-01-01T00:00:00Z"}}
+	rawStreamRead(t, m, cfg, "c")
+	equalLists(t, "requests", a.lines(), []string{"POST /oauth/token", "GET /parents", "GET /p/p1/c", "GET /p/p2/c"})
+	for _, r := range a.requests()[1:] {
+		if got := r.Header.Get("Authorization"); got != "Bearer tok-1" {
+			t.Errorf("%s: Authorization %q, want the rotated token", r.Path, got)
+		}
+	}
+}
