@@ -224,8 +224,11 @@ func (m *run) compare() {
 	if hasIncremental(catalog) {
 		again := m.both(func(s *side) output {
 			statePath := filepath.Join(s.dir, "state.json")
-			writeJSON(statePath, reads[indexOf(m.sides, s)].final)
-			return s.command("read", "--config", s.config, "--catalog", catalogPath, "--state", statePath, "--manifest", s.manifest)
+			final := reads[indexOf(m.sides, s)].final
+			writeJSON(statePath, final)
+			out := s.command("read", "--config", s.config, "--catalog", catalogPath, "--state", statePath, "--manifest", s.manifest)
+			out.given = final
+			return out
 		})
 		m.compareRead("read from state", again)
 	}
