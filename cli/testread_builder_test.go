@@ -686,3 +686,29 @@ func TestTestReadRotatedTokenServesEveryAuthenticator(t *testing.T) {
 		}
 	}
 }
+
+// A test read shows a record without fields as any other, with the state
+// the stream writes at its end and the schema inferred from it (Airbyte's
+// builder ends the read at such a record: no record, no state, no schema).
+func TestTestReadShowsAnEmptyRecord(t *testing.T) {
+	a := fixedAPI(t, `{"data":[{}]}`)
+	m := `version: 6.0.0
+type: DeclarativeSource
+check: {type: CheckStream, stream_names: [items]}
+streams:
+  - type: DeclarativeStream
+    name: items
+    retriever:
+      type: SimpleRetriever
+      requester: {type: HttpRequester, url_base: "` + a.URL + `", path: /items}
+      record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}
+`
+	got, _ := rawStreamRead(t, m, nil, "items")
+	want := `{"logs":[],"slices":[{"pages":[` + jsonPage(a.URL+"/items", `{"data":[{}]}`, `[{}]`) + `],"slice_descriptor":"{}",` +
+		`"state":[` + jsonState("items", `{"__ab_no_cursor_state_message":true}`, 1) + `],"auxiliary_requests":[]}],` +
+		`"test_read_limit_reached":false,"auxiliary_requests":[],` +
+		`"inferred_schema":{"$schema":"http://json-schema.org/schema#","type":"object"},"inferred_datetime_formats":{}}`
+	if got != want {
+		t.Errorf("StreamRead\n got: %s\nwant: %s", got, want)
+	}
+}

@@ -41,6 +41,11 @@ func referenceErrors(o output) []refError {
 		}
 		out = append(out, refError{stream: stream, text: strings.Join(texts, "\n")})
 	}
+	if o.stopped == "" && o.code == 0 {
+		for _, stream := range unended(o) {
+			out = append(out, refError{stream: stream, text: endedBefore})
+		}
+	}
 	for _, m := range o.ofType("CONNECTION_STATUS") {
 		if cs := asMap(m["connectionStatus"]); cs["status"] != "SUCCEEDED" {
 			out = append(out, refError{text: fmt.Sprint(cs["message"])})
@@ -52,11 +57,70 @@ func referenceErrors(o output) []refError {
 				out = append(out, refError{text: fmt.Sprint(log["message"]) + "\n" + fmt.Sprint(log["stacktrace"])})
 			}
 		}
+		if neverEnded(read) {
+			out = append(out, refError{text: endedBefore})
+		}
 		if url := repeatedPage(read); url != "" {
 			out = append(out, refError{text: "the reference requested a page exactly like an earlier one of its slice: " + url})
 		}
 	}
 	return out
+}
+
+// endedBefore names a reference read that ended, without an error, before
+// a stream it started did: its read loop (while item := queue.get()) ends
+// at the first record without fields, which is falsy.
+const endedBefore = "the reference's read ended before this stream did"
+
+// unended lists the streams a read said STARTED and never said ended
+// (COMPLETE or INCOMPLETE).
+func unended(o output) []string {
+	started, ended := map[string]bool{}, map[string]bool{}
+	var order []string
+	for _, t := range o.ofType("TRACE") {
+		ss := asMap(asMap(t["trace"])["stream_status"])
+		if ss == nil {
+			continue
+		}
+		name := fmt.Sprint(asMap(ss["stream_descriptor"])["name"])
+		switch ss["status"] {
+		case "STARTED":
+			if !started[name] {
+				order = append(order, name)
+			}
+			started[name] = true
+		case "COMPLETE", "INCOMPLETE":
+			ended[name] = true
+		}
+	}
+	var out []string
+	for _, name := range order {
+		if !ended[name] {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// neverEnded tells whether a test read's stream never ended: it read
+// slices, logged no error, and wrote no state, where a stream writes one
+// when it ends.
+func neverEnded(read map[string]any) bool {
+	slices := list(read["slices"])
+	if len(slices) == 0 {
+		return false
+	}
+	for _, l := range list(read["logs"]) {
+		if asMap(l)["level"] == "ERROR" {
+			return false
+		}
+	}
+	for _, sl := range slices {
+		if len(list(asMap(sl)["state"])) > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // repeatedPage is the URL of the first page of a test read whose request
