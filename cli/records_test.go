@@ -263,3 +263,36 @@ func TestNormalizationWarnsOncePerFieldAcrossPages(t *testing.T) {
 		"Stream items: field b is string, which cannot be cast to integer as the schema says; it is kept as it is (said once per field)",
 	})
 }
+
+// A record without fields is a record: it is emitted and the read goes on,
+// every stream to its end (Airbyte's read loop ends the whole read there,
+// silently, as an empty record is false in Python: fullstory).
+func TestAnEmptyRecordIsEmittedAndTheReadGoesOn(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		if r.URL.Path == "/a" {
+			fmt.Fprint(w, `{"data":[{},{"id":1}]}`)
+			return
+		}
+		fmt.Fprint(w, `{"data":[{"id":2}]}`)
+	})
+	m := `version: 6.0.0
+type: DeclarativeSource
+check: {type: CheckStream, stream_names: [a]}
+definitions:
+  retriever:
+    type: SimpleRetriever
+    requester: {type: HttpRequester, url_base: "` + a.URL + `", path: "/{{ parameters.name }}"}
+    record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}
+streams:
+  - {type: DeclarativeStream, name: a, $parameters: {name: a}, retriever: {$ref: "#/definitions/retriever"}}
+  - {type: DeclarativeStream, name: b, $parameters: {name: b}, retriever: {$ref: "#/definitions/retriever"}}
+`
+	res := newConnector(t, m, nil, "a", "b").read(t)
+	equalLists(t, "records of a", printed(t, res, "a"), []string{`{}`, `{"id":1}`})
+	equalLists(t, "records of b", printed(t, res, "b"), []string{`{"id":2}`})
+	for _, s := range []string{"a", "b"} {
+		if st := res.statuses(s); len(st) == 0 || st[len(st)-1] != "COMPLETE" {
+			t.Errorf("stream %s: statuses %v, want COMPLETE last", s, st)
+		}
+	}
+}

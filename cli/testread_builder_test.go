@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -510,4 +511,204 @@ func pagedParentRouter(url string) string {
             type: DefaultPaginator
             page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: page}
             pagination_strategy: {type: CursorPagination, cursor_value: "{{ response.next }}"}`)
+}
+
+// A parent's record that ends its parent partition is handed on as soon as
+// that partition is read, before the parent's next partition is made, as
+// the CDK's router yields it (one record ahead within a partition): with one
+// slice wanted, the grandparent's second page, which only the partition
+// after the next would need, is never requested (Airbyte's builder requests
+// the same three pages; in a four-level chain the parents' pages came in
+// another order: clickup-api's task).
+func TestTestReadHandsOnAParentPartitionsLastRecordBeforeReadingTheNext(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		switch {
+		case r.URL.Path == "/grands" && r.URL.Query().Get("page") == "2":
+			fmt.Fprint(w, `{"data":[{"id":"g4"}]}`)
+		case r.URL.Path == "/grands":
+			fmt.Fprint(w, `{"data":[{"id":"g1"},{"id":"g2"},{"id":"g3"}],"next":2}`)
+		case strings.HasPrefix(r.URL.Path, "/grands/"):
+			fmt.Fprintf(w, `{"data":[{"id":"%s-p1"}]}`, strings.Split(r.URL.Path, "/")[2])
+		default:
+			fmt.Fprint(w, `{"data":[{"id":1}]}`)
+		}
+	})
+	m := grandparentChain(a.URL)
+	data, _ := rawStreamRead(t, m, map[string]any{"__test_read_config": map[string]any{"max_slices": 1}}, "c")
+	equalLists(t, "requests", a.lines(), []string{"GET /grands", "GET /grands/g1/parents", "GET /p/g1-p1/c"})
+	var read runtime.StreamRead
+	if err := json.Unmarshal([]byte(data), &read); err != nil {
+		t.Fatal(err)
+	}
+	var titles []string
+	for _, r := range read.AuxiliaryRequests {
+		titles = append(titles, r.Title)
+	}
+	equalLists(t, "auxiliary requests", titles, []string{"Parent stream: Stream 'grand' request", "Parent stream: Stream 'parent' request"})
+}
+
+// Every stream of a test read is bounded as the stream read is, its parents
+// too, as Airbyte's builder makes every stream with the limits: a parent
+// reads at most max_slices slices (the partitions after them are not made)
+// of at most max_pages_per_slice pages each. Here the grandparent stops at
+// its fifth page and the parent at its fifth partition, so the parent
+// records of the sixth and seventh are never read and the stream has no
+// slice (Airbyte's builder makes the same ten requests, in this order:
+// mention's mention_tasks read 36 parent pages where it read 22).
+func TestTestReadBoundsTheParentsAsTheStream(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		switch {
+		case r.URL.Path == "/grands":
+			page, _ := strconv.Atoi(r.URL.Query().Get("page"))
+			page = max(page, 1)
+			next := page + 1
+			if page == 7 {
+				next = 0
+			}
+			fmt.Fprintf(w, `{"data":[{"id":"g%d"}],"next":%d}`, page, next)
+		case r.URL.Path == "/grands/g6/parents" || r.URL.Path == "/grands/g7/parents":
+			fmt.Fprint(w, `{"data":[{"id":"p"}]}`)
+		default:
+			fmt.Fprint(w, `{"data":[]}`)
+		}
+	})
+	m := grandparentChain(a.URL)
+	data, _ := rawStreamRead(t, m, nil, "c")
+	equalLists(t, "requests", a.lines(), []string{"GET /grands", "GET /grands?page=2", "GET /grands?page=3",
+		"GET /grands/g1/parents", "GET /grands?page=4", "GET /grands/g2/parents", "GET /grands?page=5",
+		"GET /grands/g3/parents", "GET /grands/g4/parents", "GET /grands/g5/parents"})
+	if !strings.Contains(data, `"slices":[]`) || !strings.Contains(data, `"test_read_limit_reached":false`) {
+		t.Errorf("want no slice and the limit not reached, got %.300s", data)
+	}
+}
+
+// grandparentChain is a stream c whose partitions are the records of a
+// stream parent at /grands/{gid}/parents, whose partitions are the records
+// of a stream grand at /grands, paginated by its answers' next, given as
+// the page parameter (records under data).
+func grandparentChain(url string) string {
+	return `version: 6.0.0
+type: DeclarativeSource
+check: {type: CheckStream, stream_names: [c]}
+definitions:
+  grand:
+    type: DeclarativeStream
+    name: grand
+    primary_key: [id]
+    retriever:
+      type: SimpleRetriever
+      requester: {type: HttpRequester, url_base: "` + url + `", path: /grands}
+      record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}
+      paginator:
+        type: DefaultPaginator
+        page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: page}
+        pagination_strategy: {type: CursorPagination, cursor_value: "{{ response.next }}", stop_condition: "{{ not response.next }}"}
+  parent:
+    type: DeclarativeStream
+    name: parent
+    primary_key: [id]
+    retriever:
+      type: SimpleRetriever
+      requester: {type: HttpRequester, url_base: "` + url + `", path: "/grands/{{ stream_partition.gid }}/parents"}
+      record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}
+      partition_router:
+        type: SubstreamPartitionRouter
+        parent_stream_configs:
+          - {type: ParentStreamConfig, parent_key: id, partition_field: gid, stream: {$ref: "#/definitions/grand"}}
+streams:
+  - type: DeclarativeStream
+    name: c
+    primary_key: [id]
+    retriever:
+      type: SimpleRetriever
+      requester: {type: HttpRequester, url_base: "` + url + `", path: "/p/{{ stream_partition.pid }}/c"}
+      record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}
+      partition_router:
+        type: SubstreamPartitionRouter
+        parent_stream_configs:
+          - {type: ParentStreamConfig, parent_key: id, partition_field: pid, stream: {$ref: "#/definitions/parent"}}
+`
+}
+
+// Under a refresh token updater the access token lives in the config, which
+// every authenticator of the connector reads, as the CDK's do: the token the
+// parent's authenticator obtained and wrote there is the child's too while it
+// has not expired, so a test read obtains one token (Airbyte's builder makes
+// the same four requests; convertkit's substreams showed a second refresh).
+func TestTestReadRotatedTokenServesEveryAuthenticator(t *testing.T) {
+	tokens := 0
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		switch r.URL.Path {
+		case "/oauth/token":
+			tokens++
+			fmt.Fprintf(w, `{"access_token":"tok-%d","refresh_token":"r%d","expires_in":3600}`, tokens, tokens)
+		case "/parents":
+			fmt.Fprint(w, `{"data":[{"id":"p1"},{"id":"p2"}]}`)
+		default:
+			fmt.Fprint(w, `{"data":[{"id":1}]}`)
+		}
+	})
+	auth := `authenticator:
+  type: OAuthAuthenticator
+  token_refresh_endpoint: "` + a.URL + `/oauth/token"
+  client_id: "{{ config.credentials.client_id }}"
+  client_secret: "{{ config.credentials.client_secret }}"
+  refresh_token: "{{ config.credentials.refresh_token }}"
+  refresh_token_updater:
+    access_token_config_path: [credentials, access_token]
+    refresh_token_config_path: [credentials, refresh_token]
+    token_expiry_date_config_path: [credentials, expires_at]`
+	m := stream("c", "url_base: "+a.URL+"\npath: /p/{{ stream_partition.pid }}/c\n"+auth, "[data]", `partition_router:
+  type: SubstreamPartitionRouter
+  parent_stream_configs:
+    - type: ParentStreamConfig
+      parent_key: id
+      partition_field: pid
+      stream:
+        type: DeclarativeStream
+        name: parent
+        primary_key: [id]
+        retriever:
+          type: SimpleRetriever
+          requester:
+            type: HttpRequester
+            url_base: `+a.URL+`
+            path: /parents
+`+indent(auth, 12)+`
+          record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}`)
+	cfg := map[string]any{"credentials": map[string]any{"client_id": "cid", "client_secret": "cs", "refresh_token": "r0",
+		"access_token": "old", "expires_at": "2020-01-01T00:00:00Z"}}
+	rawStreamRead(t, m, cfg, "c")
+	equalLists(t, "requests", a.lines(), []string{"POST /oauth/token", "GET /parents", "GET /p/p1/c", "GET /p/p2/c"})
+	for _, r := range a.requests()[1:] {
+		if got := r.Header.Get("Authorization"); got != "Bearer tok-1" {
+			t.Errorf("%s: Authorization %q, want the rotated token", r.Path, got)
+		}
+	}
+}
+
+// A test read shows a record without fields as any other, with the state
+// the stream writes at its end and the schema inferred from it (Airbyte's
+// builder ends the read at such a record: no record, no state, no schema).
+func TestTestReadShowsAnEmptyRecord(t *testing.T) {
+	a := fixedAPI(t, `{"data":[{}]}`)
+	m := `version: 6.0.0
+type: DeclarativeSource
+check: {type: CheckStream, stream_names: [items]}
+streams:
+  - type: DeclarativeStream
+    name: items
+    retriever:
+      type: SimpleRetriever
+      requester: {type: HttpRequester, url_base: "` + a.URL + `", path: /items}
+      record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}
+`
+	got, _ := rawStreamRead(t, m, nil, "items")
+	want := `{"logs":[],"slices":[{"pages":[` + jsonPage(a.URL+"/items", `{"data":[{}]}`, `[{}]`) + `],"slice_descriptor":"{}",` +
+		`"state":[` + jsonState("items", `{"__ab_no_cursor_state_message":true}`, 1) + `],"auxiliary_requests":[]}],` +
+		`"test_read_limit_reached":false,"auxiliary_requests":[],` +
+		`"inferred_schema":{"$schema":"http://json-schema.org/schema#","type":"object"},"inferred_datetime_formats":{}}`
+	if got != want {
+		t.Errorf("StreamRead\n got: %s\nwant: %s", got, want)
+	}
 }

@@ -28,7 +28,7 @@ type Entry struct {
 }
 
 // normalizers are the entries deliberate.go applies by name.
-var normalizers = []string{"first-page-token", "oauth-json-body", "record-nulls", "test-read-record-limit", "running-without-records", "server-test-read-secrets", "state-at-slice-end", "network-error-transient", "null-sent-as-none"}
+var normalizers = []string{"first-page-token", "oauth-json-body", "record-nulls", "test-read-record-limit", "running-without-records", "server-test-read-secrets", "state-at-slice-end", "network-error-transient", "null-sent-as-none", "test-read-session-logins"}
 
 // LoadAllowed reads the allow-list; every normalizer must have its entry.
 func LoadAllowed(file string) ([]Entry, error) {

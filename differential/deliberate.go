@@ -358,3 +358,45 @@ func (m *run) noneInURL(ours, theirs map[string]any) {
 	theirs["url"] = base
 	m.note("null-sent-as-none", 1)
 }
+
+// sessionLogins: a session token without expiration_duration is obtained
+// once for each request here; the reference's SessionTokenAuthenticator logs
+// in once for each part of a request it fills (two for a Bearer header, six
+// for an API key), each login an auxiliary request. Where both lists show
+// the same login request at the same place, our run of that request
+// repeated takes the length of the reference's run. It returns our list and
+// how many runs it changed.
+func sessionLogins(ours, theirs []any) ([]any, int) {
+	var out []any
+	n, j := 0, 0
+	for i := 0; i < len(ours); {
+		ra := sameRun(ours, i)
+		if j < len(theirs) && isLogin(ours[i]) && jsonText(ours[i]) == jsonText(theirs[j]) {
+			rb := sameRun(theirs, j)
+			if ra != rb {
+				n++
+			}
+			out = append(out, theirs[j:j+rb]...)
+			i, j = i+ra, j+rb
+			continue
+		}
+		out = append(out, ours[i])
+		i, j = i+1, j+1
+	}
+	return out, n
+}
+
+// sameRun is how many entries from i on equal entries[i].
+func sameRun(entries []any, i int) int {
+	n := 1
+	for i+n < len(entries) && jsonText(entries[i+n]) == jsonText(entries[i]) {
+		n++
+	}
+	return n
+}
+
+// isLogin tells whether an auxiliary request (as compared) is a session
+// token's login request, of the stream or of a parent.
+func isLogin(entry any) bool {
+	return strings.HasSuffix(fmt.Sprint(asMap(entry)["title"]), "Login request")
+}

@@ -26,10 +26,15 @@ const (
 type normalizer struct {
 	api        string
 	from, till time.Time
+	// given are the times of the run in the state the command was given
+	// (each side's own clock): a time whole minutes before one of them is
+	// that time less a lookback.
+	given []time.Time
 }
 
 func normalizeOutput(o *output, s *side, started time.Time) {
 	n := normalizer{api: s.api.URL, from: started.Add(-nowSlack), till: time.Now().Add(laterSlack)}
+	n.given = n.runTimes(o.given, nil)
 	for i, m := range o.msgs {
 		o.msgs[i] = n.value(m).(map[string]any)
 	}
@@ -79,12 +84,12 @@ func (n normalizer) value(v any) any {
 // URL the times of its query.
 func (n normalizer) text(s string) string {
 	s = strings.ReplaceAll(s, n.api, "MOCK")
-	if n.isNow(s) {
-		return "<now>"
+	if c := n.clock(s); c != "" {
+		return c
 	}
 	now := func(t string) string {
-		if n.isNow(t) {
-			return "<now>"
+		if c := n.clock(t); c != "" {
+			return c
 		}
 		return t
 	}
@@ -138,6 +143,44 @@ var epochTime = regexp.MustCompile(`\b\d{10}(\d{3})?\b`)
 // isoTime finds ISO 8601 times inside a text (a query's filter expression).
 var isoTime = regexp.MustCompile(`\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})?`)
 
+// clock is "<now>" for a time of the run, "<now - D>" for one a whole
+// number of minutes D (a lookback) before a time of the run in the state
+// the command was given, and "" for any other text.
+func (n normalizer) clock(s string) string {
+	t, ok := parseClock(s)
+	switch {
+	case !ok:
+		return ""
+	case n.isNow(s):
+		return "<now>"
+	}
+	for _, g := range n.given {
+		if d := g.Sub(t); d > 0 && d <= laterSlack && d%time.Minute == 0 {
+			return "<now - " + d.String() + ">"
+		}
+	}
+	return ""
+}
+
+// runTimes appends the times of the run found in a value (a state).
+func (n normalizer) runTimes(v any, out []time.Time) []time.Time {
+	switch x := v.(type) {
+	case map[string]any:
+		for _, e := range x {
+			out = n.runTimes(e, out)
+		}
+	case []any:
+		for _, e := range x {
+			out = n.runTimes(e, out)
+		}
+	case string:
+		if t, ok := parseClock(x); ok && n.isNow(x) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 // nowLayouts are the shapes of a time taken from the clock.
 var nowLayouts = []string{
 	time.RFC3339Nano,
@@ -151,30 +194,29 @@ var nowLayouts = []string{
 // isNow tells whether s is a time (or unix seconds or milliseconds) within
 // the run, give or take nowSlack.
 func (n normalizer) isNow(s string) bool {
+	t, ok := parseClock(s)
+	return ok && !t.Before(n.from) && !t.After(n.till)
+}
+
+// parseClock reads a time as a clock writes it: ISO 8601 in one of
+// nowLayouts, or unix seconds or milliseconds.
+func parseClock(s string) (time.Time, bool) {
 	if len(s) < 10 || len(s) > 40 {
-		return false
+		return time.Time{}, false
 	}
-	var t time.Time
 	if v, err := strconv.ParseFloat(s, 64); err == nil {
 		switch {
 		case v >= 1e9 && v < 4e9:
-			t = time.Unix(int64(v), 0)
+			return time.Unix(int64(v), 0), true
 		case v >= 1e12 && v < 4e12:
-			t = time.UnixMilli(int64(v))
-		default:
-			return false
+			return time.UnixMilli(int64(v)), true
 		}
-	} else {
-		ok := false
-		for _, l := range nowLayouts {
-			if p, err := time.Parse(l, s); err == nil {
-				t, ok = p, true
-				break
-			}
-		}
-		if !ok {
-			return false
+		return time.Time{}, false
+	}
+	for _, l := range nowLayouts {
+		if t, err := time.Parse(l, s); err == nil {
+			return t, true
 		}
 	}
-	return !t.Before(n.from) && !t.After(n.till)
+	return time.Time{}, false
 }

@@ -1,6 +1,7 @@
 package differential
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 )
@@ -40,6 +41,11 @@ func referenceErrors(o output) []refError {
 		}
 		out = append(out, refError{stream: stream, text: strings.Join(texts, "\n")})
 	}
+	if o.stopped == "" && o.code == 0 {
+		for _, stream := range unended(o) {
+			out = append(out, refError{stream: stream, text: endedBefore})
+		}
+	}
 	for _, m := range o.ofType("CONNECTION_STATUS") {
 		if cs := asMap(m["connectionStatus"]); cs["status"] != "SUCCEEDED" {
 			out = append(out, refError{text: fmt.Sprint(cs["message"])})
@@ -51,8 +57,88 @@ func referenceErrors(o output) []refError {
 				out = append(out, refError{text: fmt.Sprint(log["message"]) + "\n" + fmt.Sprint(log["stacktrace"])})
 			}
 		}
+		if neverEnded(read) {
+			out = append(out, refError{text: endedBefore})
+		}
+		if url := repeatedPage(read); url != "" {
+			out = append(out, refError{text: "the reference requested a page exactly like an earlier one of its slice: " + url})
+		}
 	}
 	return out
+}
+
+// endedBefore names a reference read that ended, without an error, before
+// a stream it started did: its read loop (while item := queue.get()) ends
+// at the first record without fields, which is falsy.
+const endedBefore = "the reference's read ended before this stream did"
+
+// unended lists the streams a read said STARTED and never said ended
+// (COMPLETE or INCOMPLETE).
+func unended(o output) []string {
+	started, ended := map[string]bool{}, map[string]bool{}
+	var order []string
+	for _, t := range o.ofType("TRACE") {
+		ss := asMap(asMap(t["trace"])["stream_status"])
+		if ss == nil {
+			continue
+		}
+		name := fmt.Sprint(asMap(ss["stream_descriptor"])["name"])
+		switch ss["status"] {
+		case "STARTED":
+			if !started[name] {
+				order = append(order, name)
+			}
+			started[name] = true
+		case "COMPLETE", "INCOMPLETE":
+			ended[name] = true
+		}
+	}
+	var out []string
+	for _, name := range order {
+		if !ended[name] {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// neverEnded tells whether a test read's stream never ended: it read
+// slices, logged no error, and wrote no state, where a stream writes one
+// when it ends.
+func neverEnded(read map[string]any) bool {
+	slices := list(read["slices"])
+	if len(slices) == 0 {
+		return false
+	}
+	for _, l := range list(read["logs"]) {
+		if asMap(l)["level"] == "ERROR" {
+			return false
+		}
+	}
+	for _, sl := range slices {
+		if len(list(asMap(sl)["state"])) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// repeatedPage is the URL of the first page of a test read whose request
+// (method, URL, headers, body) equals an earlier page's of its slice: a
+// read without end, which the builder's page limit cuts; "" for none.
+func repeatedPage(read map[string]any) string {
+	for _, sl := range list(read["slices"]) {
+		seen := map[string]bool{}
+		for _, p := range list(asMap(sl)["pages"]) {
+			req := asMap(asMap(p)["request"])
+			key, _ := json.Marshal([]any{req["http_method"], req["url"], req["headers"], req["body"]})
+			if seen[string(key)] {
+				return fmt.Sprint(req["url"])
+			}
+			seen[string(key)] = true
+		}
+	}
+	return ""
 }
 
 // sentTemplate tells whether a request holds a template's own text ({{ or
@@ -79,41 +165,3 @@ func failedWith(errs []refError, stream, text string) bool {
 	return false
 }
 
-// endedAtEmptyRecord is the reference's error when our output holds an
-// empty record ({}) and its output none: both sides are served the same
-// records, and the reference's ConcurrentSource reads its queue with `while
-// item := queue.get()`, where an empty Record (a Mapping) is false, so its
-// read ends there, exit 0, every stream not done left without its records
-// and its status (referralhero's leaderboard, whose schema has no
-// properties). ours and theirs tell whether each side's output holds one.
-func endedAtEmptyRecord(ours, theirs bool) []refError {
-	if !ours || theirs {
-		return nil
-	}
-	return []refError{{text: "the reference ended its read at an empty record {}, which it takes for the end of its queue"}}
-}
-
-// hasEmptyRecord tells whether a read printed a record {}.
-func hasEmptyRecord(o output) bool {
-	for _, m := range o.ofType("RECORD") {
-		if data, ok := asMap(m["record"])["data"].(map[string]any); ok && len(data) == 0 {
-			return true
-		}
-	}
-	return false
-}
-
-// showsEmptyRecord tells whether a test read's StreamRead shows a record
-// {}.
-func showsEmptyRecord(o output) bool {
-	for _, s := range list(streamRead(o)["slices"]) {
-		for _, p := range list(asMap(s)["pages"]) {
-			for _, r := range list(asMap(p)["records"]) {
-				if data, ok := r.(map[string]any); ok && len(data) == 0 {
-					return true
-				}
-			}
-		}
-	}
-	return false
-}

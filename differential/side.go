@@ -42,7 +42,9 @@ type output struct {
 	bad  string // the first stdout line that is not an Airbyte message
 	// final is each stream's last STATE as printed (not normalized): what
 	// a read from state starts from.
-	final     []any
+	final []any
+	// given is the state the command started from (nil: none), as given.
+	given     []any
 	stderr    string
 	exchanges []genapi.Exchange
 	// stopped says why the command did not end by itself ("" when it did).

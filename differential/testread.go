@@ -204,6 +204,8 @@ func (m *run) firstPageToken(ours, theirs map[string]any) {
 // carries the seed's first page token.
 func (m *run) compareAuxiliary(ours, theirs any, where string) string {
 	a, b := auxiliary(ours), auxiliary(theirs)
+	a, n := sessionLogins(a, b)
+	m.note("test-read-session-logins", n)
 	for i := 0; i < len(a) && i < len(b); i++ {
 		m.noneInURL(asMap(a[i]), asMap(b[i]))
 		m.firstPageToken(asMap(a[i]), asMap(b[i]))

@@ -34,7 +34,9 @@ type testReader struct {
 // one, as its cursor writes at most one state in ten minutes), and when the
 // stream ends.
 func (t *testReader) slices(ctx context.Context, st *manifest.Stream, limits TestLimits, state map[string]any) error {
-	run, err := t.r.planner().NewRun(st, nil, state)
+	p := t.r.planner()
+	p.Parents = plan.Limits{Slices: limits.MaxSlices, Pages: limits.MaxPagesPerSlice}
+	run, err := p.NewRun(st, nil, state)
 	if err != nil {
 		return err
 	}
@@ -107,26 +109,24 @@ func (t *testReader) slices(ctx context.Context, st *manifest.Stream, limits Tes
 }
 
 // readPartitions reads the stream's partitions as Airbyte's builder does:
-// they are made first (their parents read), at most max of them, then read
-// in turn; a slice that fails is shown and its error logged, and the
-// partition's other slices and the other partitions are read still. failed tells that one failed; err is errLimit when
-// the record limit stopped the read.
+// those holding its first max slices are made first (their parents read),
+// then read in turn; a slice that fails is shown and its error logged, and
+// the partition's other slices and the other partitions are read still.
+// failed tells that one failed; err is errLimit when the record limit
+// stopped the read.
 func (t *testReader) readPartitions(ctx context.Context, run *plan.Run, h plan.Hooks, max int) (failed bool, err error) {
 	// A partitioned incremental stream's partitions come one behind the
 	// router's (run.partitions holds each back until the next is made, as
 	// the CDK's per-partition cursor looks one ahead): the parent page of
 	// the partition after the last one read is requested too.
 	var works []plan.Work
-	for w, err := range run.Partitions(ctx) {
+	for w, err := range run.FirstSlices(ctx, max) {
 		if err != nil {
 			t.fail(err)
 			failed = true
 			break
 		}
 		works = append(works, w)
-		if len(works) == max {
-			break
-		}
 	}
 	for _, w := range works {
 		err := run.ReadPartition(ctx, w, h)

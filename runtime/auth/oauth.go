@@ -40,7 +40,11 @@ func newOAuth(a *manifest.Auth, env *Env, vars interp.Vars) (*oauth, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &oauth{tokens: &reuseSource{src: src, now: env.Now, token: seed}}, nil
+	tokens := &reuseSource{src: src, now: env.Now, token: seed}
+	if o.Updater != nil {
+		tokens.shared = func() *oauth2.Token { return configToken(o.Updater, env) }
+	}
+	return &oauth{tokens: tokens}, nil
 }
 
 // pinnedEncoding is the body encoding the manifest asks for: its

@@ -7,6 +7,8 @@ import (
 
 	"golang.org/x/oauth2"
 
+	"github.com/airbyte-go/source-declarative/lang/datetime"
+	"github.com/airbyte-go/source-declarative/lang/interp"
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/protocol"
 	"github.com/airbyte-go/source-declarative/runtime/failure"
@@ -54,6 +56,18 @@ func isoformat(t time.Time) string {
 		return t.UTC().Format("2006-01-02T15:04:05-07:00")
 	}
 	return t.UTC().Format("2006-01-02T15:04:05.000000-07:00")
+}
+
+// configToken is the access token the config holds under a refresh token
+// updater, with its expiry, where another authenticator of the connector may
+// have written it; nil without one, or without an expiry date.
+func configToken(u *manifest.TokenUpdater, env *Env) *oauth2.Token {
+	access := interp.String(env.configValue(u.AccessTokenPath))
+	expiry, err := datetime.ParseDatetime(interp.String(env.configValue(u.ExpiryDatePath)))
+	if access == "" || err != nil {
+		return nil
+	}
+	return &oauth2.Token{AccessToken: access, TokenType: "Bearer", Expiry: expiry}
 }
 
 // configValue reads the config at path under the config lock.

@@ -22,9 +22,14 @@ type tokenSource interface {
 type reuseSource struct {
 	src tokenSource // nil: the token can never be refreshed
 	now func() time.Time
+	// shared is the token the connector's authenticators share (the config's,
+	// under a refresh token updater), taken before asking src when it is
+	// valid and not refused; nil: none.
+	shared func() *oauth2.Token
 
-	mu    sync.Mutex
-	token *oauth2.Token
+	mu      sync.Mutex
+	token   *oauth2.Token
+	refused string // the access token the API last refused
 }
 
 func (r *reuseSource) Token(ctx context.Context) (*oauth2.Token, error) {
@@ -32,6 +37,13 @@ func (r *reuseSource) Token(ctx context.Context) (*oauth2.Token, error) {
 	defer r.mu.Unlock()
 	if r.valid() {
 		return r.token, nil
+	}
+	if r.shared != nil {
+		if t := r.shared(); t != nil && t.AccessToken != r.refused {
+			if r.token = t; r.valid() {
+				return t, nil
+			}
+		}
 	}
 	if r.src == nil {
 		return nil, errNoRefresh
@@ -56,7 +68,7 @@ func (r *reuseSource) valid() bool {
 func (r *reuseSource) invalidate(used string) {
 	r.mu.Lock()
 	if r.token != nil && r.token.AccessToken == used {
-		r.token = nil
+		r.token, r.refused = nil, used
 	}
 	r.mu.Unlock()
 }

@@ -33,6 +33,9 @@ type Planner struct {
 	// end_datetime), so that a stream read as a stream and as a parent
 	// asks the same windows, and the second read is served by Cache.
 	Start time.Time
+	// Parents bound the reads of parent streams (a test read's limits;
+	// zero outside one).
+	Parents Limits
 }
 
 // cursorClock is the clock of the streams' cursors: the sync's start, or
@@ -74,6 +77,9 @@ type Work struct {
 	Part   partition.Partition
 	Cursor incremental.Cursor
 	seq    int
+	// slices is how many of its slices are read (0: all), set by
+	// FirstSlices.
+	slices int
 }
 
 // NewRun prepares the cursors of a stream from its state (nil: from the
@@ -210,7 +216,11 @@ func (run *Run) ReadPartition(ctx context.Context, w Work, h Hooks) error {
 	rt := run.rt.Worker(w.Cursor, false)
 	rt.Rebind(w.Cursor, run.LazyBody(w))
 	failed := false
+	read := 0
 	for sl := range w.Cursor.Slices() {
+		if read++; w.slices > 0 && read > w.slices {
+			break
+		}
 		sl = run.InPartition(w, sl)
 		if h.Before != nil {
 			if err := h.Before(sl); err != nil {
@@ -257,15 +267,20 @@ func (run *Run) Sequential(ctx context.Context, h Hooks) error {
 // sequentialOneAhead reads every partition in order, each once the next one
 // was handed over, as the reference's substream router reads a parent's
 // partitions (it looks one ahead): the parent's state then lists the
-// partition after the one being read.
-func (run *Run) sequentialOneAhead(ctx context.Context, h Hooks) error {
+// partition after the one being read. read is called once each partition
+// but the last is read, before the partition after the next one is made, as
+// the reference's router has then yielded the partition's last record.
+func (run *Run) sequentialOneAhead(ctx context.Context, h Hooks, read func() error) error {
 	var held *Work
-	for w, err := range run.Partitions(ctx) {
+	for w, err := range run.FirstSlices(ctx, run.p.Parents.Slices) {
 		if err != nil {
 			return err
 		}
 		if held != nil {
 			if err := run.ReadPartition(ctx, *held, h); err != nil {
+				return err
+			}
+			if err := read(); err != nil {
 				return err
 			}
 		}
@@ -314,10 +329,10 @@ func (run *Run) readParent(ctx context.Context, pc *manifest.ParentStreamConfig,
 		return err
 	}
 	// The router gets each record once the next one is read, or once its
-	// slice was closed (and, after the parent's last record, once the
-	// parent's read was done), as the reference's router looks one record
-	// ahead: the parent's state taken with a partition then includes the
-	// close of the slice it ends.
+	// slice was closed (the next slice begins, or its partition was read;
+	// after the parent's last record, once the parent's read was done), as
+	// the reference's router looks one record ahead: the parent's state taken
+	// with a partition then includes the close of the slice it ends.
 	var keys map[string]any
 	var held *partition.ParentRecord
 	flush := func() error {
@@ -329,6 +344,7 @@ func (run *Run) readParent(ctx context.Context, pc *manifest.ParentStreamConfig,
 		return emit(rec)
 	}
 	h := Hooks{
+		MaxPages: run.p.Parents.Pages,
 		Emit: func(records [][]byte, _ []protocol.FileReference) error {
 			for _, rec := range records {
 				if err := flush(); err != nil {
@@ -346,7 +362,7 @@ func (run *Run) readParent(ctx context.Context, pc *manifest.ParentStreamConfig,
 	if track { // a full-refresh parent too: its state marks the full refresh, as in the reference
 		run.parts.keepParent(name, parent)
 	}
-	if err := parent.sequentialOneAhead(ctx, h); err != nil {
+	if err := parent.sequentialOneAhead(ctx, h, flush); err != nil {
 		return err
 	}
 	// Read whole, the parent's state moves as a stream's does at its end
