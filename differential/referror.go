@@ -164,4 +164,3 @@ func failedWith(errs []refError, stream, text string) bool {
 	}
 	return false
 }
-
