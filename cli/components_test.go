@@ -414,6 +414,14 @@ streams:
 		if len(pg.Records) != 1 {
 			t.Errorf("%s: page %+v", stream, pg)
 		}
+		// The inferred schema, the CDK builder's for the stream it reads
+		// whole, as it wrote it.
+		var read struct {
+			Schema map[string]any `json:"inferred_schema"`
+		}
+		if json.Unmarshal(b, &read); read.Schema["$schema"] != "http://json-schema.org/schema#" || read.Schema["type"] != "object" || read.Schema["properties"] == nil {
+			t.Errorf("%s: inferred_schema %v", stream, read.Schema)
+		}
 		// The CDK's builder shows no request for a custom requester's page
 		// (its message repository is not passed to custom components).
 		if stream == "called" && (pg.Request.URL != a.URL+"/called" || pg.Request.Headers["Authorization"] != "Bearer ****") {

@@ -3,6 +3,7 @@ package schema
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"iter"
 	"slices"
 	"strings"
@@ -332,6 +333,61 @@ func (o *Object) MarshalJSON() ([]byte, error) {
 	}
 	b.WriteByte('}')
 	return b.Bytes(), nil
+}
+
+// UnmarshalJSON reads an object with its keys in order, the objects in it
+// as Objects too (the inferred schema of a StreamRead the CDK made, for a
+// stream it reads whole).
+func (o *Object) UnmarshalJSON(b []byte) error {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	v, err := decodeOrdered(d)
+	if err != nil {
+		return err
+	}
+	obj, ok := v.(*Object)
+	if !ok {
+		return fmt.Errorf("schema: %s is not a JSON object", b)
+	}
+	*o = *obj
+	return nil
+}
+
+// decodeOrdered reads the next JSON value, objects as Objects.
+func decodeOrdered(d *json.Decoder) (any, error) {
+	t, err := d.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch t {
+	case json.Delim('{'):
+		o := &Object{}
+		for d.More() {
+			k, err := d.Token()
+			if err != nil {
+				return nil, err
+			}
+			v, err := decodeOrdered(d)
+			if err != nil {
+				return nil, err
+			}
+			o.set(k.(string), v)
+		}
+		_, err := d.Token()
+		return o, err
+	case json.Delim('['):
+		var l []any
+		for d.More() {
+			v, err := decodeOrdered(d)
+			if err != nil {
+				return nil, err
+			}
+			l = append(l, v)
+		}
+		_, err := d.Token()
+		return l, err
+	}
+	return t, nil
 }
 
 // repr writes the object as Python's repr writes a dict.
