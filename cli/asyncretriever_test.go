@@ -154,7 +154,7 @@ func TestAsyncRetrieverRetriesFailedJobsThenFails(t *testing.T) {
 	if len(res.records("reports")) != 0 {
 		t.Errorf("records: %v", res.records("reports"))
 	}
-	equalLists(t, "statuses", res.statuses("reports"), []string{"STARTED", "INCOMPLETE"})
+	equalLists(t, "statuses", res.statuses("reports"), []string{"STARTED", "RUNNING", "INCOMPLETE"})
 }
 
 func TestAsyncRetrieverStartsAFailedJobAgain(t *testing.T) {

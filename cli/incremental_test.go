@@ -760,8 +760,10 @@ func TestBuilderTestReadStartsFromTheState(t *testing.T) {
 
 // A stream with a cursor that fails writes, before its error, the state a
 // sync resumes from: the end of the slices read without a gap, or the start
-// when none was read (as the reference writes one for a failed stream);
-// a stream without a cursor that fails writes none (its read is not done).
+// when none was read; a stream without a cursor writes the full refresh's
+// {"__ab_no_cursor_state_message": true}, with or without a router: the
+// reference's ConcurrentReadProcessor writes every stream's state when it is
+// done, failed or not (found on source-pennylane's plan_items).
 func TestFailedStreamWritesWhereASyncResumes(t *testing.T) {
 	const daily = `type: DatetimeBasedCursor
 cursor_field: updated_at
@@ -805,10 +807,25 @@ start_time_option: {type: RequestOption, inject_into: request_parameter, field_n
 	t.Run("full refresh fails", func(t *testing.T) {
 		a := failing("")
 		res := newConnector(t, stream("items", "url_base: "+a.URL+"\npath: /items", "[data]", ""), nil, "items").read(t)
-		if res.code != 1 {
-			t.Fatalf("exit %d", res.code)
+		if res.code != 1 || len(res.errors()) != 2 {
+			t.Fatalf("exit %d, errors %v", res.code, res.errors())
 		}
-		equalLists(t, "states", res.states(), nil)
+		equalLists(t, "requests", a.lines(), []string{"GET /items"})
+		equalLists(t, "states", res.states(), []string{itemState(`{"__ab_no_cursor_state_message":true}`, 0)})
+		equalLists(t, "statuses", res.statuses("items"), []string{"STARTED", "RUNNING", "INCOMPLETE"})
+	})
+	t.Run("full refresh with a router fails", func(t *testing.T) {
+		a := failing("")
+		m := routed(a.URL, "/items/{{ stream_partition.region }}", `type: ListPartitionRouter
+cursor_field: region
+values: [eu]`, "", "", 1)
+		res := newConnector(t, m, nil, "items").read(t)
+		if res.code != 1 || len(res.errors()) != 2 {
+			t.Fatalf("exit %d, errors %v", res.code, res.errors())
+		}
+		equalLists(t, "requests", a.lines(), []string{"GET /items/eu"})
+		equalLists(t, "states", res.states(), []string{itemState(`{"__ab_no_cursor_state_message":true}`, 0)})
+		equalLists(t, "statuses", res.statuses("items"), []string{"STARTED", "RUNNING", "INCOMPLETE"})
 	})
 }
 

@@ -44,10 +44,10 @@ func (s *syncStream) Start(context.Context) error {
 		return s.err
 	}
 	s.r.Out.Status(s.name, protocol.StatusStarted)
+	s.pg = &progress{r: s.r, name: s.name, run: s.run}
 	if err := s.run.Prepare(); err != nil {
 		return err
 	}
-	s.pg = &progress{r: s.r, name: s.name, run: s.run}
 	s.readers.base = s.run.Retriever()
 	if s.run.Cleared() {
 		s.pg.last = "{}"
@@ -79,10 +79,12 @@ func (s *syncStream) Partitions(ctx context.Context) iter.Seq2[schedule.Partitio
 	}
 }
 
-// Finish writes the stream's last state and COMPLETE, or, when it failed,
-// the state of what was read (of a stream with a cursor: where a sync
-// resumes, its start when no slice was read, as the reference writes it), a
-// TRACE ERROR and INCOMPLETE.
+// Finish writes the stream's last state and COMPLETE, or, when it failed
+// once started, the state of what was read (of a stream with a cursor: where
+// a sync resumes, its start when no slice was read; of a full-refresh
+// stream: {"__ab_no_cursor_state_message": true}), as the reference's
+// ConcurrentReadProcessor writes every stream's state when it is done,
+// failed or not, then a TRACE ERROR and INCOMPLETE.
 func (s *syncStream) Finish(err error) {
 	if err == nil {
 		s.run.Finish()
@@ -93,7 +95,7 @@ func (s *syncStream) Finish(err error) {
 			s.r.Out.Status(s.name, protocol.StatusComplete)
 			return
 		}
-	} else if s.pg != nil && (s.run.Checkpoints() == plan.EachPartition || s.run.Incremental()) {
+	} else if s.pg != nil {
 		s.pg.checkpoint(false)
 	}
 	s.failed = true

@@ -72,7 +72,7 @@ func (r *Runner) TestRead(ctx context.Context, stream string, limits TestLimits,
 		tr.fail(err)
 	}
 	if tr.current != nil { // the slice that failed or met a limit
-		read.Slices = append(read.Slices, *tr.current)
+		tr.show(tr.current)
 	}
 	tr.mask()
 	// Trim the records past the limit from the last pages.
