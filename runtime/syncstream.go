@@ -96,6 +96,7 @@ func (s *syncStream) Finish(err error) {
 			return
 		}
 	} else if s.pg != nil {
+		s.run.Finish()
 		s.pg.checkpoint(false)
 	}
 	s.failed = true

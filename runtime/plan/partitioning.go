@@ -27,7 +27,8 @@ type partitioning interface {
 	// done marks w read, its slices all closed; it tells whether the
 	// stream's state moved with it and is to be written (throttled).
 	done(w Work) bool
-	// finish moves the state to what was read, once every partition was.
+	// finish moves the state to what was read, once the stream's read
+	// ended (see Run.Finish).
 	finish()
 	// state is the stream's state now.
 	state() map[string]any

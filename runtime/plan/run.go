@@ -277,8 +277,11 @@ func (run *Run) sequentialOneAhead(ctx context.Context, h Hooks) error {
 	return run.ReadPartition(ctx, *held, h)
 }
 
-// Finish is called once every partition was read: the global state and the
-// parent state move to what was read.
+// Finish is called once the stream's read ended, every partition read or
+// the read failed: the global state and the parent state move to what was
+// read, unless a partition was left half read, as the reference's
+// per-partition cursor settles them when a stream is done, failed or not,
+// and none of its partitions is open.
 func (run *Run) Finish() { run.parts.finish() }
 
 // State is the stream's state now.
