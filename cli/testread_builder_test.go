@@ -475,6 +475,22 @@ func TestTestReadShowsNoSliceWithoutAPage(t *testing.T) {
 	equalLists(t, "requests", a.lines(), []string{"GET /x", "GET /y"})
 }
 
+// test_read_limit_reached is told from the slices shown, as Airbyte's
+// builder tells it: max_slices of them reach it, failed ones too (found on
+// source-metricool, whose every partition failed on a record).
+func TestTestReadFailedSlicesCountForTheLimit(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprint(w, `{"error":"no"}`)
+	})
+	m := routed(a.URL, "/items/{{ stream_partition.p }}", "type: ListPartitionRouter\ncursor_field: p\nvalues: [a, b]", "", "", 1)
+	read := testReadData(t, newConnector(t, m, nil, "items"), "items", "--max-slices", "2")
+	if n := len(read["slices"].([]any)); n != 2 || read["test_read_limit_reached"] != true {
+		t.Errorf("%d slices, test_read_limit_reached %v", n, read["test_read_limit_reached"])
+	}
+	equalLists(t, "requests", a.lines(), []string{"GET /items/a", "GET /items/b"})
+}
+
 // A substream's partitions are made before any is read, at most max_slices
 // of them, as in Airbyte's builder: the parent's pages come first, and a
 // parent page past the partitions needed is not requested.
