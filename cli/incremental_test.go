@@ -796,8 +796,10 @@ start_time_option: {type: RequestOption, inject_into: request_parameter, field_n
 		if res.code != 1 || len(res.errors()) != 2 {
 			t.Fatalf("exit %d, errors %v", res.code, res.errors())
 		}
-		equalLists(t, "requests", a.lines(), []string{"GET /items?since=2024-01-01T00%3A00%3A00Z"})
-		equalLists(t, "states", res.states(), []string{itemState(`{"updated_at":"2024-01-01T00:00:00Z"}`, 0)})
+		// The second slice is read still, as the CDK reads every partition
+		// of a stream; the state does not pass over the failed slice.
+		equalLists(t, "requests", a.lines(), []string{"GET /items?since=2024-01-01T00%3A00%3A00Z", "GET /items?since=2024-01-02T00%3A00%3A00Z"})
+		equalLists(t, "states", res.states(), []string{itemState(`{"updated_at":"2024-01-01T00:00:00Z"}`, 1)})
 		equalLists(t, "statuses", res.statuses("items"), []string{"STARTED", "RUNNING", "INCOMPLETE"})
 		out := res.stdout
 		if strings.Index(out, `"type":"STATE"`) > strings.Index(out, `"type":"ERROR"`) {

@@ -21,8 +21,8 @@ import (
 // once a partitionStateEvery); both once at the end, each with the number
 // of records emitted since the previous one. A state never covers a slice
 // not read to its end: the cursors keep the slices closed, and a state
-// covers only their unbroken run from the start. A stream with a router
-// that fails writes the state of what it has read.
+// covers only their unbroken run from the start. A stream that fails writes
+// the state of what it has read.
 type syncStream struct {
 	r       *Runner
 	name    string
@@ -84,23 +84,28 @@ func (s *syncStream) Partitions(ctx context.Context) iter.Seq2[schedule.Partitio
 // a sync resumes, its start when no slice was read; of a full-refresh
 // stream: {"__ab_no_cursor_state_message": true}), as the reference's
 // ConcurrentReadProcessor writes every stream's state when it is done,
-// failed or not, then a TRACE ERROR and INCOMPLETE.
-func (s *syncStream) Finish(err error) {
-	if err == nil {
+// failed or not, then a TRACE ERROR per error (a partition's each, as the
+// reference reports each exception) and INCOMPLETE.
+func (s *syncStream) Finish(errs []error) {
+	if len(errs) == 0 {
 		s.run.Finish()
 		s.pg.start()
-		if err = s.pg.checkpoint(false); err == nil {
+		err := s.pg.checkpoint(false)
+		if err == nil {
 			s.run.Complete()
 			s.r.log("INFO", fmt.Sprintf("Read %d records from stream %s", s.pg.total, s.name))
 			s.r.Out.Status(s.name, protocol.StatusComplete)
 			return
 		}
+		errs = []error{err}
 	} else if s.pg != nil {
 		s.run.Finish()
 		s.pg.checkpoint(false)
 	}
 	s.failed = true
-	s.r.Out.Error(FailureType(err), OneLine(err), internalMessage(err), s.name)
+	for _, err := range errs {
+		s.r.Out.Error(FailureType(err), OneLine(err), internalMessage(err), s.name)
+	}
 	s.r.Out.Status(s.name, protocol.StatusIncomplete)
 }
 
