@@ -894,3 +894,29 @@ start_time_option: {type: RequestOption, inject_into: request_parameter, field_n
 	equalLists(t, "records", res.records("items"), []string{`{"id":1,"updated_at":"2024-01-01T10:00:00.1234560"}`, `{"id":2,"updated_at":"2024-01-01T12:30:00.5000000"}`})
 	equalLists(t, "state", res.states(), []string{itemState(`{"updated_at":"2024-01-01T12:30:00.5000000"}`, 2)})
 }
+
+// A state is read in datetime_format first, the format it is written in:
+// with a datetime_format ending in a literal offset, as source-pardot's
+// "%Y-%m-%dT%H:%M:%S-12:00", and "%Y-%m-%dT%H:%M:%S%z" among the
+// cursor_datetime_formats, the state written (the newest record's time in
+// UTC) is read back as the same time and the next sync starts there, where
+// reading it with %z first (the reference's order) put it 12 hours later,
+// skipping them.
+func TestStateIsReadInTheFormatItIsWrittenIn(t *testing.T) {
+	a := datedAPI(t, "2024-01-02T05:00:00+0000", "2024-01-02T20:00:00+0000")
+	inc := `type: DatetimeBasedCursor
+cursor_field: updated_at
+cursor_datetime_formats: ["%Y-%m-%dT%H:%M:%S%z"]
+datetime_format: "%Y-%m-%dT%H:%M:%S-12:00"
+start_datetime: {type: MinMaxDatetime, datetime: "2024-01-01T00:00:00Z", datetime_format: "%Y-%m-%dT%H:%M:%SZ"}
+end_datetime: {type: MinMaxDatetime, datetime: "2024-01-03T00:00:00Z", datetime_format: "%Y-%m-%dT%H:%M:%SZ"}
+start_time_option: {type: RequestOption, inject_into: request_parameter, field_name: from}`
+	c := incrementalConnector(t, incrementalStream(a.URL, inc, ""), nil, "items")
+	state := writeFile(t, c.dir, "state.json", `[{"type":"STREAM","stream":{"stream_descriptor":{"name":"items"},"stream_state":{"updated_at":"2024-01-02T05:00:00-12:00"}}}]`)
+	res := c.read(t, "--state", state)
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stdout)
+	}
+	equalLists(t, "requests", a.lines(), []string{"GET /items?from=" + q("2024-01-02T05:00:00-12:00")})
+	equalLists(t, "states", res.states(), []string{itemState(`{"updated_at":"2024-01-02T20:00:00-12:00"}`, 2)})
+}
