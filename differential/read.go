@@ -99,6 +99,7 @@ func partsByStream(o output) map[string]*streamParts {
 // and the shape of the others.
 func (m *run) compareRead(label string, outs [2]output) {
 	m.note("first-page-token", firstPageTokens(&outs[0], &outs[1]))
+	m.note("booleans-true-false", pythonBooleans(&outs[0], &outs[1]))
 	m.note("oauth-json-body", tokenBodies(&outs[0], &outs[1]))
 	m.note("record-nulls", dropTopNulls(&outs[0]))
 	m.note("network-error-transient", networkErrors(&outs[0], &outs[1]))

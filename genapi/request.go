@@ -150,11 +150,16 @@ func (r *request) contains(s string) bool {
 // seed numbers the records of a page from what the request asks for, less
 // its page token (skip tells it, with the query or body key it has) and its times: pages of one partition, and partitions, get
 // distinct records; the same page asked in another time window, or by
-// another run, the same ones.
+// another run, the same ones, and a boolean asked as True (Python's
+// spelling, as Airbyte's runtime renders a config boolean) or true the same
+// ones.
 func (r *request) seed(stream string, page int, skip func(key, value string) bool) int {
 	keep := func(v string) string {
 		if _, isTime := parseTime(v); isTime || skip("", v) {
 			return "~"
+		}
+		if v == "True" || v == "False" {
+			return strings.ToLower(v) // one boolean, in Python's spelling or JSON's
 		}
 		return isoTime.ReplaceAllString(v, "~")
 	}
