@@ -99,7 +99,9 @@ func (s *syncStream) Finish(errs []error) {
 		}
 		errs = []error{err}
 	} else if s.pg != nil {
-		s.run.Finish()
+		if s.run.Settled() {
+			s.run.Finish()
+		}
 		s.pg.checkpoint(false)
 	}
 	s.failed = true

@@ -27,9 +27,10 @@ type partitioning interface {
 	// done marks w read, its slices all closed; it tells whether the
 	// stream's state moved with it and is to be written (throttled).
 	done(w Work) bool
-	// finish moves the state to what was read, once the stream's read
-	// ended (see Run.Finish).
+	// finish moves the state to what was read, once every partition was.
 	finish()
+	// settled tells that no partition opened is left half read.
+	settled() bool
 	// state is the stream's state now.
 	state() map[string]any
 	// incremental tells whether the stream's state moves (a cursor).

@@ -78,16 +78,13 @@ func (pp *perPartition) parentSnapshot() map[string]any {
 // done is false for a duplicate partition, not read.
 func (pp *perPartition) done(w Work) bool { return pp.cursors.Done(w.seq, w.Cursor) }
 
-// finish moves the global state and the parent state to what was read,
-// unless a partition was left half read (a failed stream's may be: the
-// reference's per-partition cursor then keeps them as they were).
+// finish moves the global state and the parent state to what was read.
 func (pp *perPartition) finish() {
-	if !pp.cursors.Settled() {
-		return
-	}
 	pp.cursors.SetParentState(pp.parentSnapshot())
 	pp.cursors.Finish(pp.now())
 }
+
+func (pp *perPartition) settled() bool { return pp.cursors.Settled() }
 
 func (pp *perPartition) state() map[string]any { return pp.cursors.State() }
 
