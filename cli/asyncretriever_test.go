@@ -141,20 +141,26 @@ func TestAsyncRetrieverRetriesFailedJobsThenFails(t *testing.T) {
 	ra := newReportAPI(t, "error")
 	c := newConnector(t, asyncManifest(ra.URL, ""), map[string]any{"key": "k1"}, "reports")
 	res := c.read(t)
+	// Each slice's job is tried three times; a slice that fails for good
+	// does not keep the next one from being read, as in the CDK.
 	equalLists(t, "requests", ra.lines(), []string{
 		"POST /jobs", "GET /jobs/j1?ticket=t1",
 		"POST /jobs", "GET /jobs/j2?ticket=t2",
 		"POST /jobs", "GET /jobs/j3?ticket=t3",
+		"POST /jobs", "GET /jobs/j4?ticket=t4",
+		"POST /jobs", "GET /jobs/j5?ticket=t5",
+		"POST /jobs", "GET /jobs/j6?ticket=t6",
 	})
 	errs := res.errors()
-	if res.code != 1 || len(errs) != 2 || errs[0]["failure_type"] != "config_error" ||
-		errs[0]["message"] != `stream reports: the job of slice {"account":"a1"} did not complete: failed after 3 attempt(s)` {
+	if res.code != 1 || len(errs) != 3 || errs[0]["failure_type"] != "config_error" ||
+		errs[0]["message"] != `stream reports: the job of slice {"account":"a1"} did not complete: failed after 3 attempt(s)` ||
+		errs[1]["message"] != `stream reports: the job of slice {"account":"a2"} did not complete: failed after 3 attempt(s)` {
 		t.Fatalf("exit %d, errors %v", res.code, errs)
 	}
 	if len(res.records("reports")) != 0 {
 		t.Errorf("records: %v", res.records("reports"))
 	}
-	equalLists(t, "statuses", res.statuses("reports"), []string{"STARTED", "INCOMPLETE"})
+	equalLists(t, "statuses", res.statuses("reports"), []string{"STARTED", "RUNNING", "INCOMPLETE"})
 }
 
 func TestAsyncRetrieverStartsAFailedJobAgain(t *testing.T) {
@@ -212,8 +218,11 @@ func TestAsyncRetrieverAbortsTimedOutJobs(t *testing.T) {
 		"POST /jobs", "GET /jobs/j1?ticket=t1", "POST /jobs/j1/abort",
 		"POST /jobs", "GET /jobs/j2?ticket=t2", "POST /jobs/j2/abort",
 		"POST /jobs", "GET /jobs/j3?ticket=t3", "POST /jobs/j3/abort",
+		"POST /jobs", "GET /jobs/j4?ticket=t4", "POST /jobs/j4/abort",
+		"POST /jobs", "GET /jobs/j5?ticket=t5", "POST /jobs/j5/abort",
+		"POST /jobs", "GET /jobs/j6?ticket=t6", "POST /jobs/j6/abort",
 	})
-	if errs := res.errors(); res.code != 1 || len(errs) != 2 || errs[0]["message"] != `stream reports: the job of slice {"account":"a1"} did not complete: timeout after 3 attempt(s)` {
+	if errs := res.errors(); res.code != 1 || len(errs) != 3 || errs[0]["message"] != `stream reports: the job of slice {"account":"a1"} did not complete: timeout after 3 attempt(s)` {
 		t.Fatalf("exit %d, errors %v", res.code, errs)
 	}
 }
@@ -235,8 +244,11 @@ func TestAsyncRetrieverPollingJobTimeout(t *testing.T) {
 		"POST /jobs", "GET /jobs/j1?ticket=t1", "POST /jobs/j1/abort",
 		"POST /jobs", "GET /jobs/j2?ticket=t2", "POST /jobs/j2/abort",
 		"POST /jobs", "GET /jobs/j3?ticket=t3", "POST /jobs/j3/abort",
+		"POST /jobs", "GET /jobs/j4?ticket=t4", "POST /jobs/j4/abort",
+		"POST /jobs", "GET /jobs/j5?ticket=t5", "POST /jobs/j5/abort",
+		"POST /jobs", "GET /jobs/j6?ticket=t6", "POST /jobs/j6/abort",
 	})
-	if errs := res.errors(); res.code != 1 || len(errs) != 2 || !strings.Contains(errs[0]["message"].(string), "timeout after 3 attempt(s)") {
+	if errs := res.errors(); res.code != 1 || len(errs) != 3 || !strings.Contains(errs[0]["message"].(string), "timeout after 3 attempt(s)") {
 		t.Fatalf("exit %d, errors %v", res.code, errs)
 	}
 }
@@ -246,9 +258,9 @@ func TestAsyncRetrieverUnknownStatus(t *testing.T) {
 	ra := newReportAPI(t, "queued")
 	c := newConnector(t, asyncManifest(ra.URL, ""), map[string]any{"key": "k1"}, "reports")
 	res := c.read(t)
-	equalLists(t, "requests", ra.lines(), []string{"POST /jobs", "GET /jobs/j1?ticket=t1"})
+	equalLists(t, "requests", ra.lines(), []string{"POST /jobs", "GET /jobs/j1?ticket=t1", "POST /jobs", "GET /jobs/j2?ticket=t2"})
 	want := fmt.Sprintf(`stream reports: streams[0].retriever.status_mapping: the API status "queued" (from %s/jobs/j1?ticket=t1) is not in any of its lists; add it where it belongs`, ra.URL)
-	if errs := res.errors(); res.code != 1 || len(errs) != 2 || errs[0]["failure_type"] != "config_error" || errs[0]["message"] != want {
+	if errs := res.errors(); res.code != 1 || len(errs) != 3 || errs[0]["failure_type"] != "config_error" || errs[0]["message"] != want {
 		t.Fatalf("exit %d, errors %v", res.code, errs)
 	}
 }

@@ -134,7 +134,9 @@ func TestConcurrentStreamsShareWorkers(t *testing.T) {
 			for _, s := range names {
 				if s == tc.wantFailures {
 					got := res.streamTranscript(s)
-					if len(got) != 3 || got[0] != "STATUS "+s+" STARTED" || !strings.Contains(got[1], `HTTP 404 Not Found from GET `+a.URL+`/`+s) || got[2] != "STATUS "+s+" INCOMPLETE" {
+					if len(got) != 5 || got[0] != "STATUS "+s+" STARTED" || got[1] != "STATUS "+s+" RUNNING" ||
+						got[2] != fmt.Sprintf(`STATE %s {"__ab_no_cursor_state_message":true} count 0`, s) ||
+						!strings.Contains(got[3], `HTTP 404 Not Found from GET `+a.URL+`/`+s) || got[4] != "STATUS "+s+" INCOMPLETE" {
 						t.Errorf("messages of %s: %q", s, got)
 					}
 					continue

@@ -244,7 +244,7 @@ func TestBodiesTheDecoderCannotRead(t *testing.T) {
 			if len(a.requests()) != c.requests {
 				t.Errorf("%d requests, want %d", len(a.requests()), c.requests)
 			}
-			equalLists(t, "statuses", res.statuses("d"), []string{"STARTED", "INCOMPLETE"})
+			equalLists(t, "statuses", res.statuses("d"), []string{"STARTED", "RUNNING", "INCOMPLETE"})
 		})
 	}
 }

@@ -66,7 +66,7 @@ func streamError(t *testing.T, res result, failureType, message string, internal
 			statuses = append(statuses, st)
 		}
 	}
-	equalLists(t, "statuses", statuses, []string{"STARTED", "INCOMPLETE"})
+	equalLists(t, "statuses", statuses, []string{"STARTED", "RUNNING", "INCOMPLETE"})
 	for _, line := range strings.Split(strings.TrimSpace(res.stdout), "\n") {
 		if strings.Contains(line, "\n") {
 			t.Errorf("a message on two lines: %q", line)

@@ -760,8 +760,10 @@ func TestBuilderTestReadStartsFromTheState(t *testing.T) {
 
 // A stream with a cursor that fails writes, before its error, the state a
 // sync resumes from: the end of the slices read without a gap, or the start
-// when none was read (as the reference writes one for a failed stream);
-// a stream without a cursor that fails writes none (its read is not done).
+// when none was read; a stream without a cursor writes the full refresh's
+// {"__ab_no_cursor_state_message": true}, with or without a router: the
+// reference's ConcurrentReadProcessor writes every stream's state when it is
+// done, failed or not (found on source-pennylane's plan_items).
 func TestFailedStreamWritesWhereASyncResumes(t *testing.T) {
 	const daily = `type: DatetimeBasedCursor
 cursor_field: updated_at
@@ -794,8 +796,10 @@ start_time_option: {type: RequestOption, inject_into: request_parameter, field_n
 		if res.code != 1 || len(res.errors()) != 2 {
 			t.Fatalf("exit %d, errors %v", res.code, res.errors())
 		}
-		equalLists(t, "requests", a.lines(), []string{"GET /items?since=2024-01-01T00%3A00%3A00Z"})
-		equalLists(t, "states", res.states(), []string{itemState(`{"updated_at":"2024-01-01T00:00:00Z"}`, 0)})
+		// The second slice is read still, as the CDK reads every partition
+		// of a stream; the state does not pass over the failed slice.
+		equalLists(t, "requests", a.lines(), []string{"GET /items?since=2024-01-01T00%3A00%3A00Z", "GET /items?since=2024-01-02T00%3A00%3A00Z"})
+		equalLists(t, "states", res.states(), []string{itemState(`{"updated_at":"2024-01-01T00:00:00Z"}`, 1)})
 		equalLists(t, "statuses", res.statuses("items"), []string{"STARTED", "RUNNING", "INCOMPLETE"})
 		out := res.stdout
 		if strings.Index(out, `"type":"STATE"`) > strings.Index(out, `"type":"ERROR"`) {
@@ -805,10 +809,25 @@ start_time_option: {type: RequestOption, inject_into: request_parameter, field_n
 	t.Run("full refresh fails", func(t *testing.T) {
 		a := failing("")
 		res := newConnector(t, stream("items", "url_base: "+a.URL+"\npath: /items", "[data]", ""), nil, "items").read(t)
-		if res.code != 1 {
-			t.Fatalf("exit %d", res.code)
+		if res.code != 1 || len(res.errors()) != 2 {
+			t.Fatalf("exit %d, errors %v", res.code, res.errors())
 		}
-		equalLists(t, "states", res.states(), nil)
+		equalLists(t, "requests", a.lines(), []string{"GET /items"})
+		equalLists(t, "states", res.states(), []string{itemState(`{"__ab_no_cursor_state_message":true}`, 0)})
+		equalLists(t, "statuses", res.statuses("items"), []string{"STARTED", "RUNNING", "INCOMPLETE"})
+	})
+	t.Run("full refresh with a router fails", func(t *testing.T) {
+		a := failing("")
+		m := routed(a.URL, "/items/{{ stream_partition.region }}", `type: ListPartitionRouter
+cursor_field: region
+values: [eu]`, "", "", 1)
+		res := newConnector(t, m, nil, "items").read(t)
+		if res.code != 1 || len(res.errors()) != 2 {
+			t.Fatalf("exit %d, errors %v", res.code, res.errors())
+		}
+		equalLists(t, "requests", a.lines(), []string{"GET /items/eu"})
+		equalLists(t, "states", res.states(), []string{itemState(`{"__ab_no_cursor_state_message":true}`, 0)})
+		equalLists(t, "statuses", res.statuses("items"), []string{"STARTED", "RUNNING", "INCOMPLETE"})
 	})
 }
 
@@ -874,4 +893,30 @@ start_time_option: {type: RequestOption, inject_into: request_parameter, field_n
 	equalLists(t, "requests", a.lines(), []string{"GET /items?since=" + q("2024-01-01T00:00:00.0000000")})
 	equalLists(t, "records", res.records("items"), []string{`{"id":1,"updated_at":"2024-01-01T10:00:00.1234560"}`, `{"id":2,"updated_at":"2024-01-01T12:30:00.5000000"}`})
 	equalLists(t, "state", res.states(), []string{itemState(`{"updated_at":"2024-01-01T12:30:00.5000000"}`, 2)})
+}
+
+// A state is read in datetime_format first, the format it is written in:
+// with a datetime_format ending in a literal offset, as source-pardot's
+// "%Y-%m-%dT%H:%M:%S-12:00", and "%Y-%m-%dT%H:%M:%S%z" among the
+// cursor_datetime_formats, the state written (the newest record's time in
+// UTC) is read back as the same time and the next sync starts there, where
+// reading it with %z first (the reference's order) put it 12 hours later,
+// skipping them.
+func TestStateIsReadInTheFormatItIsWrittenIn(t *testing.T) {
+	a := datedAPI(t, "2024-01-02T05:00:00+0000", "2024-01-02T20:00:00+0000")
+	inc := `type: DatetimeBasedCursor
+cursor_field: updated_at
+cursor_datetime_formats: ["%Y-%m-%dT%H:%M:%S%z"]
+datetime_format: "%Y-%m-%dT%H:%M:%S-12:00"
+start_datetime: {type: MinMaxDatetime, datetime: "2024-01-01T00:00:00Z", datetime_format: "%Y-%m-%dT%H:%M:%SZ"}
+end_datetime: {type: MinMaxDatetime, datetime: "2024-01-03T00:00:00Z", datetime_format: "%Y-%m-%dT%H:%M:%SZ"}
+start_time_option: {type: RequestOption, inject_into: request_parameter, field_name: from}`
+	c := incrementalConnector(t, incrementalStream(a.URL, inc, ""), nil, "items")
+	state := writeFile(t, c.dir, "state.json", `[{"type":"STREAM","stream":{"stream_descriptor":{"name":"items"},"stream_state":{"updated_at":"2024-01-02T05:00:00-12:00"}}}]`)
+	res := c.read(t, "--state", state)
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stdout)
+	}
+	equalLists(t, "requests", a.lines(), []string{"GET /items?from=" + q("2024-01-02T05:00:00-12:00")})
+	equalLists(t, "states", res.states(), []string{itemState(`{"updated_at":"2024-01-02T20:00:00-12:00"}`, 2)})
 }

@@ -244,7 +244,7 @@ func TestCursorFromAKeyTheAnswerLacksFails(t *testing.T) {
 	if len(errs) == 0 || !strings.Contains(fmt.Sprint(errs[0]["message"]), "'dict object' has no attribute 'things'") || errs[0]["failure_type"] != "system_error" {
 		t.Fatalf("errors %v, want one system_error naming the key the answer lacks", errs)
 	}
-	equalLists(t, "statuses", res.statuses("items"), []string{"STARTED", "INCOMPLETE"})
+	equalLists(t, "statuses", res.statuses("items"), []string{"STARTED", "RUNNING", "INCOMPLETE"})
 }
 
 func TestCursorTopLevelArrayResponseAndNotGetStop(t *testing.T) {
@@ -511,4 +511,29 @@ func TestCursorStringsThatSpellNumbersAreSentAsWritten(t *testing.T) {
 	if res.code != 0 || len(res.records("s")) != 7 {
 		t.Fatalf("exit %d: %s", res.code, res.stdout)
 	}
+}
+
+// A RequestPath token that is a dict (a cursor_value giving the answer's
+// whole links object, as source-piwik's streams do) is no URL: the stream
+// fails after its first page, a system_error naming the paginator, and
+// nothing else is requested. Airbyte's runtime requests the Python text of
+// the dict below url_base ("/{'next': 'http://…'}"), which an API can only
+// refuse.
+func TestRequestPathTokenThatIsAnObjectFails(t *testing.T) {
+	var base string
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		fmt.Fprintf(w, `{"data":[{"id":1}],"links":{"next":"%s/s?page_cursor=c2"}}`, base)
+	})
+	base = a.URL
+	m := stream("s", "url_base: "+a.URL+"\npath: /s", "[data]", `paginator:
+  type: DefaultPaginator
+  page_token_option: {type: RequestPath}
+  pagination_strategy:
+    type: CursorPagination
+    cursor_value: '{{ response.get("links", {}) }}'
+    stop_condition: '{{ not response.get("links", {}).get("next") }}'`)
+	res := newConnector(t, m, nil, "s").read(t)
+	equalLists(t, "requests", a.lines(), []string{"GET /s"})
+	equalLists(t, "records", res.records("s"), []string{`{"id":1}`})
+	streamError(t, res, "system_error", "stream s: streams[0].retriever.paginator: the next page token is a dict, not a URL (page_token_option is a RequestPath): pick the URL out of it in the cursor_value")
 }

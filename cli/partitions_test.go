@@ -298,6 +298,49 @@ func TestPerPartitionStateResumesAfterAFailureMidPartitions(t *testing.T) {
 	})
 }
 
+// A partition that fails does not stop its stream: the partitions after it
+// are read, and each failed one has its own TRACE ERROR, as Airbyte's
+// concurrent source reports each partition's exception (found on
+// source-metricool, whose every metric partition failed); a partition that
+// keeps failing then does not keep the others from being read sync after
+// sync. The state covers every partition read (the failed ones from their
+// start).
+func TestFailedPartitionsDoNotStopTheOthers(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		if r.URL.Path == "/items/b" || r.URL.Path == "/items/d" {
+			w.WriteHeader(http.StatusForbidden)
+			fmt.Fprint(w, `{"error":"no"}`)
+			return
+		}
+		fmt.Fprintf(w, `{"data":[{"id":%q,"updated_at":"2024-01-02T10:00:00Z"}]}`, r.URL.Path)
+	})
+	list := "type: ListPartitionRouter\ncursor_field: p\nvalues: [a, b, c, d]"
+	res := incrementalConnector(t, routed(a.URL, "/items/{{ stream_partition.p }}", list, "", stepless, 1), nil, "items").read(t)
+	since := "?since=" + q("2024-01-01T00:00:00Z")
+	equalLists(t, "requests", a.lines(), []string{"GET /items/a" + since, "GET /items/b" + since, "GET /items/c" + since, "GET /items/d" + since})
+	equalLists(t, "records", res.records("items"), []string{`{"id":"/items/a","updated_at":"2024-01-02T10:00:00Z"}`, `{"id":"/items/c","updated_at":"2024-01-02T10:00:00Z"}`})
+	var failed []string
+	for _, e := range res.errors() {
+		failed = append(failed, fmt.Sprint(e["failure_type"], " ", e["message"]))
+	}
+	equalLists(t, "errors", failed, []string{
+		"config_error stream items: HTTP 403 Forbidden from GET " + a.URL + "/items/b" + since + `: {"error":"no"}`,
+		"config_error stream items: HTTP 403 Forbidden from GET " + a.URL + "/items/d" + since + `: {"error":"no"}`,
+		"config_error During the sync, the following streams did not sync successfully: items",
+	})
+	read := func(p string) string {
+		return `{"cursor":{"updated_at":"2024-01-02T10:00:00Z"},"partition":{"p":"` + p + `"}}`
+	}
+	start := func(p string) string {
+		return `{"cursor":{"updated_at":"2024-01-01T00:00:00Z"},"partition":{"p":"` + p + `"}}`
+	}
+	states := res.states()
+	if len(states) == 0 || states[len(states)-1] != itemState(`{"lookback_window":0,"states":[`+read("a")+`,`+start("b")+`,`+read("c")+`,`+start("d")+`],"use_global_cursor":false}`, 1) {
+		t.Errorf("states %v", states)
+	}
+	equalLists(t, "statuses", res.statuses("items"), []string{"STARTED", "RUNNING", "INCOMPLETE"})
+}
+
 func TestGlobalStateStartsEveryPartitionWithItsLookback(t *testing.T) {
 	records := map[string][]string{"a": {"2024-01-01T10:00:00Z", "2024-01-02T10:00:00Z"}, "b": {}}
 	a := partitionedDates(t, records)
@@ -484,7 +527,7 @@ parent_stream_configs:
 	if len(errs) < 1 || !strings.HasPrefix(errs[0]["message"].(string), "stream items: reading its parent stream projects failed: stream projects: ") {
 		t.Errorf("errors: %v", errs)
 	}
-	equalLists(t, "statuses", res.statuses("items"), []string{"STARTED", "INCOMPLETE"})
+	equalLists(t, "statuses", res.statuses("items"), []string{"STARTED", "RUNNING", "INCOMPLETE"})
 }
 
 func TestTestReadSlicesCarryThePartitionAndParentRequests(t *testing.T) {

@@ -151,6 +151,29 @@ func TestDependentParentWithARouterKeepsItsFinalState(t *testing.T) {
 	})
 }
 
+// A child whose incremental_dependency parent fails before any partition is
+// made writes, before its error, the parent's state where the parent
+// resumes (its start): the reference's per-partition cursor, done with no
+// partition open, takes parent_state from its router, failed or not (found
+// on source-shopwired's products_reviews, whose parent products failed).
+// A partition left half read keeps it as it was (see
+// TestPerPartitionStateResumesAfterAFailureMidPartitions).
+func TestFailedParentIsInTheChildsState(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprint(w, `{"error":"no"}`)
+	})
+	res := incrementalConnector(t, dependentChild(a.URL, projectsParent(a.URL, stepless)), nil, "items").read(t)
+	if res.code != 1 {
+		t.Fatalf("exit %d: %s", res.code, res.stdout)
+	}
+	equalLists(t, "requests", a.lines(), []string{"GET /projects?since=" + q("2024-01-01T00:00:00Z")})
+	equalLists(t, "states", res.states(), []string{
+		itemState(`{"lookback_window":0,"parent_state":{"projects":{"updated_at":"2024-01-01T00:00:00Z"}},"states":[],"use_global_cursor":false}`, 0),
+	})
+	equalLists(t, "statuses", res.statuses("items"), []string{"STARTED", "RUNNING", "INCOMPLETE"})
+}
+
 // A parent without incremental_sync read with incremental_dependency is in
 // parent_state too: get_stream_state takes every such parent's cursor state,
 // a full refresh's FinalStateCursor state here.

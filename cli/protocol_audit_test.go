@@ -74,7 +74,8 @@ func fullRefreshState(stream string, count int) string {
 // the protocol and acceptance tests check: STARTED, RUNNING, its records,
 // its STATE (recordCount with a decimal point, no namespace), COMPLETE; an
 // empty stream too has RUNNING before its STATE. A failing stream is
-// STARTED, its TRACE ERROR (with its stream_descriptor), INCOMPLETE, and the
+// STARTED, RUNNING, its STATE (as the reference writes a failed stream's),
+// its TRACE ERROR (with its stream_descriptor), INCOMPLETE, and the
 // other streams still run; the streams start in catalog order (they are read
 // at the same time, so their messages interleave); the read ends with one
 // TRACE ERROR without stream naming the failed streams, and exit code 1.
@@ -88,6 +89,8 @@ func TestReadMessageOrderPerStream(t *testing.T) {
 	want := map[string][]string{
 		"f": {
 			status("f", "STARTED"),
+			status("f", "RUNNING"),
+			fullRefreshState("f", 0),
 			`{"type":"TRACE","trace":{"type":"ERROR","emitted_at":0,"error":{"message":"stream f: HTTP 404 Not Found from GET ` + a.URL + `/f: {\"error\":\"gone\"}","failure_type":"system_error","stream_descriptor":{"name":"f"}}}}`,
 			status("f", "INCOMPLETE"),
 		},

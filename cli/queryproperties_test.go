@@ -93,7 +93,7 @@ request_parameters:
 		!strings.HasPrefix(errs[0]["message"].(string), "stream contacts: ") {
 		t.Fatalf("exit %d, errors %v", res.code, errs)
 	}
-	if got := res.statuses("contacts"); strings.Join(got, ",") != "STARTED,INCOMPLETE" {
+	if got := res.statuses("contacts"); strings.Join(got, ",") != "STARTED,RUNNING,INCOMPLETE" {
 		t.Errorf("statuses %v", got)
 	}
 }

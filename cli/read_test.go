@@ -52,7 +52,7 @@ func TestReadFailingStreamDoesNotStopOthers(t *testing.T) {
 	if res.code == 0 {
 		t.Fatal("a failed stream must give a non-zero exit")
 	}
-	equalLists(t, "a", res.statuses("a"), []string{"STARTED", "INCOMPLETE"})
+	equalLists(t, "a", res.statuses("a"), []string{"STARTED", "RUNNING", "INCOMPLETE"})
 	equalLists(t, "missing", res.statuses("missing"), []string{"INCOMPLETE"})
 	equalLists(t, "b", res.statuses("b"), []string{"STARTED", "RUNNING", "COMPLETE"})
 	equalLists(t, "b records", res.records("b"), []string{`{"id":1}`, `{"id":2}`})

@@ -237,6 +237,41 @@ func TestTransformationErrorsNameTheManifestPath(t *testing.T) {
 	}
 }
 
+// A transformation whose template fails on a record (a date the API writes
+// in another format than the manifest's format_datetime expects, as
+// source-shopwired's createdAt) fails the stream as a system_error: the
+// API's data or the manifest is at fault, not the user's config, and
+// Airbyte's runtime reports it as one (an unexpected ValueError). A test
+// read shows the page without records, as the builder logs the response
+// before its records are made, and the error.
+func TestTransformationFailingOnARecordIsASystemError(t *testing.T) {
+	a := fixedAPI(t, `{"data":[{"id":1,"createdAt":"yesterday"}]}`)
+	m := itemsStream(a.URL, "", "", `transformations:
+  - type: AddFields
+    fields:
+      - {path: [created], value: "{{ format_datetime(record['createdAt'], '%Y-%m-%d', '%d/%m/%Y') }}"}`)
+	msg := `stream items: streams[0].transformations[0].fields[0].value: template "{{ format_datetime(record['createdAt'], '%Y-%m-%d', '%d/%m/%Y') }}": time data does not match format "%d/%m/%Y"`
+	res := newConnector(t, m, nil, "items").read(t)
+	errs := res.errors()
+	if res.code != 1 || len(errs) != 2 || errs[0]["failure_type"] != "system_error" || errs[0]["message"] != msg {
+		t.Fatalf("exit %d, errors %v", res.code, errs)
+	}
+	equalLists(t, "records", res.records("items"), nil)
+	read := testReadData(t, newConnector(t, m, nil, "items"), "items")
+	slices := read["slices"].([]any)
+	if len(slices) != 1 {
+		t.Fatalf("slices %s", compactJSON(slices))
+	}
+	pages := slices[0].(map[string]any)["pages"].([]any)
+	if len(pages) != 1 || compactJSON(pages[0].(map[string]any)["records"]) != "[]" || pages[0].(map[string]any)["response"].(map[string]any)["status"] != 200.0 {
+		t.Errorf("pages %s", compactJSON(pages))
+	}
+	if logs := read["logs"].([]any); len(logs) != 1 || logs[0].(map[string]any)["message"] != msg {
+		t.Errorf("logs %s", compactJSON(logs))
+	}
+	equalLists(t, "requests", a.lines(), []string{"GET /items", "GET /items"})
+}
+
 // The once-per-field warnings of schema normalization outlive the page that
 // raised them: page bodies are read into reused buffers, so what they keep
 // must not be the page's own text (the second page, read into the first

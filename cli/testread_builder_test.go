@@ -432,6 +432,66 @@ func TestTestReadGoesOnAfterAFailedSlice(t *testing.T) {
 		"GET " + strings.TrimPrefix(url("2024-01-02"), a.URL), "GET " + strings.TrimPrefix(url("2024-01-03"), a.URL)})
 }
 
+// A slice whose request gets no answer (its host cannot be reached) has no
+// page, and Airbyte's builder, which groups a test read's slices by the
+// pages it logged, shows no such slice: its error is logged, the slices
+// around it are shown, and a stream that reads nothing shows no slice at all
+// (found on source-pennylane, whose plan_items' host is not the mock's).
+func TestTestReadShowsNoSliceWithoutAPage(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		fmt.Fprintf(w, `{"data":[{"id":%q}]}`, r.URL.Path)
+	})
+	const closed = "http://127.0.0.1:9"
+	router := func(urls ...string) string {
+		return "partition_router:\n  type: ListPartitionRouter\n  cursor_field: u\n  values: [" + strings.Join(urls, ", ") + "]"
+	}
+	msg := func(path string) string {
+		read := testReadData(t, newConnector(t, stream("s", "url_base: "+a.URL+"\npath: \"{{ stream_partition.u }}\"", "[data]", router(a.URL+"/x", closed+path, a.URL+"/y")), nil, "s"), "s")
+		slices := read["slices"].([]any)
+		var shown []string
+		for _, sl := range slices {
+			shown = append(shown, compactJSON(sl.(map[string]any)["slice_descriptor"]))
+		}
+		equalLists(t, "slices shown", shown, []string{`{"u":"` + a.URL + `/x"}`, `{"u":"` + a.URL + `/y"}`})
+		last := compactJSON(slices[1].(map[string]any)["state"])
+		if !strings.Contains(last, `{"__ab_no_cursor_state_message":true}`) {
+			t.Errorf("the last slice's state: %s", last)
+		}
+		logs := read["logs"].([]any)
+		if len(logs) != 1 {
+			t.Fatalf("logs %v", logs)
+		}
+		return logs[0].(map[string]any)["message"].(string)
+	}
+	if got := msg("/z"); !strings.Contains(got, "GET "+closed+"/z failed") {
+		t.Errorf("the error logged: %s", got)
+	}
+	read := testReadData(t, newConnector(t, stream("s", "url_base: "+closed+"\npath: /s", "[data]", ""), nil, "s"), "s")
+	if got := compactJSON(read["slices"]); got != "[]" {
+		t.Errorf("slices %s, want none", got)
+	}
+	if logs := read["logs"].([]any); len(logs) != 1 {
+		t.Errorf("logs %v", logs)
+	}
+	equalLists(t, "requests", a.lines(), []string{"GET /x", "GET /y"})
+}
+
+// test_read_limit_reached is told from the slices shown, as Airbyte's
+// builder tells it: max_slices of them reach it, failed ones too (found on
+// source-metricool, whose every partition failed on a record).
+func TestTestReadFailedSlicesCountForTheLimit(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprint(w, `{"error":"no"}`)
+	})
+	m := routed(a.URL, "/items/{{ stream_partition.p }}", "type: ListPartitionRouter\ncursor_field: p\nvalues: [a, b]", "", "", 1)
+	read := testReadData(t, newConnector(t, m, nil, "items"), "items", "--max-slices", "2")
+	if n := len(read["slices"].([]any)); n != 2 || read["test_read_limit_reached"] != true {
+		t.Errorf("%d slices, test_read_limit_reached %v", n, read["test_read_limit_reached"])
+	}
+	equalLists(t, "requests", a.lines(), []string{"GET /items/a", "GET /items/b"})
+}
+
 // A substream's partitions are made before any is read, at most max_slices
 // of them, as in Airbyte's builder: the parent's pages come first, and a
 // parent page past the partitions needed is not requested.

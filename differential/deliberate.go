@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -134,6 +135,42 @@ func withoutTokenField(body string) []string {
 	walk(obj)
 	return out
 }
+
+// pythonBooleans: a config boolean rendered into a query parameter is sent
+// true/false (README); the reference sends Python's True/False. A request
+// of ours that the reference does not make, and that is one of its requests
+// once its true and false query values are spelled as Python spells them,
+// is that request (the generic API serves both the same records).
+func pythonBooleans(ours, ref *output) int {
+	refKeys := map[string]bool{}
+	for _, e := range ref.exchanges {
+		refKeys[requestKey(e)] = true
+	}
+	n := 0
+	for i := range ours.exchanges {
+		e := &ours.exchanges[i]
+		if refKeys[requestKey(*e)] {
+			continue
+		}
+		trial := *e
+		trial.RawQuery = pythonSpelling(e.RawQuery)
+		if trial.RawQuery != e.RawQuery && refKeys[requestKey(trial)] {
+			e.RawQuery = trial.RawQuery
+			n++
+		}
+	}
+	return n
+}
+
+// pythonSpelling writes a query's true and false values as Python's True
+// and False.
+func pythonSpelling(query string) string {
+	return jsonBoolean.ReplaceAllStringFunc(query, func(m string) string {
+		return strings.Replace(strings.Replace(m, "=true", "=True", 1), "=false", "=False", 1)
+	})
+}
+
+var jsonBoolean = regexp.MustCompile(`=(true|false)(&|$)`)
 
 // sortedQuery encodes a query as the normalizer writes it: sorted pairs.
 func sortedQuery(q url.Values) string {

@@ -100,6 +100,7 @@ func partsByStream(o output) map[string]*streamParts {
 func (m *run) compareRead(label string, outs [2]output) {
 	m.note("null-sent-as-none", nullsAsNone(&outs[0], &outs[1]))
 	m.note("first-page-token", firstPageTokens(&outs[0], &outs[1]))
+	m.note("booleans-true-false", pythonBooleans(&outs[0], &outs[1]))
 	m.note("oauth-json-body", tokenBodies(&outs[0], &outs[1]))
 	m.note("record-nulls", dropTopNulls(&outs[0]))
 	m.note("network-error-transient", networkErrors(&outs[0], &outs[1]))
@@ -218,34 +219,48 @@ func multisetDifference(a, b []string) (onlyA, onlyB []string) {
 // stream's parent (in a SubstreamPartitionRouter's parent_stream_configs,
 // at any depth).
 func (m *run) parents() map[string]bool {
-	if m.parentNames != nil {
-		return m.parentNames
+	names := map[string]bool{}
+	for parent := range m.children() {
+		names[parent] = true
 	}
-	m.parentNames = map[string]bool{}
+	return names
+}
+
+// children maps each of the manifest's parent streams to the streams that
+// read it (in their partition router, at any depth: a grandparent's too).
+func (m *run) children() map[string][]string {
+	if m.childNames != nil {
+		return m.childNames
+	}
+	m.childNames = map[string][]string{}
 	resolved, err := manifest.ResolveOnly(manifest.DeepCopy(m.raw).(map[string]any))
 	if err != nil {
-		return m.parentNames
+		return m.childNames
 	}
-	var walk func(v any)
-	walk = func(v any) {
+	var walk func(stream string, v any)
+	walk = func(stream string, v any) {
 		switch x := v.(type) {
 		case map[string]any:
 			for _, pc := range list(x["parent_stream_configs"]) {
 				if name, ok := asMap(asMap(pc)["stream"])["name"].(string); ok {
-					m.parentNames[name] = true
+					m.childNames[name] = append(m.childNames[name], stream)
 				}
 			}
 			for _, e := range x {
-				walk(e)
+				walk(stream, e)
 			}
 		case []any:
 			for _, e := range x {
-				walk(e)
+				walk(stream, e)
 			}
 		}
 	}
-	walk(resolved)
-	return m.parentNames
+	for _, st := range list(resolved["streams"]) {
+		name, _ := asMap(st)["name"].(string)
+		walk(name, st)
+	}
+	walk("", resolved["dynamic_streams"])
+	return m.childNames
 }
 
 // moreOften names a request a makes more often than b.

@@ -3,7 +3,10 @@ package differential
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
+
+	"github.com/airbyte-go/source-declarative/genapi"
 )
 
 // refError is an error the reference printed in a command: of a stream, or
@@ -14,8 +17,10 @@ type refError struct {
 }
 
 // referenceErrors lists the errors of the reference's output o: its error
-// TRACEs, a failed CONNECTION_STATUS, and the ERROR logs of a test read.
-func referenceErrors(o output) []refError {
+// TRACEs, a failed CONNECTION_STATUS, the ERROR logs of a test read, and the
+// requests it should not have made (a template's own text, a Python object's
+// text as a URL; children are the streams reading each parent stream).
+func referenceErrors(o output, children map[string][]string) []refError {
 	var out []refError
 	if o.stopped != "" {
 		out = append(out, refError{text: "the reference did not end: " + o.stopped})
@@ -25,6 +30,9 @@ func referenceErrors(o output) []refError {
 			out = append(out, refError{stream: e.Endpoint, text: "the reference sent a template's own text: " + e.Method + " " + e.Path})
 			break
 		}
+	}
+	for _, stream := range objectURLStreams(o, children) {
+		out = append(out, refError{stream: stream, text: "the reference sent a Python object's text as a URL"})
 	}
 	for _, t := range o.ofType("TRACE") {
 		e := asMap(asMap(t["trace"])["error"])
@@ -147,6 +155,72 @@ func repeatedPage(read map[string]any) string {
 func sentTemplate(s string) bool {
 	for _, mark := range []string{"{{", "{%", "%7B%7B", "%7B%25", "%7b%7b", "%7b%25"} {
 		if strings.Contains(s, mark) {
+			return true
+		}
+	}
+	return false
+}
+
+// objectURLStreams are the streams a command's requests with a Python
+// object's text as their path (sentObject) concern: in a test read, the
+// whole command (""); in a read, the stream whose URL the object holds (the
+// path of the URL innermost in it, as the stream first requested it), the
+// stream whose route the generic API answered it from, and the streams
+// reading either as a parent.
+func objectURLStreams(o output, children map[string][]string) []string {
+	var sent []genapi.Exchange
+	for _, e := range o.exchanges {
+		if sentObject(e.Path) {
+			sent = append(sent, e)
+		}
+	}
+	if len(sent) == 0 {
+		return nil
+	}
+	if streamRead(o) != nil {
+		return []string{""}
+	}
+	seen := map[string]bool{}
+	var out []string
+	var add func(stream string)
+	add = func(stream string) {
+		if stream == "" || seen[stream] {
+			return
+		}
+		seen[stream] = true
+		out = append(out, stream)
+		for _, child := range children[stream] {
+			add(child)
+		}
+	}
+	for _, e := range sent {
+		add(e.Endpoint)
+		urls := urlsInText.FindAllStringSubmatch(e.Path, -1)
+		if len(urls) == 0 {
+			continue
+		}
+		inner := urls[len(urls)-1][1]
+		for _, first := range o.exchanges {
+			if first.Path == inner && !sentObject(first.Path) {
+				add(first.Endpoint)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// urlsInText finds the URLs written in a text, each with its path.
+var urlsInText = regexp.MustCompile(`https?:/+[^/'"]+(/[^'"?]*)`)
+
+// sentObject tells whether a URL path holds the Python text of a dict
+// ({'next': ...}, as written or URL-encoded): the reference's answer to a
+// RequestPath page token that is a dict (str(token) joined to url_base),
+// which we never send.
+func sentObject(path string) bool {
+	path = strings.ToLower(path)
+	for _, mark := range []string{"{'", "%7b'", "%7b%27"} {
+		if strings.Contains(path, mark) {
 			return true
 		}
 	}

@@ -103,8 +103,9 @@ type run struct {
 	sides     [2]*side
 	raw       map[string]any
 	started   time.Time
-	// parentNames are the manifest's parent streams (parents), once known.
-	parentNames map[string]bool
+	// childNames are the streams reading each parent stream (children),
+	// once known.
+	childNames map[string][]string
 	// refErrors are the reference's errors in the command being compared.
 	refErrors []refError
 }
@@ -302,7 +303,7 @@ func (m *run) both(f func(*side) output) [2]output {
 	for i := range outs {
 		normalizeOutput(&outs[i], m.sides[i], m.started)
 	}
-	m.refErrors = referenceErrors(outs[1])
+	m.refErrors = referenceErrors(outs[1], m.children())
 	return outs
 }
 
@@ -352,7 +353,7 @@ func (m *run) testReads(streams []map[string]any, catalog map[string]any) {
 		for i := range pair {
 			normalizeOutput(&pair[i], m.sides[i], m.started)
 		}
-		m.refErrors = referenceErrors(pair[1])
+		m.refErrors = referenceErrors(pair[1], m.children())
 		m.compareTestRead(fmt.Sprint(st["name"]), pair)
 	}
 }

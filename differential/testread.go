@@ -114,6 +114,7 @@ func (m *run) comparePage(a, b map[string]any, where string) string {
 	ra, rb := pageRequest(asMap(a["request"])), pageRequest(asMap(b["request"]))
 	m.noneInURL(ra, rb)
 	m.firstPageToken(ra, rb)
+	m.pythonBoolean(ra, rb)
 	if diff := firstDifference(ra, rb, where+".request"); diff != "" {
 		return diff
 	}
@@ -199,6 +200,20 @@ func (m *run) firstPageToken(ours, theirs map[string]any) {
 	}
 }
 
+// pythonBoolean takes our true and false query values for the reference's
+// True and False where that is the one difference of the URLs (see
+// pythonBooleans).
+func (m *run) pythonBoolean(ours, theirs map[string]any) {
+	url, ok := ours["url"].(string)
+	if !ok || url == theirs["url"] {
+		return
+	}
+	if path, query, found := strings.Cut(url, "?"); found && path+"?"+pythonSpelling(query) == theirs["url"] {
+		ours["url"] = theirs["url"]
+		m.note("booleans-true-false", 1)
+	}
+}
+
 // compareAuxiliary compares two lists of auxiliary requests. A parent
 // stream's requests are paginated as the stream's own pages are: the first
 // carries the seed's first page token.
@@ -209,6 +224,7 @@ func (m *run) compareAuxiliary(ours, theirs any, where string) string {
 	for i := 0; i < len(a) && i < len(b); i++ {
 		m.noneInURL(asMap(a[i]), asMap(b[i]))
 		m.firstPageToken(asMap(a[i]), asMap(b[i]))
+		m.pythonBoolean(asMap(a[i]), asMap(b[i]))
 	}
 	return firstDifference(a, b, where)
 }

@@ -103,6 +103,22 @@ func TestCursorPagesChain(t *testing.T) {
 	}
 }
 
+// A boolean asked in Python's spelling (True, as Airbyte's runtime renders
+// a config boolean) or JSON's (true) gets the same records: the two
+// runtimes asking the same thing are served alike.
+func TestBooleansInEitherSpellingAskTheSame(t *testing.T) {
+	a := plan(t, cursorManifest, map[string]any{})
+	_, _, python := get(t, a.URL+"/v1/events?exact=False&over_18=True")
+	_, _, json := get(t, a.URL+"/v1/events?exact=false&over_18=true")
+	_, _, other := get(t, a.URL+"/v1/events?exact=true&over_18=true")
+	if jsonOf(python["data"]) != jsonOf(json["data"]) {
+		t.Errorf("False and false got other records:\n%s\n%s", jsonOf(python["data"]), jsonOf(json["data"]))
+	}
+	if jsonOf(json["data"]) == jsonOf(other["data"]) {
+		t.Errorf("false and true got the same records: %s", jsonOf(json["data"]))
+	}
+}
+
 func jsonOf(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)

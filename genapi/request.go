@@ -174,14 +174,20 @@ func (r *request) contains(s string) bool {
 // seed numbers the records of a page from what the request asks for, less
 // its page token (skip tells it, with the query or body key it has), its
 // times (whole, or inside a value: ISO 8601 or epoch) and its values
-// "None": pages of one partition, and partitions, get distinct records; the same page asked in another time window, or by
-// another run, or with a null sent as Python's text None (Airbyte's runtime
-// sends it; ours leaves the parameter out), the same ones.
+// "None": pages of one partition, and partitions, get distinct records; the
+// same page asked in another time window, or by another run, or with a null
+// sent as Python's text None (Airbyte's runtime sends it; ours leaves the
+// parameter out), the same ones, and a boolean asked as True (Python's
+// spelling, as Airbyte's runtime renders a config boolean) or true the same
+// ones.
 func (r *request) seed(stream string, page int, isToken func(key, value string) bool) int {
 	skip := func(key, value string) bool { return value == "None" || isToken(key, value) }
 	keep := func(v string) string {
 		if _, isTime := parseTime(v); isTime || skip("", v) {
 			return "~"
+		}
+		if v == "True" || v == "False" {
+			return strings.ToLower(v) // one boolean, in Python's spelling or JSON's
 		}
 		return epochTime.ReplaceAllString(isoTime.ReplaceAllString(v, "~"), "~")
 	}

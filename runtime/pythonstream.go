@@ -72,15 +72,17 @@ func (s *pythonStream) Read(ctx context.Context) error {
 	})
 }
 
-// Finish writes COMPLETE, or the error and INCOMPLETE.
-func (s *pythonStream) Finish(err error) {
-	if err == nil {
+// Finish writes COMPLETE, or the errors and INCOMPLETE.
+func (s *pythonStream) Finish(errs []error) {
+	if len(errs) == 0 {
 		s.r.log("INFO", fmt.Sprintf("Read %d records from stream %s", s.total, s.st.Name))
 		s.r.Out.Status(s.st.Name, protocol.StatusComplete)
 		return
 	}
 	s.failed = true
-	s.r.Out.Error(FailureType(err), OneLine(err), internalMessage(err), s.st.Name)
+	for _, err := range errs {
+		s.r.Out.Error(FailureType(err), OneLine(err), internalMessage(err), s.st.Name)
+	}
 	s.r.Out.Status(s.st.Name, protocol.StatusIncomplete)
 }
 

@@ -21,8 +21,8 @@ import (
 // once a partitionStateEvery); both once at the end, each with the number
 // of records emitted since the previous one. A state never covers a slice
 // not read to its end: the cursors keep the slices closed, and a state
-// covers only their unbroken run from the start. A stream with a router
-// that fails writes the state of what it has read.
+// covers only their unbroken run from the start. A stream that fails writes
+// the state of what it has read.
 type syncStream struct {
 	r       *Runner
 	name    string
@@ -44,10 +44,10 @@ func (s *syncStream) Start(context.Context) error {
 		return s.err
 	}
 	s.r.Out.Status(s.name, protocol.StatusStarted)
+	s.pg = &progress{r: s.r, name: s.name, run: s.run}
 	if err := s.run.Prepare(); err != nil {
 		return err
 	}
-	s.pg = &progress{r: s.r, name: s.name, run: s.run}
 	s.readers.base = s.run.Retriever()
 	if s.run.Cleared() {
 		s.pg.last = "{}"
@@ -79,25 +79,35 @@ func (s *syncStream) Partitions(ctx context.Context) iter.Seq2[schedule.Partitio
 	}
 }
 
-// Finish writes the stream's last state and COMPLETE, or, when it failed,
-// the state of what was read (of a stream with a cursor: where a sync
-// resumes, its start when no slice was read, as the reference writes it), a
-// TRACE ERROR and INCOMPLETE.
-func (s *syncStream) Finish(err error) {
-	if err == nil {
+// Finish writes the stream's last state and COMPLETE, or, when it failed
+// once started, the state of what was read (of a stream with a cursor: where
+// a sync resumes, its start when no slice was read; of a full-refresh
+// stream: {"__ab_no_cursor_state_message": true}), as the reference's
+// ConcurrentReadProcessor writes every stream's state when it is done,
+// failed or not, then a TRACE ERROR per error (a partition's each, as the
+// reference reports each exception) and INCOMPLETE.
+func (s *syncStream) Finish(errs []error) {
+	if len(errs) == 0 {
 		s.run.Finish()
 		s.pg.start()
-		if err = s.pg.checkpoint(false); err == nil {
+		err := s.pg.checkpoint(false)
+		if err == nil {
 			s.run.Complete()
 			s.r.log("INFO", fmt.Sprintf("Read %d records from stream %s", s.pg.total, s.name))
 			s.r.Out.Status(s.name, protocol.StatusComplete)
 			return
 		}
-	} else if s.pg != nil && (s.run.Checkpoints() == plan.EachPartition || s.run.Incremental()) {
+		errs = []error{err}
+	} else if s.pg != nil {
+		if s.run.Settled() {
+			s.run.Finish()
+		}
 		s.pg.checkpoint(false)
 	}
 	s.failed = true
-	s.r.Out.Error(FailureType(err), OneLine(err), internalMessage(err), s.name)
+	for _, err := range errs {
+		s.r.Out.Error(FailureType(err), OneLine(err), internalMessage(err), s.name)
+	}
 	s.r.Out.Status(s.name, protocol.StatusIncomplete)
 }
 

@@ -72,7 +72,7 @@ func (r *Runner) TestRead(ctx context.Context, stream string, limits TestLimits,
 		tr.fail(err)
 	}
 	if tr.current != nil { // the slice that failed or met a limit
-		read.Slices = append(read.Slices, *tr.current)
+		tr.show(tr.current)
 	}
 	tr.mask()
 	// Trim the records past the limit from the last pages.
@@ -88,7 +88,7 @@ func (r *Runner) TestRead(ctx context.Context, stream string, limits TestLimits,
 			pages = append(pages, *pg)
 		}
 	}
-	read.TestReadLimitReached = read.TestReadLimitReached || left <= 0
+	read.TestReadLimitReached = limitReached(read.Slices, limits)
 	read.InferredDatetimeFormats = inferDatetimeFormats(pageRecords(pages))
 	var pk [][]string
 	if st != nil {
@@ -108,6 +108,26 @@ func (r *Runner) TestRead(ctx context.Context, stream string, limits TestLimits,
 		}
 	}
 	return read
+}
+
+// limitReached tells whether the slices shown reach a limit, as Airbyte's
+// builder tells it from them: max_slices slices (whether or not another
+// would follow; failed ones count), a slice of max_pages_per_slice pages, or
+// max_records records.
+func limitReached(slices []TestSlice, limits TestLimits) bool {
+	if len(slices) >= limits.MaxSlices {
+		return true
+	}
+	records := 0
+	for _, sl := range slices {
+		if len(sl.Pages) >= limits.MaxPagesPerSlice {
+			return true
+		}
+		for _, pg := range sl.Pages {
+			records += len(pg.Records)
+		}
+	}
+	return records >= limits.MaxRecords
 }
 
 // inferDatetimeFormats finds the top-level fields holding dates in one format.

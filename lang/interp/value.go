@@ -359,6 +359,10 @@ func SortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
+// TypeName is Python's type(v).__name__ of a template's value, for error
+// messages (never the value: it may be a secret).
+func TypeName(v any) string { return typeName(v) }
+
 // typeName is Python's type(v).__name__, for error messages (never the value:
 // it may be a secret).
 func typeName(v any) string {

@@ -180,7 +180,7 @@ func (s goFilter) run(_ context.Context, pg *page, in *Input) error {
 			}
 			keep, err := s.f.Keep(rec, in.Vars)
 			if err != nil {
-				return configErr(pg.stream, err)
+				return recordErr(pg.stream, err)
 			}
 			if keep {
 				kept = append(kept, b)
@@ -193,7 +193,7 @@ func (s goFilter) run(_ context.Context, pg *page, in *Input) error {
 	for _, rec := range pg.objs {
 		keep, err := s.f.Keep(rec, in.Vars)
 		if err != nil {
-			return configErr(pg.stream, err)
+			return recordErr(pg.stream, err)
 		}
 		if keep {
 			kept = append(kept, rec)
@@ -212,7 +212,7 @@ func (s goTransform) run(_ context.Context, pg *page, in *Input) error {
 	}
 	for _, rec := range recs {
 		if err := s.t.Apply(rec, in.Vars); err != nil {
-			return configErr(pg.stream, err)
+			return recordErr(pg.stream, err)
 		}
 	}
 	return nil
@@ -231,8 +231,13 @@ func (s goNormalize) run(_ context.Context, pg *page, _ *Input) error {
 	return nil
 }
 
-func configErr(stream string, err error) error {
-	return &failure.Error{Failure: protocol.ConfigError, Message: fmt.Sprintf("stream %s: %v", stream, err)}
+// recordErr is a record filter's or transformation's failure on a record: a
+// system_error (the API's data or the manifest, not the user's config, as
+// Airbyte's runtime reports any exception of a partition's read), unless
+// err says otherwise (a template Airbyte refuses to evaluate: a
+// config_error).
+func recordErr(stream string, err error) error {
+	return &failure.Error{Failure: failure.Type(err), Message: fmt.Sprintf("stream %s: %v", stream, err)}
 }
 
 // customStep is a custom filter, transformations or schema normalization:

@@ -213,6 +213,19 @@ func (s *DatetimeSpec) parse(text string) (int64, bool) {
 	return 0, false
 }
 
+// parseState reads a state's value: with datetime_format first, the format
+// states are written in, then with the input formats. The reference tries
+// cursor_datetime_formats first, which may read the text otherwise: a
+// datetime_format ending in a literal offset ("%Y-%m-%dT%H:%M:%S-12:00", as
+// source-pardot's) writes the time in UTC, and "%Y-%m-%dT%H:%M:%S%z" read it
+// back 12 hours later, so that each sync skipped 12 hours.
+func (s *DatetimeSpec) parseState(text string) (int64, bool) {
+	if us, err := s.out.ParseMicros(text); err == nil {
+		return us, true
+	}
+	return s.parse(text)
+}
+
 // endNow is the upper bound of the sync: end_datetime, or now.
 func (s *DatetimeSpec) endNow() int64 {
 	if s.end != nil {
@@ -260,7 +273,7 @@ func (s *DatetimeSpec) stateValue(v any) (int64, error) {
 	default:
 		return 0, fmt.Errorf("stream %s: the state's %s is %s, not a date", s.stream, s.field, describe(v))
 	}
-	us, ok := s.parse(text)
+	us, ok := s.parseState(text)
 	if !ok {
 		return 0, fmt.Errorf("stream %s: the state's %s value %q matches none of the formats %s", s.stream, s.field, text, s.formats())
 	}
@@ -298,7 +311,7 @@ func (s *DatetimeSpec) concurrentState(state map[string]any) ([]interval, error)
 				continue
 			}
 			text := interp.String(v)
-			us, ok := s.parse(text)
+			us, ok := s.parseState(text)
 			if !ok {
 				return nil, fmt.Errorf("stream %s: the state's slices[%d].%s value %q matches none of the formats %s", s.stream, i, f.key, text, s.formats())
 			}

@@ -388,6 +388,14 @@ func (p *Partitioned) Done(seq int, c Cursor) bool {
 	return true
 }
 
+// Settled tells whether every partition opened was read to its end: none
+// is left half read by a failure.
+func (p *Partitioned) Settled() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.reading) == 0
+}
+
 // observer is a cursor that tells whether it read a record's cursor value.
 type observer interface{ observed() bool }
 

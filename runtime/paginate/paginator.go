@@ -12,6 +12,7 @@ import (
 
 	"github.com/airbyte-go/source-declarative/lang/interp"
 	"github.com/airbyte-go/source-declarative/manifest"
+	"github.com/airbyte-go/source-declarative/runtime/failure"
 	"github.com/airbyte-go/source-declarative/runtime/request"
 )
 
@@ -131,13 +132,21 @@ func (p *Paginator) Inject(parts *request.Parts, t Token) error {
 
 // NextURL is the URL of the request when the token replaces it (RequestPath):
 // an absolute URL as is, a relative one joined to base. ok is false otherwise.
+// A token that is a dict or a list (a cursor_value giving the answer's whole
+// links object) is no URL: the stream fails (a system_error, as the token
+// comes from the answer) where Airbyte's runtime requests the Python text of
+// the object as a path below url_base.
 func (p *Paginator) NextURL(base string, t Token) (string, bool, error) {
 	if p == nil || !t.Set || p.m.PageTokenOption == nil || p.m.PageTokenOption.InjectInto != manifest.InjectPath {
 		return "", false, nil
 	}
+	switch kind := interp.TypeName(t.Value); kind {
+	case "dict", "list", "tuple":
+		return "", false, failure.System("%s: the next page token is a %s, not a URL (page_token_option is a RequestPath): pick the URL out of it in the cursor_value", p.m.Path, kind)
+	}
 	next := interp.String(t.Value)
 	if _, err := url.Parse(next); err != nil {
-		return "", false, fmt.Errorf("%s: the next page URL %q is invalid: %v", p.m.Path, next, err)
+		return "", false, failure.System("%s: the next page URL %q is invalid: %v", p.m.Path, next, err)
 	}
 	return request.ResolveURL(base, next), true, nil
 }

@@ -29,6 +29,8 @@ type partitioning interface {
 	done(w Work) bool
 	// finish moves the state to what was read, once every partition was.
 	finish()
+	// settled tells that no partition opened is left half read.
+	settled() bool
 	// state is the stream's state now.
 	state() map[string]any
 	// incremental tells whether the stream's state moves (a cursor).

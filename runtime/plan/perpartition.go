@@ -84,6 +84,8 @@ func (pp *perPartition) finish() {
 	pp.cursors.Finish(pp.now())
 }
 
+func (pp *perPartition) settled() bool { return pp.cursors.Settled() }
+
 func (pp *perPartition) state() map[string]any { return pp.cursors.State() }
 
 func (pp *perPartition) incremental() bool { return true }

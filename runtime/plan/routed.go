@@ -59,6 +59,8 @@ func (r *routed) done(Work) bool { return false }
 
 func (r *routed) finish() {}
 
+func (r *routed) settled() bool { return true }
+
 func (r *routed) state() map[string]any { return incremental.FullRefresh{}.State() }
 
 func (r *routed) incremental() bool { return false }

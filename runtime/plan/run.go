@@ -292,9 +292,15 @@ func (run *Run) sequentialOneAhead(ctx context.Context, h Hooks, read func() err
 	return run.ReadPartition(ctx, *held, h)
 }
 
-// Finish is called once every partition was read: the global state and the
-// parent state move to what was read.
+// Finish is called once every partition was read, or once a failed read
+// ended Settled: the global state and the parent state move to what was
+// read, as the reference's per-partition cursor settles them when a stream
+// is done, failed or not, with none of its partitions open.
 func (run *Run) Finish() { run.parts.finish() }
+
+// Settled tells that no partition opened was left half read: a failed read
+// may then Finish.
+func (run *Run) Settled() bool { return run.parts.settled() }
 
 // State is the stream's state now.
 func (run *Run) State() map[string]any { return run.parts.state() }

@@ -31,6 +31,8 @@ func (s *single) done(Work) bool { return false }
 
 func (s *single) finish() {}
 
+func (s *single) settled() bool { return true }
+
 func (s *single) state() map[string]any { return s.cursor.State() }
 
 func (s *single) incremental() bool {

@@ -293,6 +293,11 @@ func (s *pages) fetchPage(ctx context.Context, pr pageRequest, sl *incremental.S
 		return nil, body, nil, s.badResponse(res.resp, extractErr)
 	}
 	records, err := s.process(ctx, body.Records, pr.token, sl)
+	if err != nil {
+		// Airbyte's builder logs the response before its records are
+		// processed: the page shows, without records.
+		s.observePage(res, "stop: "+err.Error())
+	}
 	return res, body, records, err
 }
 
@@ -341,9 +346,13 @@ func (s *pages) fetch(ctx context.Context, pr pageRequest, check func(*request.R
 
 // observeFailed shows a test read the exchange that failed, as Airbyte's
 // builder does: it logs each response before its error handler runs.
-func (s *pages) observeFailed(res *pageResult) {
+func (s *pages) observeFailed(res *pageResult) { s.observePage(res, "stop: the request failed") }
+
+// observePage shows a test read a page without records, with the decision
+// that ended the pages.
+func (s *pages) observePage(res *pageResult, decision string) {
 	if s.env.Observer != nil && res.parts != nil && res.resp != nil {
-		s.env.Observer.Page(s.st.Name, res.parts, res.resp, nil, "stop: the request failed")
+		s.env.Observer.Page(s.st.Name, res.parts, res.resp, nil, decision)
 	}
 }
 

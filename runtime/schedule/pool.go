@@ -32,12 +32,10 @@ func newPool(limit int, run func(job)) *pool {
 }
 
 // put queues j once the queue has room (limit jobs waiting at most); false
-// when stop or ctx ended first, j not queued.
-func (p *pool) put(ctx context.Context, stop <-chan struct{}, j job) bool {
+// when ctx ended first, j not queued.
+func (p *pool) put(ctx context.Context, j job) bool {
 	select {
 	case p.room <- struct{}{}:
-	case <-stop:
-		return false
 	case <-ctx.Done():
 		return false
 	}

@@ -1,10 +1,13 @@
 // Package schedule reads the streams of a sync on one pool of workers, as
 // Airbyte's concurrent source does: the streams start in order, a few at a
 // time make their partitions (reading parent streams as they go), and every
-// partition of every stream waits its turn for the same workers. A stream
-// that fails makes no more partitions and starts none of those waiting;
-// the partitions being read go on to their end, so that its state covers
-// what they read. The other streams are not affected.
+// partition of every stream waits its turn for the same workers. A
+// partition that fails does not stop its stream: its error is kept and the
+// stream's other partitions are read, as the concurrent source reads them,
+// so that one partition that keeps failing (an account the API refuses)
+// does not keep the others from being read sync after sync. A stream whose
+// partitions cannot be made (its router or a parent fails) makes no more.
+// The other streams are not affected.
 package schedule
 
 import (
@@ -20,12 +23,12 @@ type Stream interface {
 	// for; an error fails the stream without any.
 	Start(ctx context.Context) error
 	// Partitions yields the stream's partitions, made as they are asked
-	// for; an error fails the stream, and no more is asked for once it
-	// failed.
+	// for; an error fails the stream, and no more is asked for.
 	Partitions(ctx context.Context) iter.Seq2[Partition, error]
-	// Finish is called once, after every partition made was read or given
-	// up, with the stream's first error (nil: every partition was read).
-	Finish(err error)
+	// Finish is called once, after every partition made was read, with the
+	// stream's errors in the order they came (none: every partition was
+	// read).
+	Finish(errs []error)
 }
 
 // Partition is one unit of work of a stream, read by one worker.
@@ -53,32 +56,30 @@ type job struct {
 }
 
 // running is a stream being read: its partitions not yet read (and one
-// more while they are being made), and its first error, which closes stop.
+// more while they are being made), and its errors.
 type running struct {
 	s    Stream
-	stop chan struct{}
 	done func()
 
-	mu   sync.Mutex
-	left int
-	err  error
+	mu        sync.Mutex
+	left      int
+	errs      []error
+	cancelled bool // the sync's context ended: said once
 }
 
 func (r *running) fail(err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.err == nil {
-		r.err = err
-		close(r.stop)
-	}
+	r.errs = append(r.errs, err)
 }
 
-func (r *running) stopped() bool {
-	select {
-	case <-r.stop:
-		return true
-	default:
-		return false
+// cancel keeps the error of the sync's context, once.
+func (r *running) cancel(err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.cancelled {
+		r.cancelled = true
+		r.errs = append(r.errs, err)
 	}
 }
 
@@ -93,10 +94,10 @@ func (r *running) add() {
 func (r *running) release() {
 	r.mu.Lock()
 	r.left--
-	last, err := r.left == 0, r.err
+	last, errs := r.left == 0, r.errs
 	r.mu.Unlock()
 	if last {
-		r.s.Finish(err)
+		r.s.Finish(errs)
 		r.done()
 	}
 }
@@ -109,13 +110,10 @@ func (r *running) release() {
 func Run(ctx context.Context, streams []Stream, lim Limits) {
 	lim = Limits{Workers: max(lim.Workers, 1), Generators: max(lim.Generators, 1)}
 	workers := newPool(lim.Workers, func(j job) {
-		switch {
-		case ctx.Err() != nil:
-			j.run.fail(ctx.Err())
-		case !j.run.stopped():
-			if err := j.part.Read(ctx); err != nil {
-				j.run.fail(err)
-			}
+		if ctx.Err() != nil {
+			j.run.cancel(ctx.Err())
+		} else if err := j.part.Read(ctx); err != nil {
+			j.run.fail(err)
 		}
 		j.run.release()
 	})
@@ -124,7 +122,7 @@ func Run(ctx context.Context, streams []Stream, lim Limits) {
 	for _, s := range streams {
 		generating <- struct{}{}
 		all.Add(1)
-		r := &running{s: s, stop: make(chan struct{}), done: all.Done, left: 1}
+		r := &running{s: s, done: all.Done, left: 1}
 		if err := s.Start(ctx); err != nil {
 			r.fail(err)
 			<-generating
@@ -140,10 +138,8 @@ func Run(ctx context.Context, streams []Stream, lim Limits) {
 					return
 				}
 				r.add()
-				if !workers.put(ctx, r.stop, job{part, r}) {
-					if ctx.Err() != nil {
-						r.fail(ctx.Err())
-					}
+				if !workers.put(ctx, job{part, r}) {
+					r.cancel(ctx.Err())
 					r.release()
 					return
 				}

@@ -15,7 +15,7 @@ type stream struct {
 	gate     chan struct{}
 	reading  *atomic.Int32
 	most     *atomic.Int32
-	finished error
+	finished []error
 	done     bool
 }
 
@@ -31,7 +31,7 @@ func (s *stream) Partitions(context.Context) iter.Seq2[Partition, error] {
 	}
 }
 
-func (s *stream) Finish(err error) { s.finished, s.done = err, true }
+func (s *stream) Finish(errs []error) { s.finished, s.done = errs, true }
 
 type part struct{ s *stream }
 
