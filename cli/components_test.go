@@ -497,3 +497,48 @@ spec:
 		t.Errorf("config file rewritten: %s", after)
 	}
 }
+
+// TestCheckOfAStreamTheCDKReadsIsItsAvailabilityCheck: check of a stream the
+// CDK reads whole is the CDK's own availability check: its first partition's
+// first record, one request; no partition at all is a stream not available,
+// in the CDK's words, and a FAILED status (jira's issues, whose projects
+// gave it no partition, passed here).
+func TestCheckOfAStreamTheCDKReadsIsItsAvailabilityCheck(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		fmt.Fprint(w, `{"data": [{"id": 1}, {"id": 2}]}`)
+	})
+	m := `version: 7.0.0
+type: DeclarativeSource
+check: {type: CheckStream, stream_names: [custom]}
+streams:
+  - type: DeclarativeStream
+    name: custom
+    primary_key: [id]
+    schema_loader: {type: InlineSchemaLoader, schema: {type: object}}
+    retriever:
+      type: SimpleRetriever
+      requester: {type: CustomRequester, class_name: source_declarative_manifest.components.PathRequester, url_base: "` + a.URL + `", path: /ignored}
+      record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}
+      partition_router: {type: ListPartitionRouter, cursor_field: id, values: "{{ config.ids }}"}
+`
+	for _, tc := range []struct {
+		ids      []any
+		status   string
+		requests []string
+	}{
+		{[]any{"a", "b"}, `{"status":"SUCCEEDED"}`, []string{"GET /custom/v2items"}},
+		{[]any{}, `{"message":"Stream custom is not available: Cannot attempt to connect to stream custom - no stream slices were found","status":"FAILED"}`, nil},
+	} {
+		a.reqs = nil
+		c, code := componentsRun(t, m, map[string]any{"suffix": "v2!", "ids": tc.ids}, "custom")
+		res := runCLI(t, "check", "--manifest", c.manifest, "--config", c.config, "--components-path", code)
+		statuses := res.ofType("CONNECTION_STATUS")
+		if res.code != 0 || len(statuses) != 1 {
+			t.Fatalf("ids %v: exit %d: %s", tc.ids, res.code, res.stdout)
+		}
+		if b, _ := json.Marshal(statuses[0]["connectionStatus"]); string(b) != tc.status {
+			t.Errorf("ids %v: status %s, want %s", tc.ids, b, tc.status)
+		}
+		equalLists(t, fmt.Sprintf("ids %v: requests", tc.ids), a.lines(), tc.requests)
+	}
+}

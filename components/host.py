@@ -439,6 +439,24 @@ class Host:
         del logger
         return {"records": records}, b""
 
+    def check(self, h, blob):
+        """The CDK's own availability check of one stream read whole (CheckStream's evaluate_availability:
+        its first partition's first record; no partition is a stream not available)."""
+        from airbyte_cdk.sources.declarative.checks.check_stream import evaluate_availability
+
+        self.local.go_auth = set(h.get("go_auth") or ())
+        try:
+            stream = self.stream_named(h["stream"])
+        finally:
+            self.local.go_auth = ()
+        try:
+            available, reason = evaluate_availability(stream, logging.getLogger("airbyte"))
+        except Exception as error:  # noqa: BLE001 - as CheckStream's _log_error words it
+            return {"available": False, "reason": f"Encountered an error while checking availability of stream {h['stream']}. Error: {error}"}, b""
+        if not available:
+            return {"available": False, "reason": f"Stream {h['stream']} is not available: {reason}"}, b""
+        return {"available": True}, b""
+
     def test_read(self, h, blob):
         """The Connector Builder's StreamRead of one stream, as the CDK's builder makes it."""
         from airbyte_cdk.connector_builder.connector_builder_handler import read_stream
@@ -569,6 +587,7 @@ OPS = {
     "catalog_stream": Host.catalog_stream,
     "dynamic_streams": Host.dynamic_streams,
     "test_read": Host.test_read,
+    "check": Host.check,
 }
 
 

@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -80,10 +79,7 @@ func (r *Runner) checkStreams(ctx context.Context) ([]string, error) {
 // tested no connection: it is not available, as in Airbyte's runtime.
 func (r *Runner) checkStream(ctx context.Context, st *manifest.Stream) error {
 	if st.Python != nil {
-		// The CDK reads the stream up to its first record.
-		cs := protocol.ConfiguredStream{Stream: protocol.Stream{Name: st.Name, JSONSchema: map[string]any{}, SupportedSyncModes: []string{"full_refresh"}},
-			SyncMode: "full_refresh", DestinationSyncMode: "overwrite"}
-		return r.readPython(ctx, st, cs, nil, 1, func(*pythonMessage, json.RawMessage) error { return nil })
+		return r.checkPython(ctx, st)
 	}
 	run, err := r.planner().NewRun(st, nil, nil)
 	if err != nil {

@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"iter"
 
@@ -131,6 +132,24 @@ func orDefault(s, def string) string {
 		return def
 	}
 	return s
+}
+
+// checkPython checks a stream the CDK reads whole with the CDK's own
+// availability check (its first partition's first record; a stream with no
+// partition is not available), its built-in authenticators Go's.
+func (r *Runner) checkPython(ctx context.Context, st *manifest.Stream) error {
+	var out struct {
+		Available bool   `json:"available"`
+		Reason    string `json:"reason"`
+	}
+	params := map[string]any{"stream": st.Name, "go_auth": manifest.AuthNames(st.PythonAuth)}
+	if err := r.components.Stream(ctx, st.Python, "check", params, &out, nil); err != nil {
+		return err
+	}
+	if !out.Available {
+		return errors.New(out.Reason)
+	}
+	return nil
 }
 
 // pythonTestRead is the test read of a stream the CDK reads whole: the
