@@ -28,21 +28,7 @@ import (
 // a request of the reference's first page that we then do not make is
 // counted as that request of ours, without its token.
 func firstPageTokens(ours, ref *output) int {
-	refKeys := map[string]bool{}
-	for _, e := range ref.exchanges {
-		refKeys[requestKey(e)] = true
-	}
-	n := 0
-	for i := range ours.exchanges {
-		e := &ours.exchanges[i]
-		if refKeys[requestKey(*e)] {
-			continue
-		}
-		if without, ok := withoutFirstToken(*e, refKeys); ok {
-			*e = without
-			n++
-		}
-	}
+	n := asTheReferences(ours, ref, withoutFirstToken)
 	ourKeys := map[string]bool{}
 	for _, e := range ours.exchanges {
 		ourKeys[requestKey(e)] = true
@@ -142,6 +128,17 @@ func withoutTokenField(body string) []string {
 // once its true and false query values are spelled as Python spells them,
 // is that request (the generic API serves both the same records).
 func pythonBooleans(ours, ref *output) int {
+	return asTheReferences(ours, ref, func(e genapi.Exchange, refKeys map[string]bool) (genapi.Exchange, bool) {
+		trial := e
+		trial.RawQuery = pythonSpelling(e.RawQuery)
+		return trial, trial.RawQuery != e.RawQuery && refKeys[requestKey(trial)]
+	})
+}
+
+// asTheReferences rewrites each request of ours that the reference does not
+// make into the reference's request that rewrite finds for it (ok), and
+// counts them.
+func asTheReferences(ours, ref *output, rewrite func(e genapi.Exchange, refKeys map[string]bool) (genapi.Exchange, bool)) int {
 	refKeys := map[string]bool{}
 	for _, e := range ref.exchanges {
 		refKeys[requestKey(e)] = true
@@ -152,10 +149,8 @@ func pythonBooleans(ours, ref *output) int {
 		if refKeys[requestKey(*e)] {
 			continue
 		}
-		trial := *e
-		trial.RawQuery = pythonSpelling(e.RawQuery)
-		if trial.RawQuery != e.RawQuery && refKeys[requestKey(trial)] {
-			e.RawQuery = trial.RawQuery
+		if rewritten, ok := rewrite(*e, refKeys); ok {
+			*e = rewritten
 			n++
 		}
 	}
