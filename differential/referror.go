@@ -49,10 +49,10 @@ func referenceErrors(o output, children map[string][]string) []refError {
 		}
 		out = append(out, refError{stream: stream, text: strings.Join(texts, "\n")})
 	}
-	if o.stopped == "" && o.code == 0 {
-		for _, stream := range unended(o) {
-			out = append(out, refError{stream: stream, text: endedBefore})
-		}
+	if o.stopped == "" && o.code == 0 && len(unended(o)) > 0 {
+		// The read ended early: the streams it never started were not read
+		// either, so the whole command is its.
+		out = append(out, refError{text: endedBefore})
 	}
 	for _, m := range o.ofType("CONNECTION_STATUS") {
 		if cs := asMap(m["connectionStatus"]); cs["status"] != "SUCCEEDED" {
@@ -77,7 +77,8 @@ func referenceErrors(o output, children map[string][]string) []refError {
 
 // endedBefore names a reference read that ended, without an error, before
 // a stream it started did: its read loop (while item := queue.get()) ends
-// at the first record without fields, which is falsy.
+// at the first record without fields, which is falsy, leaving the streams
+// it started unended and those after them never started.
 const endedBefore = "the reference's read ended before this stream did"
 
 // unended lists the streams a read said STARTED and never said ended
