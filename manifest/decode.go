@@ -248,26 +248,6 @@ func (d *decoder) errsFor(prefix string) (string, bool) {
 	return "", false
 }
 
-// unsupported reports each component at v (a component or a list of them).
-func (d *decoder) unsupported(v any, path string) {
-	switch x := v.(type) {
-	case []any:
-		for i, e := range x {
-			d.unsupported(e, index(path, i))
-		}
-	case map[string]any:
-		typ, _ := x["type"].(string)
-		if typ == "" {
-			typ = "component"
-		}
-		if isCustom(x) {
-			d.custom(x, path)
-			return
-		}
-		d.fail(path, "%s is not supported yet", typ)
-	}
-}
-
 func pathOr(v any, def ...string) []string {
 	if l := strList(v); len(l) > 0 {
 		return l

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/airbyte-go/source-declarative/runtime/failure"
 
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/protocol"
@@ -101,7 +102,8 @@ func (r *Runner) checkStream(ctx context.Context, st *manifest.Stream) error {
 		return nil
 	}
 	if err == nil && slices == 0 {
-		return fmt.Errorf("Stream %s is not available: Cannot attempt to connect to stream %s - no stream slices were found (%s: no partition or slice to read for this config)", st.Name, st.Name, st.Path)
+		// The CDK's words, capitals and all.
+		return failure.Config("Stream %s is not available: Cannot attempt to connect to stream %s - no stream slices were found (%s: no partition or slice to read for this config)", st.Name, st.Name, st.Path)
 	}
 	return err
 }
