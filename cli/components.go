@@ -65,11 +65,32 @@ func (a *app) startComponents(ctx context.Context, src *manifest.Source, raw, co
 		}
 		config = transformed
 	}
-	if err := h.Build(ctx, config); err != nil {
+	if err := h.Build(ctx, config, a.streamsToBuild(src)); err != nil {
 		h.Close()
 		return nil, nil, buildFailure(err)
 	}
 	return h, config, nil
+}
+
+// streamsToBuild are the streams whose custom components a command calls:
+// every stream's (nil), as Airbyte's runtime builds them all, but for a
+// test read, the builder's edit-and-read loop, which builds the one stream
+// it reads, and none for a stream the CDK reads whole (its read makes its
+// own), so that a test read pays for the one source the CDK's builder pays
+// for.
+func (a *app) streamsToBuild(src *manifest.Source) []string {
+	if a.stream == "" {
+		return nil
+	}
+	for _, st := range src.Streams {
+		if st.Name == a.stream {
+			if st.Python != nil {
+				return []string{}
+			}
+			return []string{st.Name}
+		}
+	}
+	return nil // a stream a dynamic stream makes: every one
 }
 
 // componentsFailure is a failure to start the host or to run the spec's

@@ -182,14 +182,18 @@ func launch(ctx context.Context, o Options) (*Host, error) {
 	return h, nil
 }
 
-// Build builds every stream's custom components with the config the
-// runtime settled (after the spec's config rules): the CDK's factory gets
-// it as each component's config.
-func (h *Host) Build(ctx context.Context, config map[string]any) error {
+// Build builds the custom components of the streams named (nil: of every
+// stream) with the config the runtime settled (after the spec's config
+// rules): the CDK's factory gets it as each component's config.
+func (h *Host) Build(ctx context.Context, config map[string]any, streams []string) error {
 	var built struct {
 		Built []string `json:"built"`
 	}
-	if err := h.Call(ctx, nil, "build", map[string]any{"config": config}, nil, &built); err != nil {
+	params := map[string]any{"config": config}
+	if streams != nil {
+		params["streams"] = streams
+	}
+	if err := h.Call(ctx, nil, "build", params, nil, &built); err != nil {
 		return err
 	}
 	h.Built = built.Built

@@ -147,7 +147,7 @@ def failure_of(exc):
 
 class Host:
     def __init__(self):
-        self.source = None
+        self._source = None
         self.manifest = None
         self.config = None
         self.components = {}  # manifest path -> the component the CDK's factory made
@@ -171,16 +171,29 @@ class Host:
         self.manifest = h["manifest"]
         self.config = h["config"]
         self._patch_factory()
-        self.source = self.new_source(catalog=None, state=None)
         return {}, b""
 
+    @property
+    def source(self):
+        """The source the ops but a read share, made when first needed: a test read of a stream read whole
+        makes its own, and pays for one source only, as the CDK's builder does."""
+        if self._source is None:
+            self._source = self.new_source(catalog=None, state=None)
+        return self._source
+
     def build(self, h, blob):
-        """Builds every stream's components with the config the runtime settled."""
+        """Builds the components of the streams named (every stream's without names) with the config the
+        runtime settled."""
         self.config = h["config"]
         self.source._config = self.config
         self.source._config_for_validation = self.config
         self._tag(self.source._source_config, "")
-        self._build_streams(self.source)
+        names = h.get("streams")
+        if names is None:
+            self._build_streams(self.source)
+        else:
+            for name in names:
+                self._create_streams(self.source, self._configs_named(self.source, name))
         return {"built": sorted(self.components)}, b""
 
     def new_source(self, catalog, state, **kwargs):

@@ -63,7 +63,7 @@ func TestHostCallsComponents(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer h.Close()
-	if err := h.Build(context.Background(), map[string]any{"suffix": "!"}); err != nil {
+	if err := h.Build(context.Background(), map[string]any{"suffix": "!"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	want := "[streams[0].retriever.record_selector.extractor streams[0].transformations[0]]"
