@@ -256,10 +256,11 @@ func sliceSummary(slices []any) []any {
 
 // regroupRacedSlices: the reference's threads race to log a substream's
 // slices (test-read-first-slice-descriptor), so the pages of one partition
-// may show under the next slice's descriptor, one slice split in two. When
-// the reference's pages, in order, are ours (their request URLs) but grouped
-// otherwise, its pages are regrouped as ours are, under our descriptors,
-// each slice with the reference's state of the slice its last page was in.
+// may show under another slice's descriptor, or one slice split in two.
+// When the reference's pages, in order, are ours (their request URLs) but
+// grouped or labelled otherwise, its pages are regrouped as ours are, under
+// our descriptors, each slice with the reference's state and auxiliary
+// requests of the slice its last page was in.
 func regroupRacedSlices(ours, theirs []any) ([]any, bool) {
 	type page struct {
 		v     any
@@ -275,7 +276,7 @@ func regroupRacedSlices(ours, theirs []any) ([]any, bool) {
 			pb = append(pb, page{p, asMap(s)})
 		}
 	}
-	if len(pa) != len(pb) || len(pa) == 0 || sameGrouping(ours, theirs) {
+	if len(pa) != len(pb) || len(pa) == 0 || sameGrouping(ours, theirs) && sameDescriptors(ours, theirs) {
 		return nil, false
 	}
 	for i := range pa {
@@ -305,6 +306,17 @@ func sameGrouping(a, b []any) bool {
 	}
 	for i := range a {
 		if len(list(asMap(a[i])["pages"])) != len(list(asMap(b[i])["pages"])) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameDescriptors tells whether two lists of slices (as many) have the same
+// descriptors, in order.
+func sameDescriptors(a, b []any) bool {
+	for i := range a {
+		if jsonText(asMap(a[i])["slice_descriptor"]) != jsonText(asMap(b[i])["slice_descriptor"]) {
 			return false
 		}
 	}
