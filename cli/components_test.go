@@ -542,3 +542,41 @@ streams:
 		equalLists(t, fmt.Sprintf("ids %v: requests", tc.ids), a.lines(), tc.requests)
 	}
 }
+
+// TestStreamTheCDKReadsTracesEachFailedPartition: a stream the CDK reads
+// whole prints one error TRACE for each partition that failed, as the CDK
+// prints them (paypal-transaction's list_disputes), then INCOMPLETE.
+func TestStreamTheCDKReadsTracesEachFailedPartition(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		w.WriteHeader(400)
+		fmt.Fprint(w, `{"error": "no"}`)
+	})
+	m := `version: 7.0.0
+type: DeclarativeSource
+check: {type: CheckStream, stream_names: [custom]}
+streams:
+  - type: DeclarativeStream
+    name: custom
+    primary_key: [id]
+    schema_loader: {type: InlineSchemaLoader, schema: {type: object}}
+    retriever:
+      type: SimpleRetriever
+      requester: {type: CustomRequester, class_name: source_declarative_manifest.components.PathRequester, url_base: "` + a.URL + `", path: /ignored}
+      record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}
+      partition_router: {type: ListPartitionRouter, cursor_field: id, values: [a, b]}
+`
+	c, code := componentsRun(t, m, map[string]any{"suffix": "v2!"}, "custom")
+	res := c.read(t, "--components-path", code)
+	var streamErrs int
+	for _, e := range res.errors() {
+		if d, _ := e["stream_descriptor"].(map[string]any); d["name"] == "custom" {
+			streamErrs++
+		}
+	}
+	if res.code == 0 || streamErrs != 2 {
+		t.Fatalf("exit %d, %d errors of the stream, want one for each of its 2 partitions: %v", res.code, streamErrs, res.errors())
+	}
+	if st := res.statuses("custom"); len(st) == 0 || st[len(st)-1] != "INCOMPLETE" {
+		t.Errorf("statuses %v", st)
+	}
+}

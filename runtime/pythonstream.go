@@ -82,15 +82,28 @@ func (s *pythonStream) Finish(errs []error) {
 	}
 	s.failed = true
 	for _, err := range errs {
+		var traced cdkErrors
+		if errors.As(err, &traced) {
+			for _, e := range traced {
+				s.r.Out.Error(FailureType(e), OneLine(e), internalMessage(e), s.st.Name)
+			}
+			continue
+		}
 		s.r.Out.Error(FailureType(err), OneLine(err), internalMessage(err), s.st.Name)
 	}
 	s.r.Out.Status(s.st.Name, protocol.StatusIncomplete)
 }
 
+// cdkErrors are the errors the CDK's read of a stream traced, each of its
+// own (one per failed partition), in order.
+type cdkErrors []error
+
+func (e cdkErrors) Error() string { return e[0].Error() }
+
 // readPython reads a stream in the components host from state (nil: none),
 // at most maxRecords records (0: all); each RECORD and STATE goes to
-// onMessage, LOG messages to the runner's log. A TRACE ERROR of the CDK is
-// the read's error.
+// onMessage, LOG messages to the runner's log. The TRACE ERRORs of the CDK
+// are the read's error (cdkErrors), each printed as the CDK printed it.
 func (r *Runner) readPython(ctx context.Context, st *manifest.Stream, cs protocol.ConfiguredStream, state map[string]any, maxRecords int, onMessage func(*pythonMessage, json.RawMessage) error) error {
 	params := map[string]any{"stream": st.Name, "configured_stream": cs, "go_auth": manifest.AuthNames(st.PythonAuth)}
 	if state != nil {
@@ -100,7 +113,7 @@ func (r *Runner) readPython(ctx context.Context, st *manifest.Stream, cs protoco
 	if maxRecords > 0 {
 		params["max_records"] = maxRecords
 	}
-	var traced error
+	var traced cdkErrors
 	err := r.components.Stream(ctx, st.Python, "read", params, nil, func(raw json.RawMessage) error {
 		var m pythonMessage
 		if err := json.Unmarshal(raw, &m); err != nil {
@@ -113,9 +126,9 @@ func (r *Runner) readPython(ctx context.Context, st *manifest.Stream, cs protoco
 			}
 			return nil
 		case "TRACE":
-			if m.Trace != nil && m.Trace.Type == "ERROR" && m.Trace.Error != nil && traced == nil {
+			if m.Trace != nil && m.Trace.Type == "ERROR" && m.Trace.Error != nil {
 				e := m.Trace.Error
-				traced = &Error{Failure: orDefault(e.FailureType, protocol.SystemError), Message: e.Message, Internal: e.InternalMessage}
+				traced = append(traced, &Error{Failure: orDefault(e.FailureType, protocol.SystemError), Message: e.Message, Internal: e.InternalMessage})
 			}
 			return nil
 		}
