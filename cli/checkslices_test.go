@@ -63,3 +63,40 @@ streams:
 		equalLists(t, "requests", a.lines(), []string{"GET /parents"})
 	})
 }
+
+// A check reads the stream's first record and no further, as the CDK's
+// availability check does: pages without records lead on to the next, and
+// the paginator is not asked about a page once it gave a record, so a
+// cursor template failing on that page (ubidots' regex_search of a `next`
+// the answer lacks) does not fail the check; a read of the same stream does.
+func TestCheckReadsToTheFirstRecord(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		if r.URL.Query().Get("page") == "" {
+			fmt.Fprint(w, `{"data":[],"next":"https://x/items?page=2"}`)
+			return
+		}
+		fmt.Fprint(w, `{"data":[{"id":1},{"id":2}]}`)
+	})
+	c := newConnector(t, `version: 6.0.0
+check: {type: CheckStream, stream_names: [items]}
+streams:
+  - type: DeclarativeStream
+    name: items
+    retriever:
+      type: SimpleRetriever
+      requester: {type: HttpRequester, url_base: "`+a.URL+`", path: /items}
+      record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}
+      paginator:
+        type: DefaultPaginator
+        page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: page}
+        pagination_strategy:
+          type: CursorPagination
+          cursor_value: '{{ response.next | regex_search("page=(\\d+)") }}'
+`, nil)
+	res := c.check(t)
+	st := res.ofType("CONNECTION_STATUS")
+	if res.code != 0 || len(st) != 1 || st[0]["connectionStatus"].(map[string]any)["status"] != "SUCCEEDED" {
+		t.Fatalf("exit %d: %s", res.code, res.stdout)
+	}
+	equalLists(t, "requests", a.lines(), []string{"GET /items", "GET /items?page=2"})
+}

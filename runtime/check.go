@@ -10,6 +10,7 @@ import (
 	"github.com/airbyte-go/source-declarative/protocol"
 	"github.com/airbyte-go/source-declarative/runtime/incremental"
 	"github.com/airbyte-go/source-declarative/runtime/plan"
+	"github.com/airbyte-go/source-declarative/runtime/retrieve"
 )
 
 // Check reads the first page of each CheckStream stream and prints exactly
@@ -74,10 +75,14 @@ func (r *Runner) checkStreams(ctx context.Context) ([]string, error) {
 	return r.streams.CheckNames()
 }
 
-// checkStream reads the first page of the stream's first slice (of its
-// first partition, reading its parent as far as needed). A stream with no
-// slice to read (a cursor whose start is its end, a parent listing nothing)
-// tested no connection: it is not available, as in Airbyte's runtime.
+// checkStream reads the stream's first record, as the CDK's availability
+// check reads it: the pages of the first slice (of its first partition,
+// reading its parent as far as needed) until one holds a record, and no
+// further, so a paginator failing on a page with records is never asked
+// (ubidots' cursor, a regex_search of a key the last page lacks). A slice
+// without records is available too. A stream with no slice to read (a
+// cursor whose start is its end, a parent listing nothing) tested no
+// connection: it is not available, as in Airbyte's runtime.
 func (r *Runner) checkStream(ctx context.Context, st *manifest.Stream) error {
 	if st.Python != nil {
 		return r.checkPython(ctx, st)
@@ -91,14 +96,14 @@ func (r *Runner) checkStream(ctx context.Context, st *manifest.Stream) error {
 		return err
 	}
 	slices := 0
-	err = run.Sequential(ctx, plan.Hooks{MaxPages: 1, Emit: func([][]byte, []protocol.FileReference) error { return nil },
+	err = run.Sequential(ctx, plan.Hooks{Emit: func([][]byte, []protocol.FileReference) error { return retrieve.ErrStop },
 		Before: func(*incremental.Slice) error {
 			if slices++; slices > 1 {
 				return errSlicesRead
 			}
 			return nil
 		}})
-	if errors.Is(err, errSlicesRead) {
+	if errors.Is(err, errSlicesRead) || errors.Is(err, retrieve.ErrStop) {
 		return nil
 	}
 	if err == nil && slices == 0 {

@@ -2,6 +2,7 @@ package retrieve
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -265,6 +266,7 @@ func (a *asyncJob) download(ctx context.Context, sl *incremental.Slice, run *job
 		targets = extract.DecodeJSON(resp.Body)
 	}
 	emitted := false
+	var stop error
 	counted := func(records [][]byte, files []protocol.FileReference) error {
 		emitted = emitted || len(records) > 0
 		return emit(records, files)
@@ -277,11 +279,19 @@ func (a *asyncJob) download(ctx context.Context, sl *incremental.Slice, run *job
 		dsl := a.jobSlice(sl, run)
 		dsl.Extra["download_target"] = target
 		dsl.Extra["polling_response"] = run.polling
-		if err := a.p.readSlice(ctx, dsl, sl, maxPages, counted); err != nil {
+		err := a.p.readSlice(ctx, dsl, sl, maxPages, counted)
+		if errors.Is(err, ErrStop) {
+			stop = err // a check has its record; the job is still deleted
+			break
+		}
+		if err != nil {
 			return err
 		}
 	}
-	return a.jobRequest(ctx, j.del, stepDelete, a.jobSlice(sl, run), nil)
+	if err := a.jobRequest(ctx, j.del, stepDelete, a.jobSlice(sl, run), nil); err != nil {
+		return err
+	}
+	return stop
 }
 
 // jobSlice is the slice the job's requests after its creation see: the

@@ -118,7 +118,7 @@ func (s *pages) readSlice(ctx context.Context, sl, observed *incremental.Slice, 
 	for {
 		var err error
 		if s.streams() && s.lazy == nil {
-			err = s.readStreamed(ctx, resets, maxPages > 0, emit)
+			err = s.readStreamed(ctx, resets, maxPages > 0 || s.probe, emit)
 		} else {
 			err = s.readPages(ctx, resets, maxPages, emit)
 		}

@@ -2,6 +2,7 @@ package retrieve
 
 import (
 	"context"
+	"errors"
 
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/protocol"
@@ -36,6 +37,10 @@ type Retriever interface {
 // files its file_uploader staged for them: one per record, or nil for a
 // stream without one.
 type Emit func(records [][]byte, files []protocol.FileReference) error
+
+// ErrStop, returned by an Emit, ends the read there (a check has its first
+// record): the read returns it as it is, asking the paginator nothing more.
+var ErrStop = errors.New("the read has what it wanted")
 
 // Options say how a stream is read.
 type Options struct {

@@ -41,7 +41,7 @@ const (
 // again (pageResets).
 func (s *pages) readStreamed(ctx context.Context, resets *pageResets, firstOnly bool, emit Emit) error {
 	token, sl := s.b.pag.First(), resets.original
-	emitted := 0
+	emitted, stopped := 0, false
 	var batch extract.Batch
 	flush := func() error {
 		records, err := s.process(ctx, batch.Records, token, sl)
@@ -74,6 +74,10 @@ func (s *pages) readStreamed(ctx context.Context, resets *pageResets, firstOnly 
 		})
 		if err == nil {
 			err = flush()
+		}
+		if errors.Is(err, ErrStop) {
+			// Not an error of the body's: the request is not sent again.
+			stopped, err = true, nil
 		} else if err == errEnough {
 			err = nil
 		}
@@ -81,6 +85,8 @@ func (s *pages) readStreamed(ctx context.Context, resets *pageResets, firstOnly 
 	}
 	_, err := s.fetch(request.WithBodyReader(ctx, s.b.policy, read), pageRequest{token: token, slice: resets.current, withSlice: true}, nil)
 	switch {
+	case stopped:
+		return ErrStop
 	case err != nil && resets.asked(err):
 		return errRestartPages
 	case err == nil && resets.counted(emitted):
