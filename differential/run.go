@@ -367,9 +367,28 @@ func safeName(s string) string {
 	}, s)
 }
 
+// writeJSON writes v as JSON that YAML reads too: the reference reads its
+// --manifest file with PyYAML, which refuses the characters YAML does not
+// print (C1 controls such as U+009A in tmdb's translations, U+FFFE) even
+// inside a string, where Go's encoder writes them as they are. They are
+// written escaped (\u009a), the same text to a JSON reader.
 func writeJSON(path string, v any) {
 	b, _ := json.Marshal(v)
-	os.WriteFile(path, b, 0o600)
+	os.WriteFile(path, []byte(yamlPrintable(string(b))), 0o600)
+}
+
+// yamlPrintable escapes in JSON text the characters outside YAML's
+// printable set (they can only be inside strings: JSON's syntax is ASCII).
+func yamlPrintable(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if (r >= 0x80 && r <= 0x9f && r != 0x85) || r == 0xfffe || r == 0xffff {
+			fmt.Fprintf(&b, "\\u%04x", r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // asJSON is v as a JSON reader decodes it (numbers float64), as a connector
