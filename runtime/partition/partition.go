@@ -195,8 +195,8 @@ func place(o *manifest.RequestOption, vars interp.Vars) (*placement, error) {
 		return nil, configErr("%v", err)
 	}
 	p.path = append(p.path, segs...)
-	if len(p.path) == 0 || p.path[len(p.path)-1] == "" {
-		return nil, configErr("%s: the field name renders empty", o.Path)
+	if len(p.path) == 0 || (p.path[len(p.path)-1] == "" && o.InjectInto == manifest.InjectHeader) {
+		return nil, configErr("%s: the field name renders empty, and a header needs a name", o.Path)
 	}
 	return p, nil
 }

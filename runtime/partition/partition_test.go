@@ -214,7 +214,7 @@ func TestListConfigErrors(t *testing.T) {
 		{`{type: ListPartitionRouter, values: [a], cursor_field: "{{ config.field }}"}`, nil,
 			`streams[0].retriever.partition_router.cursor_field: renders empty`},
 		{`{type: ListPartitionRouter, values: [a], cursor_field: id, request_option: {inject_into: header, field_name: "{{ config.h }}"}}`, nil,
-			`streams[0].retriever.partition_router.request_option: the field name renders empty`},
+			`streams[0].retriever.partition_router.request_option: the field name renders empty, and a header needs a name`},
 	}
 	for _, tc := range cases {
 		_, err := newRouter(t, tc.router, tc.config, nil, nil)

@@ -24,8 +24,12 @@ func Inject(p *Parts, o *manifest.RequestOption, value any, vars interp.Vars) er
 	if err != nil {
 		return err
 	}
-	if name == "" {
-		return fmt.Errorf("%s.field_name: renders empty", o.Path)
+	if name == "" && o.InjectInto == manifest.InjectHeader {
+		// A header needs a name; a parameter or body field may have an
+		// empty one, sent as Airbyte sends it (?=value): zendesk-support's
+		// article_attachments names its start_time_option by a parameter
+		// it never sets, and the API ignores the field.
+		return fmt.Errorf("%s.field_name: renders empty, and a header needs a name", o.Path)
 	}
 	switch o.InjectInto {
 	case manifest.InjectParam:
