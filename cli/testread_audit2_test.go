@@ -52,7 +52,7 @@ func TestTestReadSubstreamAsTheBuilderShowsIt(t *testing.T) {
 		`"inferred_schema":{"$schema":"http://json-schema.org/schema#","properties":{"id":{"type":"number"}},"required":["id"],"type":"object"},` +
 		`"logs":[` +
 		`{"internal_message":null,"level":"WARN","message":"streams[0].retriever.requester.bogus: HttpRequester has no field \"bogus\"; it is ignored","stacktrace":null},` +
-		`{"internal_message":null,"level":"WARN","message":"Stream c: a record of parent stream parent has no \"id\" (streams[0].retriever.partition_router.parent_stream_configs[0].parent_key); it is skipped","stacktrace":null}],` +
+		`{"internal_message":null,"level":"WARN","message":"Stream c: a record of parent stream parent has no \"id\", or a null one (streams[0].retriever.partition_router.parent_stream_configs[0].parent_key); it is skipped","stacktrace":null}],` +
 		`"slices":[{"auxiliary_requests":[],"pages":[{"records":[{"id":1}],` +
 		`"request":{"body":null,"headers":{},"http_method":"GET","url":"` + a.URL + `/p/p1/c"},` +
 		`"response":{"body":"{\"data\":[{\"id\":1}]}","headers":{"Content-Type":"application/json"},"status":200}}],` +

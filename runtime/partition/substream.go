@@ -110,7 +110,7 @@ func (s *substream) Partitions(ctx context.Context) iter.Seq2[Partition, error] 
 				if !ok {
 					skipped++
 					if skipped <= warnedRecords {
-						s.env.log("WARN", fmt.Sprintf("Stream %s: a record of parent stream %s has no %q (%s.parent_key); it is skipped", s.env.Stream, p.name, p.keyRaw, p.cfg.Path))
+						s.env.log("WARN", fmt.Sprintf("Stream %s: a record of parent stream %s has no %q, or a null one (%s.parent_key); it is skipped", s.env.Stream, p.name, p.keyRaw, p.cfg.Path))
 					}
 					return nil
 				}
@@ -120,7 +120,7 @@ func (s *substream) Partitions(ctx context.Context) iter.Seq2[Partition, error] 
 				return nil
 			})
 			if skipped > warnedRecords {
-				s.env.log("WARN", fmt.Sprintf("Stream %s: %d records of parent stream %s had no %q and were skipped", s.env.Stream, skipped, p.name, p.keyRaw))
+				s.env.log("WARN", fmt.Sprintf("Stream %s: %d records of parent stream %s had no %q, or a null one, and were skipped", s.env.Stream, skipped, p.name, p.keyRaw))
 			}
 			if errors.Is(err, errStopped) {
 				return
@@ -134,7 +134,7 @@ func (s *substream) Partitions(ctx context.Context) iter.Seq2[Partition, error] 
 }
 
 // partition is the partition of one parent record; false when the record
-// lacks the parent key.
+// lacks the parent key or holds null there.
 func (p *parent) partition(rec ParentRecord) (Partition, bool) {
 	var data any
 	d := json.NewDecoder(bytes.NewReader(rec.Data))
@@ -143,7 +143,10 @@ func (p *parent) partition(rec ParentRecord) (Partition, bool) {
 		return Partition{}, false
 	}
 	value, ok := manifest.Lookup(data, p.key)
-	if !ok {
+	if !ok || value == nil {
+		// A null key names no child: its request would read another
+		// resource (a path segment that collapses) or send "None", as
+		// Airbyte's runtime does.
 		return Partition{}, false
 	}
 	parentSlice := rec.Partition

@@ -47,7 +47,7 @@ func TestSubstreamPartitions(t *testing.T) {
 			`{"keys":{"owner":"b","parent_slice":{}}}`},
 		{"values keep their JSON type", `{type: SubstreamPartitionRouter, parent_stream_configs: [` + boards + `]}`,
 			map[string][]ParentRecord{"boards": recs(nil, `{"id": "7"}`, `{"id": 12345678901234567890123}`, `{"id": 1.5}`, `{"id": true}`, `{"id": null}`, `{"id": {"x": [1]}}`)},
-			`{"keys":{"board_id":"7","parent_slice":{}}}` + "\n" + `{"keys":{"board_id":12345678901234567890123,"parent_slice":{}}}` + "\n" + `{"keys":{"board_id":1.5,"parent_slice":{}}}` + "\n" + `{"keys":{"board_id":true,"parent_slice":{}}}` + "\n" + `{"keys":{"board_id":null,"parent_slice":{}}}` + "\n" + `{"keys":{"board_id":{"x":[1]},"parent_slice":{}}}`},
+			`{"keys":{"board_id":"7","parent_slice":{}}}` + "\n" + `{"keys":{"board_id":12345678901234567890123,"parent_slice":{}}}` + "\n" + `{"keys":{"board_id":1.5,"parent_slice":{}}}` + "\n" + `{"keys":{"board_id":true,"parent_slice":{}}}` + "\n" + `{"keys":{"board_id":{"x":[1]},"parent_slice":{}}}`},
 		{"extra fields, null when missing", `{type: SubstreamPartitionRouter, parent_stream_configs: [{stream: {$ref: "#/definitions/boards"}, parent_key: id, partition_field: board_id, extra_fields: [[name], [meta, "{{ config.f }}"]]}]}`,
 			map[string][]ParentRecord{"boards": recs(nil, `{"id": 1, "name": "Board 1", "meta": {"region": "eu"}}`, `{"id": 2}`)},
 			`{"extra":{"meta.region":"eu","name":"Board 1"},"keys":{"board_id":1,"parent_slice":{}}}` + "\n" + `{"extra":{"meta.region":null,"name":null},"keys":{"board_id":2,"parent_slice":{}}}`},
@@ -66,23 +66,25 @@ func TestSubstreamPartitions(t *testing.T) {
 	}
 }
 
-// A record lacking the parent key is skipped with a warning naming the
-// stream, the parent and the key (the reference skips it silently); past a
-// few, the rest are counted in one line.
+// A record lacking the parent key, or holding null there, is skipped with a
+// warning naming the stream, the parent and the key (the reference skips a
+// missing key silently, and requests a null one as "None"); past a few, the
+// rest are counted in one line.
 func TestMissingParentKeyWarns(t *testing.T) {
 	var data []string
 	data = append(data, `{"id": 0}`)
-	for i := range 7 {
+	for i := range 6 {
 		data = append(data, fmt.Sprintf(`{"_id": %d}`, i))
 	}
+	data = append(data, `{"id": null}`)
 	data = append(data, `{"id": 3}`)
 	l := &logs{}
 	got := describe(t, all(t, mustRouter(t, `{type: SubstreamPartitionRouter, parent_stream_configs: [`+boards+`]}`, nil, (&parents{records: map[string][]ParentRecord{"boards": recs(nil, data...)}}).read, l)))
 	if got != `{"keys":{"board_id":0,"parent_slice":{}}}`+"\n"+`{"keys":{"board_id":3,"parent_slice":{}}}` {
 		t.Errorf("partitions\n%s", got)
 	}
-	one := `WARN Stream child: a record of parent stream boards has no "id" (streams[0].retriever.partition_router.parent_stream_configs[0].parent_key); it is skipped`
-	want := []string{one, one, one, one, one, `WARN Stream child: 7 records of parent stream boards had no "id" and were skipped`}
+	one := `WARN Stream child: a record of parent stream boards has no "id", or a null one (streams[0].retriever.partition_router.parent_stream_configs[0].parent_key); it is skipped`
+	want := []string{one, one, one, one, one, `WARN Stream child: 7 records of parent stream boards had no "id", or a null one, and were skipped`}
 	if !slices.Equal(l.lines, want) {
 		t.Errorf("logs\n%q\nwant\n%q", l.lines, want)
 	}
