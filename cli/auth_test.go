@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 func dataAPI(t *testing.T) *api {
@@ -377,5 +378,68 @@ func TestCheckFailsOnWrongKeyWithStatusAndExitsZero(t *testing.T) {
 	}
 	if len(a.requests()) != 1 {
 		t.Fatalf("a 401 must not be retried: %v", a.lines())
+	}
+}
+
+// Authenticators sharing the config's token (a refresh token updater) that
+// need it at the same moment, two streams starting together, refresh it
+// once: one refreshes while the other waits, then takes the token written
+// into the config, as the CDK's one token refresh is seen by every
+// authenticator; each refreshed (zendesk-support asked three times where
+// Airbyte's runtime asks once).
+func TestConcurrentAuthenticatorsRefreshTheSharedTokenOnce(t *testing.T) {
+	var mu sync.Mutex
+	tokens := 0
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		if r.URL.Path == "/oauth/token" {
+			time.Sleep(200 * time.Millisecond) // both streams ask meanwhile
+			mu.Lock()
+			tokens++
+			n := tokens
+			mu.Unlock()
+			fmt.Fprintf(w, `{"access_token":"tok-%d","refresh_token":"r%d","expires_in":3600}`, n, n)
+			return
+		}
+		fmt.Fprint(w, `{"data":[{"id":1}]}`)
+	})
+	auth := func(n int) string {
+		return fmt.Sprintf(`      authenticator:
+        type: OAuthAuthenticator
+        token_refresh_endpoint: "%s/oauth/token"
+        client_id: "{{ config.credentials.client_id }}"
+        client_secret: "{{ config.credentials.client_secret }}"
+        refresh_token: "{{ config.credentials.refresh_token }}"
+        scopes: [s%d]
+        refresh_token_updater:
+          access_token_config_path: [credentials, access_token]
+          refresh_token_config_path: [credentials, refresh_token]
+          token_expiry_date_config_path: [credentials, expires_at]`, a.URL, n)
+	}
+	var streams string
+	for i, name := range []string{"one", "two"} {
+		streams += fmt.Sprintf(`  - type: DeclarativeStream
+    name: %s
+    retriever:
+      type: SimpleRetriever
+      requester:
+        type: HttpRequester
+        url_base: %s
+        path: /%s
+  %s
+      record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}
+`, name, a.URL, name, strings.TrimPrefix(indent(auth(i), 2), "  "))
+	}
+	m := "version: 6.0.0\ncheck: {type: CheckStream, stream_names: [one]}\nconcurrency_level: {type: ConcurrencyLevel, default_concurrency: 2}\nstreams:\n" + streams
+	cfg := map[string]any{"credentials": map[string]any{"client_id": "cid", "client_secret": "cs", "refresh_token": "r0",
+		"access_token": "old", "expires_at": "2020-01-01T00:00:00Z"}}
+	res := newConnector(t, m, cfg, "one", "two").read(t)
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stdout)
+	}
+	equalSorted(t, "requests", a.lines(), []string{"POST /oauth/token", "GET /one", "GET /two"})
+	for _, r := range a.requests() {
+		if r.Path != "/oauth/token" && r.Header.Get("Authorization") != "Bearer tok-1" {
+			t.Errorf("%s: Authorization %q, want the one token", r.Path, r.Header.Get("Authorization"))
+		}
 	}
 }

@@ -23,10 +23,13 @@ type Runner struct {
 	Source   *manifest.Source
 	Config   map[string]any
 	configMu sync.Mutex
-	Out      *protocol.Writer
-	Masker   *Masker
-	Client   *request.Client
-	Now      func() time.Time
+	// refreshMu makes the authenticators sharing the config's token (a
+	// refresh token updater) refresh it one at a time.
+	refreshMu sync.Mutex
+	Out       *protocol.Writer
+	Masker    *Masker
+	Client    *request.Client
+	Now       func() time.Time
 	// SaveConfig, when set, also writes a rotated config back (to the --config file).
 	SaveConfig func(map[string]any) error
 	// Observer, when set, sees every exchange (for test reads).
@@ -102,6 +105,7 @@ func (r *Runner) authenticator(a *manifest.Auth) (auth.Authenticator, error) {
 	env := &auth.Env{
 		Config:    r.Config,
 		ConfigMu:  &r.configMu,
+		RefreshMu: &r.refreshMu,
 		Now:       r.Now,
 		Client:    r.Client,
 		AddSecret: r.Masker.Add,

@@ -33,8 +33,13 @@ type Refresher interface {
 type Env struct {
 	Config   map[string]any // the connector config; rotated tokens are written into it
 	ConfigMu *sync.Mutex    // guards Config
-	Now      func() time.Time
-	Client   *request.Client
+	// RefreshMu, shared by the connector's authenticators, lets one at a
+	// time refresh the token they share through the config (a refresh token
+	// updater), so that the others take the token it wrote instead of
+	// refreshing too; nil: none.
+	RefreshMu *sync.Mutex
+	Now       func() time.Time
+	Client    *request.Client
 	// AddSecret registers a value to mask in every log and trace.
 	AddSecret func(string)
 	Log       func(level, msg string)

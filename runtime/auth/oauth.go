@@ -43,6 +43,7 @@ func newOAuth(a *manifest.Auth, env *Env, vars interp.Vars) (*oauth, error) {
 	tokens := &reuseSource{src: src, now: env.Now, token: seed}
 	if o.Updater != nil {
 		tokens.shared = func() *oauth2.Token { return configToken(o.Updater, env) }
+		tokens.refreshMu = env.RefreshMu
 	}
 	return &oauth{tokens: tokens}, nil
 }

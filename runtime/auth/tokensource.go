@@ -26,6 +26,9 @@ type reuseSource struct {
 	// under a refresh token updater), taken before asking src when it is
 	// valid and not refused; nil: none.
 	shared func() *oauth2.Token
+	// refreshMu, shared with the other authenticators of the shared token,
+	// is held from reading it to writing a new one; nil: none.
+	refreshMu *sync.Mutex
 
 	mu      sync.Mutex
 	token   *oauth2.Token
@@ -39,6 +42,10 @@ func (r *reuseSource) Token(ctx context.Context) (*oauth2.Token, error) {
 		return r.token, nil
 	}
 	if r.shared != nil {
+		if r.refreshMu != nil {
+			r.refreshMu.Lock()
+			defer r.refreshMu.Unlock()
+		}
 		if t := r.shared(); t != nil && t.AccessToken != r.refused {
 			if r.token = t; r.valid() {
 				return t, nil
