@@ -334,7 +334,7 @@ func (m *run) testReads(streams []map[string]any, catalog map[string]any) {
 			configs, catalogs = append(configs, cp), append(catalogs, kp)
 		}
 		go func(i int, s *side) {
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+			ctx, cancel := context.WithTimeout(context.Background(), testReadsTimeout(len(streams)))
 			defer cancel()
 			outs[i], errs[i] = s.testReads(ctx, configs, catalogs)
 			done <- struct{}{}
@@ -356,6 +356,15 @@ func (m *run) testReads(streams []map[string]any, catalog map[string]any) {
 		m.refErrors = referenceErrors(pair[1], m.children())
 		m.compareTestRead(fmt.Sprint(st["name"]), pair)
 	}
+}
+
+// testReadsTimeout bounds the test reads of a connector's streams, one
+// command each (each bounded by commandTimeout too): ten minutes and ten
+// seconds a stream. Ours starts a components host for each (its imports, a
+// second or two, where the reference's commands fork from a zygote that has
+// them): bing-ads' 77 test reads passed ten minutes here.
+func testReadsTimeout(streams int) time.Duration {
+	return 10*time.Minute + time.Duration(streams)*10*time.Second
 }
 
 func safeName(s string) string {
