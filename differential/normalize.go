@@ -145,7 +145,8 @@ var isoTime = regexp.MustCompile(`\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d+)?
 
 // clock is "<now>" for a time of the run, "<now - D>" for one a whole
 // number of minutes D (a lookback) before a time of the run in the state
-// the command was given, and "" for any other text.
+// the command was given, "<now - Nd>" for one N whole days before a time of
+// the run, and "" for any other text.
 func (n normalizer) clock(s string) string {
 	t, ok := parseClock(s)
 	switch {
@@ -159,7 +160,21 @@ func (n normalizer) clock(s string) string {
 			return "<now - " + d.String() + ">"
 		}
 	}
+	if d := n.daysBefore(t); d > 0 {
+		return "<now - " + strconv.Itoa(d) + "d>"
+	}
 	return ""
+}
+
+// daysBefore is D when t is a time of the run less D whole days, as a
+// template's day_delta(-D) takes it from the clock (paypal-transaction's
+// start, 180 days before each side's own now), else 0.
+func (n normalizer) daysBefore(t time.Time) int {
+	d := int(time.Since(t) / (24 * time.Hour))
+	if d < 1 || t.Add(time.Duration(d)*24*time.Hour).Before(n.from) {
+		return 0
+	}
+	return d
 }
 
 // runTimes appends the times of the run found in a value (a state).
