@@ -245,6 +245,8 @@ func TestFileUploaderFailures(t *testing.T) {
 			[]string{"GET /items", "GET /files/1"}},
 		{"not a string", `{"id":2,"content_url":{"href":"BASE/files/2"}}`, `streams[0].file_uploader.download_target_extractor: the download target must be a string, not {"href":"URL/files/2"}`,
 			[]string{"GET /items", "GET /files/1"}},
+		{"not a URL", `{"id":2,"content_url":"content_url-2"}`, `streams[0].file_uploader.requester: invalid URL "content_url-2": it must start with http:// or https://`,
+			[]string{"GET /items", "GET /files/1"}},
 		{"not found", `{"id":2,"content_url":"BASE/files/404"}`, `streams[0].file_uploader.requester: HTTP 404 Not Found from GET URL/files/404: {"error":"no such file"}`,
 			[]string{"GET /items", "GET /files/1", "GET /files/404"}},
 	} {
@@ -256,7 +258,7 @@ func TestFileUploaderFailures(t *testing.T) {
 			equalLists(t, "records", res.printed("RECORD"), []string{fmt.Sprintf(`{"type":"RECORD","record":{"stream":"items","data":{"id":1,"content_url":"%[1]s/files/1"},"emitted_at":0,`+
 				`"file_reference":{"staging_file_url":"%[2]s/items/1","source_file_relative_path":"items/1","file_size_bytes":7}}}`, a.URL, dir)})
 			errs := res.errors()
-			if want := "stream items: " + strings.ReplaceAll(tc.want, "URL", a.URL); len(errs) == 0 || errs[0]["message"] != want || errs[0]["failure_type"] != "system_error" {
+			if want := "stream items: " + strings.ReplaceAll(tc.want, "URL/", a.URL+"/"); len(errs) == 0 || errs[0]["message"] != want || errs[0]["failure_type"] != "system_error" {
 				t.Errorf("errors %v\nwant %s", errs, want)
 			}
 			equalLists(t, "statuses", res.statuses("items"), []string{"STARTED", "RUNNING", "INCOMPLETE"})

@@ -181,7 +181,13 @@ func (u *fileUploader) download(ctx context.Context, target, rel string) (int64,
 		if err != nil {
 			return nil, err
 		}
-		return p.HTTP(ctx)
+		req, err := p.HTTP(ctx)
+		if err != nil {
+			// The URL comes from the record (download_target): the API's
+			// data, not the config, as Airbyte reports it (a system_error).
+			return nil, failure.System("%v", err)
+		}
+		return req, nil
 	}, u.b.policy)
 	if err == nil && !written {
 		// Read whole: an error handler that reads bodies, or a response it
