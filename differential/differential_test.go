@@ -35,7 +35,7 @@ const (
 // components.py through the components host (alpha-vantage), a page token
 // deep in a JSON body (apple-search-ads), a slice's state at its end
 // (aircall), a connector the same in every part (awin-advertiser).
-// DIFFERENTIAL_CATALOG=all compares every one, as .ci/run does.
+// DIFFERENTIAL_CATALOG=all compares every one (README, The whole catalog).
 var catalogSample = []string{"source-aircall", "source-alpha-vantage", "source-apple-search-ads", "source-awin-advertiser"}
 
 // missingFunc says a prerequisite (../shared, the reference, Jinja2) is
