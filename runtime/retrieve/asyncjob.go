@@ -265,21 +265,13 @@ func (a *asyncJob) download(ctx context.Context, sl *incremental.Slice, run *job
 		}
 		targets = extract.DecodeJSON(resp.Body)
 	}
-	emitted := false
 	var stop error
-	counted := func(records [][]byte, files []protocol.FileReference) error {
-		emitted = emitted || len(records) > 0
-		return emit(records, files)
-	}
 	for _, target := range dpathValues(targets, j.targetPath) {
-		if emitted && a.p.probe {
-			break // a check needs one record; the job is still deleted
-		}
 		// The slice's request options go into no request, as in the reference.
 		dsl := a.jobSlice(sl, run)
 		dsl.Extra["download_target"] = target
 		dsl.Extra["polling_response"] = run.polling
-		err := a.p.readSlice(ctx, dsl, sl, maxPages, counted)
+		err := a.p.readSlice(ctx, dsl, sl, maxPages, emit)
 		if errors.Is(err, ErrStop) {
 			stop = err // a check has its record; the job is still deleted
 			break
