@@ -29,10 +29,7 @@ import (
 // counted as that request of ours, without its token.
 func firstPageTokens(ours, ref *output) int {
 	n := asTheReferences(ours, ref, withoutFirstToken)
-	ourKeys := map[string]bool{}
-	for _, e := range ours.exchanges {
-		ourKeys[requestKey(e)] = true
-	}
+	ourKeys := requestKeys(ours.exchanges)
 	for _, r := range ref.exchanges {
 		key := requestKey(r)
 		if ourKeys[key] {
@@ -139,10 +136,7 @@ func pythonBooleans(ours, ref *output) int {
 // make into the reference's request that rewrite finds for it (ok), and
 // counts them.
 func asTheReferences(ours, ref *output, rewrite func(e genapi.Exchange, refKeys map[string]bool) (genapi.Exchange, bool)) int {
-	refKeys := map[string]bool{}
-	for _, e := range ref.exchanges {
-		refKeys[requestKey(e)] = true
-	}
+	refKeys := requestKeys(ref.exchanges)
 	n := 0
 	for i := range ours.exchanges {
 		e := &ours.exchanges[i]
@@ -166,6 +160,15 @@ func pythonSpelling(query string) string {
 }
 
 var jsonBoolean = regexp.MustCompile(`=(true|false)(&|$)`)
+
+// requestKeys are the requestKeys of exchanges.
+func requestKeys(exchanges []genapi.Exchange) map[string]bool {
+	keys := make(map[string]bool, len(exchanges))
+	for _, e := range exchanges {
+		keys[requestKey(e)] = true
+	}
+	return keys
+}
 
 // sortedQuery encodes a query as the normalizer writes it: sorted pairs.
 func sortedQuery(q url.Values) string {
@@ -341,10 +344,7 @@ func networkErrors(ours, ref *output) int {
 // not make is compared without its parameters holding "None"; this
 // normalizer changes the reference's side, the one that sent them.
 func nullsAsNone(ours, ref *output) int {
-	ourKeys := map[string]bool{}
-	for _, e := range ours.exchanges {
-		ourKeys[requestKey(e)] = true
-	}
+	ourKeys := requestKeys(ours.exchanges)
 	n := 0
 	for i := range ref.exchanges {
 		e := &ref.exchanges[i]
