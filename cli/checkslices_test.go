@@ -77,26 +77,22 @@ func TestCheckReadsToTheFirstRecord(t *testing.T) {
 		}
 		fmt.Fprint(w, `{"data":[{"id":1},{"id":2}]}`)
 	})
-	c := newConnector(t, `version: 6.0.0
-check: {type: CheckStream, stream_names: [items]}
-streams:
-  - type: DeclarativeStream
-    name: items
-    retriever:
-      type: SimpleRetriever
-      requester: {type: HttpRequester, url_base: "`+a.URL+`", path: /items}
-      record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}
-      paginator:
-        type: DefaultPaginator
-        page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: page}
-        pagination_strategy:
-          type: CursorPagination
-          cursor_value: '{{ response.next | regex_search("page=(\\d+)") }}'
-`, nil)
+	c := newConnector(t, stream("items", "url_base: "+a.URL+"\npath: /items", "[data]", `paginator:
+  type: DefaultPaginator
+  page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: page}
+  pagination_strategy:
+    type: CursorPagination
+    cursor_value: '{{ response.next | regex_search("page=(\\d+)") }}'`), nil, "items")
 	res := c.check(t)
 	st := res.ofType("CONNECTION_STATUS")
 	if res.code != 0 || len(st) != 1 || st[0]["connectionStatus"].(map[string]any)["status"] != "SUCCEEDED" {
 		t.Fatalf("exit %d: %s", res.code, res.stdout)
 	}
 	equalLists(t, "requests", a.lines(), []string{"GET /items", "GET /items?page=2"})
+
+	read := c.read(t)
+	equalLists(t, "records", read.records("items"), []string{`{"id":1}`, `{"id":2}`})
+	if errs := read.errors(); read.code == 0 || len(errs) == 0 || errs[0]["message"] != `streams[0].retriever.paginator.pagination_strategy.cursor_value: template "{{ response.next | regex_search(\"page=(\\\\d+)\") }}": TypeError: filter regex_search: expected string or bytes-like object, got 'Undefined'` || errs[0]["failure_type"] != "system_error" {
+		t.Errorf("the read: exit %d, errors %v; want it failed on the cursor template", read.code, errs)
+	}
 }
