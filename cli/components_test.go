@@ -79,6 +79,12 @@ class PathRequester(HttpRequester):
     """A custom requester: its stream is read whole by the CDK."""
     def get_path(self, *, stream_state=None, stream_slice=None, next_page_token=None):
         return "/custom/" + self.config["suffix"].strip("!") + "items"
+
+@dataclass
+class LoudPathRequester(HttpRequester):
+    """A custom requester asking for its path in capitals: its stream is read whole by the CDK."""
+    def get_path(self, *, stream_state=None, stream_slice=None, next_page_token=None):
+        return super().get_path(stream_state=stream_state, stream_slice=stream_slice, next_page_token=next_page_token).upper()
 `
 
 // componentsRun is a connector whose components.py is given by
@@ -579,4 +585,51 @@ streams:
 	if st := res.statuses("custom"); len(st) == 0 || st[len(st)-1] != "INCOMPLETE" {
 		t.Errorf("statuses %v", st)
 	}
+}
+
+// A dynamic stream whose template has a custom requester: the CDK makes
+// its streams (ConfigComponentsResolver) and reads the one asked for whole,
+// in a sync and in a test read, whose source makes the dynamic streams
+// again (the host makes them once per definition and config). The custom
+// requester replaces the template's, and its request_parameters with it:
+// no days parameter (checked with refcdk7: the same streams, requests and
+// records).
+func TestDynamicStreamWithACustomRequester(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		fmt.Fprintf(w, `{"rows":[{"table":%q,"days":%q}]}`, r.URL.Path, r.URL.Query().Get("days"))
+	})
+	reports := strings.Replace(configReports, "stream_template: {$ref: \"#/definitions/template\"}",
+		"stream_template: {$ref: \"#/definitions/template\", retriever: {$ref: \"#/definitions/template/retriever\", requester: {type: CustomRequester, class_name: source_declarative_manifest.components.LoudPathRequester, url_base: \""+a.URL+"\", path: /placeholder}}}", 1)
+	m := strings.Replace(dynamicManifest(a.URL, reports), "check: {type: CheckStream, stream_names: [static]}",
+		"check: {type: CheckStream, stream_names: [static]}\nspec: {type: Spec, connection_specification: {type: object}}", 1)
+	config := map[string]any{"reports": []any{map[string]any{"name": "monthly", "days": 30}}, "suffix": "!"}
+
+	c, code := componentsRun(t, m, config, "report_monthly")
+	equalLists(t, "streams", catalogNames(t, runCLI(t, "discover", "--manifest", c.manifest, "--config", c.config, "--components-path", code)), []string{"static <nil>", "report_monthly [[id] [day]]", "report_yearly [[id] [day]]"})
+	res := c.read(t, "--components-path", code)
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s %v", res.code, res.stderr, res.errors())
+	}
+	equalLists(t, "requests", a.lines(), []string{"GET /REPORTS/MONTHLY/ROWS"})
+	equalLists(t, "records", res.records("report_monthly"), []string{`{"days":"","table":"/REPORTS/MONTHLY/ROWS"}`})
+
+	raw, err := manifestAsJSON(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := md5.Sum([]byte(componentsPy))
+	config["__command"], config["__injected_declarative_manifest"] = "test_read", raw
+	config["__injected_components_py"], config["__injected_components_py_checksums"] = componentsPy, map[string]any{"md5": hex.EncodeToString(sum[:])}
+	tr := newConnector(t, "", config, "report_monthly")
+	res = runCLI(t, "read", "--config", tr.config, "--catalog", tr.catalog)
+	recs := res.ofType("RECORD")
+	if res.code != 0 || len(recs) != 1 {
+		t.Fatalf("test read: exit %d, %v", res.code, res.msgs)
+	}
+	b, _ := json.Marshal(recs[0]["record"].(map[string]any)["data"])
+	pg, ok := onlyPage(b)
+	if !ok || len(pg.Records) != 1 || pg.Records[0]["table"] != "/REPORTS/MONTHLY/ROWS" || pg.Records[0]["days"] != "" {
+		t.Errorf("test read: %s", b)
+	}
+	equalLists(t, "requests", a.lines(), []string{"GET /REPORTS/MONTHLY/ROWS", "GET /REPORTS/MONTHLY/ROWS"})
 }
