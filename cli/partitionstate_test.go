@@ -248,3 +248,30 @@ func TestStateWithoutANumberForLookbackWindowIsRefused(t *testing.T) {
 	}
 	equalLists(t, "requests", a.lines(), nil)
 }
+
+// A partition of several slices: the first state comes once its first
+// slice is read (the CDK's per-partition cursor tries to write at each
+// slice it closes, at most once in ten minutes), with the partition's
+// cursor at that slice; the last when the stream ends (checked with
+// refcdk7). One partition: whether the next one is opened by then (and
+// listed at its start) is a race in both.
+func TestFirstPartitionedStateAfterTheFirstSlice(t *testing.T) {
+	a := datedAPI(t, "2024-01-01T10:00:00Z", "2024-01-02T10:00:00Z")
+	list := "type: ListPartitionRouter\ncursor_field: p\nvalues: [a]"
+	cursor := stepless + "\n  end_time_option: {type: RequestOption, inject_into: request_parameter, field_name: until}\n  step: P1D\n  cursor_granularity: PT1S"
+	res := incrementalConnector(t, routed(a.URL, "/items/{{ stream_partition.p }}", list, "", cursor, 1), nil, "items").read(t)
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stdout)
+	}
+	equalLists(t, "requests", a.lines(), []string{
+		"GET /items/a?since=" + q("2024-01-01T00:00:00Z") + "&until=" + q("2024-01-01T23:59:59Z"),
+		"GET /items/a?since=" + q("2024-01-02T00:00:00Z") + "&until=" + q("2024-01-03T00:00:00Z"),
+	})
+	at := func(day string) string {
+		return `{"cursor":{"updated_at":"2024-01-0` + day + `T10:00:00Z"},"partition":{"p":"a"}}`
+	}
+	equalLists(t, "states", res.states(), []string{
+		itemState(`{"lookback_window":0,"states":[`+at("1")+`],"use_global_cursor":false}`, 1),
+		itemState(`{"lookback_window":1,"state":{"updated_at":"2024-01-02T10:00:00Z"},"states":[`+at("2")+`],"use_global_cursor":false}`, 1),
+	})
+}

@@ -274,10 +274,12 @@ func partitionStates(t *testing.T, cursorLines string) []string {
 	return gotSlices
 }
 
-// A partitioned incremental stream writes a state after its first partition
+// A partitioned incremental stream writes a state after its first slice
 // only (the CDK's per-partition cursor writes at most one in ten minutes)
 // and when it ends: the slices between show the first one again, as the
-// builder shows the latest state written when each slice ends.
+// builder shows the latest state written when each slice ends. Here the
+// first slice is its partition's only one: the state has the partition's
+// parent_state.
 func TestTestReadPartitionedStatesAsTheBuilderGroupsThem(t *testing.T) {
 	gotSlices := partitionStates(t, `      step: P1D
       cursor_granularity: PT1S
@@ -771,4 +773,22 @@ streams:
 	if got != want {
 		t.Errorf("StreamRead\n got: %s\nwant: %s", got, want)
 	}
+}
+
+// A partition of several slices writes the stream's first state when its
+// first slice is read, as the CDK's per-partition cursor tries to write one
+// whenever a slice closes (at most one in ten minutes): the partition's
+// cursor at its first slice, and no parent_state, which only a partition
+// read to its end commits (checked with refcdk7's builder).
+func TestTestReadPartitionOfSlicesStatesAfterItsFirstSlice(t *testing.T) {
+	gotSlices := partitionStates(t, `      step: PT6H
+      cursor_granularity: PT1S
+`)
+	cursor := func(id, at string) string {
+		return `{"cursor":{"updated":"2024-01-01T` + at + `:00:00Z"},"partition":{"parent_slice":{},"pid":"` + id + `"}}`
+	}
+	first := `[` + jsonState("c", `{"lookback_window":0,"states":[`+cursor("p1", "05")+`,`+cursor("p2", "00")+`,`+cursor("p3", "00")+`],"use_global_cursor":false}`, 1) + `]`
+	last := `[` + jsonState("c", `{"lookback_window":1,"parent_state":{},"state":{"updated":"2024-01-01T05:00:00Z"},"states":[`+cursor("p1", "05")+`,`+cursor("p2", "05")+`,`+cursor("p3", "05")+`],"use_global_cursor":false}`, 4) + `]`
+	// The builder reads five slices: two of p1, two of p2, one of p3.
+	equalLists(t, "slices and their states", gotSlices, []string{"p1 " + first, "p1 " + first, "p2 " + first, "p2 " + first, "p3 " + last})
 }

@@ -71,7 +71,7 @@ func (s *syncStream) Partitions(ctx context.Context) iter.Seq2[schedule.Partitio
 					return
 				}
 			}
-			if err := p.release(); err != nil {
+			if _, err := p.release(); err != nil {
 				yield(nil, err)
 				return
 			}
@@ -126,21 +126,22 @@ func (p *partitionRead) add() {
 	p.mu.Unlock()
 }
 
-// release says a slice was read (or the slices were all made); the last
-// one marks the partition read, and a stream with a router and
-// incremental_sync then writes its state (throttled).
-func (p *partitionRead) release() error {
+// release says a slice was read (or the slices were all made) and tells
+// whether it was the last; the last one marks the partition read, and a
+// stream with a router and incremental_sync then writes its state
+// (throttled).
+func (p *partitionRead) release() (last bool, err error) {
 	p.mu.Lock()
 	p.left--
-	last := p.left == 0
+	last = p.left == 0
 	p.mu.Unlock()
 	if !last {
-		return nil
+		return false, nil
 	}
 	if !p.s.run.Done(p.w) {
-		return nil // no cursor per partition, or a duplicate partition, not read
+		return true, nil // no cursor per partition, or a duplicate partition, not read
 	}
-	return p.s.pg.checkpoint(true)
+	return true, p.s.pg.checkpoint(true)
 }
 
 // sliceRead is one slice of a partition, the unit a worker reads.
@@ -150,7 +151,10 @@ type sliceRead struct {
 }
 
 // Read reads the slice's pages and closes it; a stream without router then
-// writes its state.
+// writes its state, and one with a cursor per partition writes it
+// (throttled) after any slice, as the CDK's per-partition cursor tries at
+// each slice it closes: its first state comes after the first slice read,
+// not after the first partition.
 func (r *sliceRead) Read(ctx context.Context) error {
 	s, w := r.p.s, r.p.w
 	sr := s.readers.get(w.Cursor, s.run.LazyBody(w))
@@ -164,7 +168,11 @@ func (r *sliceRead) Read(ctx context.Context) error {
 			return err
 		}
 	}
-	return r.p.release()
+	last, err := r.p.release()
+	if err != nil || last || s.run.Checkpoints() != plan.EachPartition {
+		return err
+	}
+	return s.pg.checkpoint(true)
 }
 
 // readerPool keeps the retrievers of a stream that no slice is reading: a

@@ -23,8 +23,12 @@ type testReader struct {
 	// latest is the last state written, since the records emitted after it.
 	latest *TestState
 	since  int
-	// firstRead tells that a partitioned stream's first partition was read.
-	firstRead bool
+	// due tells that a partitioned stream's first slice was read and its
+	// state not written yet: it is written once the slice's partition is
+	// read to its end or its next slice begins, whichever comes first.
+	due bool
+	// firstWritten tells that a partitioned stream's first state was due.
+	firstWritten bool
 	// lastShown tells that the last slice closed is shown (see show).
 	lastShown bool
 }
@@ -32,8 +36,8 @@ type testReader struct {
 // slices reads up to MaxSlices slices (each partition's slices in turn) of
 // MaxPagesPerSlice pages each, and stops at MaxRecords records. States are
 // written where a read writes them in Airbyte's builder: after each slice of
-// an incremental stream (after the first partition only for a partitioned
-// one, as its cursor writes at most one state in ten minutes), and when the
+// an incremental stream (after the first slice only for a partitioned one,
+// as its cursor writes at most one state in ten minutes), and when the
 // stream ends.
 func (t *testReader) slices(ctx context.Context, st *manifest.Stream, limits TestLimits, state map[string]any) error {
 	p := t.r.planner()
@@ -60,6 +64,7 @@ func (t *testReader) slices(ctx context.Context, st *manifest.Stream, limits Tes
 			return nil
 		},
 		Before: func(sl *incremental.Slice) error {
+			t.writeDue(run)
 			if read == limits.MaxSlices {
 				return errSlicesRead
 			}
@@ -68,8 +73,11 @@ func (t *testReader) slices(ctx context.Context, st *manifest.Stream, limits Tes
 			return nil
 		},
 		After: func(*incremental.Slice) error {
-			if run.Incremental() && run.Checkpoints() == plan.EachSlice {
+			switch {
+			case run.Incremental() && run.Checkpoints() == plan.EachSlice:
 				t.write(run.State())
+			case run.Checkpoints() == plan.EachPartition && !t.firstWritten:
+				t.due, t.firstWritten = true, true
 			}
 			t.closeSlice()
 			return nil
@@ -126,7 +134,7 @@ func (t *testReader) readPartitions(ctx context.Context, run *plan.Run, h plan.H
 		case errors.Is(err, errLimit):
 			return failed, err
 		case err == nil:
-			t.partitionRead(run)
+			t.writeDue(run)
 		case errors.Is(err, plan.ErrSliceFailed): // shown and logged by Hooks.Failed
 			failed = true
 		default:
@@ -140,15 +148,18 @@ func (t *testReader) readPartitions(ctx context.Context, run *plan.Run, h plan.H
 	return failed, nil
 }
 
-// partitionRead writes a partitioned incremental stream's state once its
-// first partition is read (its cursor writes at most one in ten minutes, and
-// the last when the stream ends), shown with the partition's last slice;
-// none for a global cursor without parent state, which the reference skips.
-func (t *testReader) partitionRead(run *plan.Run) {
-	if run.Checkpoints() != plan.EachPartition || t.firstRead {
+// writeDue writes a partitioned incremental stream's first state, due since
+// its first slice was read, when the partition of that slice was read to its
+// end or its next slice begins: the CDK's per-partition cursor writes when a
+// slice closes, at most one state in ten minutes (and the last when the
+// stream ends), with its partition's parent state once the partition is
+// read. It is shown with that slice; none is written for a global cursor
+// without parent state, which the reference skips.
+func (t *testReader) writeDue(run *plan.Run) {
+	if !t.due {
 		return
 	}
-	t.firstRead = true
+	t.due = false
 	if run.Intermediate() {
 		t.write(run.State())
 		t.showLatest()
