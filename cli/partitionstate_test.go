@@ -275,3 +275,36 @@ func TestFirstPartitionedStateAfterTheFirstSlice(t *testing.T) {
 		itemState(`{"lookback_window":1,"state":{"updated_at":"2024-01-02T10:00:00Z"},"states":[`+at("2")+`],"use_global_cursor":false}`, 1),
 	})
 }
+
+// A global cursor without parent state when its first slice is read writes
+// no state then, and none until the stream ends: the CDK's throttle is
+// spent by the state it skips (its _emit_state_message sets the time before
+// it looks at the parent state), so the parent state the first partition
+// commits waits ten minutes too (checked with refcdk7).
+func TestGlobalCursorSkippedFirstStateStartsTheWait(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		if r.URL.Path == "/projects" {
+			fmt.Fprint(w, `{"data":[{"id":1,"updated_at":"2024-01-02T05:00:00Z"},{"id":2,"updated_at":"2024-01-02T08:00:00Z"}]}`)
+			return
+		}
+		fmt.Fprintf(w, `{"data":[{"id":%q,"updated_at":"2024-01-01T12:00:00Z"}]}`, r.URL.Path)
+	})
+	router := `type: SubstreamPartitionRouter
+parent_stream_configs:
+  - type: ParentStreamConfig
+    parent_key: id
+    partition_field: pid
+    incremental_dependency: true
+    stream:
+` + indent(projectsParent(a.URL, stepless), 6)
+	cursor := stepless + "\n  step: P1D\n  cursor_granularity: PT1S\n  global_substream_cursor: true"
+	res := incrementalConnector(t, routed(a.URL, "/items/{{ stream_partition.pid }}", router, "", cursor, 1), nil, "items").read(t)
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stdout)
+	}
+	since := func(day string) string { return "?since=" + q("2024-01-0"+day+"T00:00:00Z") }
+	equalLists(t, "requests", a.lines(), []string{"GET /projects" + since("1"), "GET /items/1" + since("1"), "GET /items/1" + since("2"), "GET /items/2" + since("1"), "GET /items/2" + since("2")})
+	equalLists(t, "states", res.states(), []string{
+		itemState(`{"lookback_window":1,"parent_state":{"projects":{"updated_at":"2024-01-02T08:00:00Z"}},"state":{"updated_at":"2024-01-01T12:00:00Z"},"use_global_cursor":true}`, 4),
+	})
+}

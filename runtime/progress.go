@@ -58,12 +58,20 @@ func (pg *progress) emit(records [][]byte, files []protocol.FileReference) error
 
 // checkpoint writes the stream's state unless it is the previous one with
 // no record since; throttled, it also waits partitionStateEvery after the
-// previous one, and writes no global state without parent state.
+// previous one, and writes no global state without parent state (that
+// skipped state starts the wait too, as the reference's throttle is spent
+// before it looks at the parent state).
 func (pg *progress) checkpoint(throttled bool) error {
 	pg.mu.Lock()
 	defer pg.mu.Unlock()
-	if throttled && (!pg.lastAt.IsZero() && time.Since(pg.lastAt) < partitionStateEvery || !pg.run.Intermediate()) {
-		return nil
+	if throttled {
+		if !pg.lastAt.IsZero() && time.Since(pg.lastAt) < partitionStateEvery {
+			return nil
+		}
+		if !pg.run.Intermediate() {
+			pg.lastAt = time.Now()
+			return nil
+		}
 	}
 	state := pg.run.State()
 	text := jsonText(state)
