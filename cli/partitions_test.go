@@ -366,7 +366,13 @@ func TestGlobalStateStartsEveryPartitionWithItsLookback(t *testing.T) {
 // dependentChild is the manifest of an incremental stream items reading
 // /items/<pid> for each record of parent, read with incremental_dependency.
 func dependentChild(url, parent string) string {
-	router := `type: SubstreamPartitionRouter
+	return routed(url, "/items/{{ stream_partition.pid }}", dependentRouter(parent), "", stepless, 1)
+}
+
+// dependentRouter is the router of a partition pid per record of parent,
+// read with incremental_dependency.
+func dependentRouter(parent string) string {
+	return `type: SubstreamPartitionRouter
 parent_stream_configs:
   - type: ParentStreamConfig
     parent_key: id
@@ -374,7 +380,6 @@ parent_stream_configs:
     incremental_dependency: true
     stream:
 ` + indent(parent, 6)
-	return routed(url, "/items/{{ stream_partition.pid }}", router, "", stepless, 1)
 }
 
 func TestIncrementalDependencyReadsTheParentFromItsState(t *testing.T) {

@@ -289,16 +289,9 @@ func TestGlobalCursorSkippedFirstStateStartsTheWait(t *testing.T) {
 		}
 		fmt.Fprintf(w, `{"data":[{"id":%q,"updated_at":"2024-01-01T12:00:00Z"}]}`, r.URL.Path)
 	})
-	router := `type: SubstreamPartitionRouter
-parent_stream_configs:
-  - type: ParentStreamConfig
-    parent_key: id
-    partition_field: pid
-    incremental_dependency: true
-    stream:
-` + indent(projectsParent(a.URL, stepless), 6)
 	cursor := stepless + "\n  step: P1D\n  cursor_granularity: PT1S\n  global_substream_cursor: true"
-	res := incrementalConnector(t, routed(a.URL, "/items/{{ stream_partition.pid }}", router, "", cursor, 1), nil, "items").read(t)
+	m := routed(a.URL, "/items/{{ stream_partition.pid }}", dependentRouter(projectsParent(a.URL, stepless)), "", cursor, 1)
+	res := incrementalConnector(t, m, nil, "items").read(t)
 	if res.code != 0 {
 		t.Fatalf("exit %d: %s", res.code, res.stdout)
 	}
