@@ -21,6 +21,7 @@ var (
 	only   = flag.String("only", "", "compare only the manifests whose name matches this regular expression")
 	dir    = flag.String("dir", "", "compare the manifests of this folder instead of the catalog's and the example (README's table is then left alone)")
 	keep   = flag.String("results", "", "keep each manifest's result in this folder as soon as it is compared, and make -update's table of every result kept there: the catalog run in chunks (-only)")
+	again  = flag.Int("again", 0, "compare a manifest that differed up to this many times more; the last comparison counts")
 )
 
 // manifestsDir is where the curated manifests live, beside the repository;
@@ -132,6 +133,13 @@ func TestDifferential(t *testing.T) {
 			defer wg.Done()
 			for i := range jobs {
 				results[i] = r.Run(chosen[i])
+				// A difference of our runtime comes back when compared
+				// again; one of the clocks (a second crossed by one side's
+				// read only) seldom does. Each one is logged.
+				for n := 0; n < *again && len(results[i].Differences) > 0; n++ {
+					t.Logf("%s: %s; compared again", results[i].Name, results[i].Differences[0])
+					results[i] = r.Run(chosen[i])
+				}
 				if *keep != "" {
 					if err := KeepResults(*keep, results[i:i+1]); err != nil {
 						t.Error(err)
