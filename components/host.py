@@ -564,24 +564,14 @@ def source_class():
             definitions = manifest.get("dynamic_streams", [])
             if manifest is not self._source_config or not all(_makes_no_request(d) for d in definitions):
                 return super()._dynamic_stream_configs(manifest, with_dynamic_stream_name)
-            from airbyte_cdk.models import FailureType
-            from airbyte_cdk.utils.traced_exception import AirbyteTracedException
-
-            configs, seen = [], set()
-            for index, definition in enumerate(definitions):
-                for config in self.dynamic_definition_configs(index, with_dynamic_stream_name):
-                    name = config.get("name")
-                    if name in seen:  # _dynamic_stream_configs' own words
-                        message = f"Dynamic streams list contains a duplicate name: {name}. Please contact Airbyte Support."
-                        failure_type = FailureType.system_error
-                        if definition["components_resolver"]["type"] == "ConfigComponentsResolver":
-                            message = f"Dynamic streams list contains a duplicate name: {name}. Please check your configuration."
-                            failure_type = FailureType.config_error
-                        raise AirbyteTracedException(
-                            message=message, internal_message=message, failure_type=failure_type
-                        )
-                    seen.add(name)
-                    configs.append(config)
+            configs = [
+                config
+                for index in range(len(definitions))
+                for config in self.dynamic_definition_configs(index, with_dynamic_stream_name)
+            ]
+            names = [config.get("name") for config in configs]
+            if len(set(names)) < len(names):  # the CDK's own error, in its words
+                return super()._dynamic_stream_configs(manifest, with_dynamic_stream_name)
             return configs
 
     _SOURCE_CLASS = Source
