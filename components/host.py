@@ -19,6 +19,7 @@ one process only.
 import collections.abc
 import concurrent.futures
 import dataclasses
+import functools
 import http.client
 import json
 import logging
@@ -506,8 +507,6 @@ def source_class():
     global _SOURCE_CLASS
     if _SOURCE_CLASS is not None:
         return _SOURCE_CLASS
-    import functools
-
     from airbyte_cdk.sources.declarative import concurrent_declarative_source as cds
 
     cds._get_declarative_component_schema = functools.cache(cds._get_declarative_component_schema)
@@ -537,17 +536,13 @@ def source_class():
             """The streams one dynamic stream definition makes, as _dynamic_stream_configs makes them;
             remembered for a resolver that sends no request (its streams follow from the definition and
             the config): Go asks for each definition's, and a test read's source then makes them all."""
-            from airbyte_cdk.sources.declarative.concurrent_declarative_source import (
-                ConcurrentDeclarativeSource,
-            )
-
             definition = self._source_config["dynamic_streams"][index]
             key = None
             if _makes_no_request(definition):
                 key = json.dumps([_untagged(definition), index, bool(with_dynamic_stream_name), self._config], sort_keys=True)
                 if key in made:
                     return json.loads(made[key])
-            configs = ConcurrentDeclarativeSource._dynamic_stream_configs(
+            configs = cds.ConcurrentDeclarativeSource._dynamic_stream_configs(
                 self, {"dynamic_streams": [definition]}, with_dynamic_stream_name
             )
             if with_dynamic_stream_name and "name" not in definition:
