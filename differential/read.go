@@ -125,7 +125,7 @@ func (m *run) compareRead(label string, outs [2]output) {
 		} else if fewer := moreOften(pb.requests, pa.requests); fewer != "" {
 			what := "a stream"
 			switch {
-			case m.parents()[name]:
+			case m.isParent(name):
 				what = "a parent stream"
 			case name == "oauth token" || name == "session login":
 				what = "a token endpoint"
@@ -224,6 +224,17 @@ func (m *run) parents() map[string]bool {
 		names[parent] = true
 	}
 	return names
+}
+
+// isParent says whether the API's endpoint named stream serves a parent
+// stream: stream itself or a twin (another stream read the same way, whose
+// requests the API files under the first's name).
+func (m *run) isParent(stream string) bool {
+	twins := []string{stream}
+	if m.plan != nil {
+		twins = m.plan.Twins(stream)
+	}
+	return slices.ContainsFunc(twins, func(s string) bool { return m.parents()[s] })
 }
 
 // children maps each of the manifest's parent streams to the streams that

@@ -103,6 +103,8 @@ type run struct {
 	sides     [2]*side
 	raw       map[string]any
 	started   time.Time
+	// plan is what both sides' APIs serve, once configured.
+	plan *genapi.Plan
 	// childNames are the streams reading each parent stream (children),
 	// once known.
 	childNames map[string][]string
@@ -290,6 +292,7 @@ func (m *run) configure(spec map[string]any) (configs, manifests [2]map[string]a
 		return configs, manifests, false
 	}
 	m.res.Problems = plan.Problems
+	m.plan = plan
 	for _, s := range m.sides {
 		s.api.SetPlan(plan)
 	}
