@@ -17,6 +17,7 @@ import (
 // componentsPy are custom components as a connector's components.py writes
 // them, on the CDK's interfaces.
 const componentsPy = `
+import json
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 import requests
@@ -34,6 +35,14 @@ class ObjectValues(RecordExtractor):
     def extract_records(self, response: requests.Response) -> Iterable[Mapping[str, Any]]:
         for key, value in response.json()["items"].items():
             yield {"key": key, **value}
+
+@dataclass
+class TaggedLines(RecordExtractor):
+    """The records are the body's JSON lines, each tagged: it reads the response whole, whatever the decoder."""
+    def extract_records(self, response):
+        for line in response.text.splitlines():
+            if line.strip():
+                yield {**json.loads(line), "via": "custom"}
 
 @dataclass
 class Shout(RecordTransformation):
@@ -152,6 +161,37 @@ streams:
 
 // notPermittedText is AirbyteCustomCodeNotPermittedError's message.
 const notPermittedText = "Custom connector code is not permitted in this environment. If you need to run custom code, please ask your administrator to set the `AIRBYTE_ENABLE_UNSAFE_CODE` environment variable to 'true' in your Airbyte environment. If you see this message in Airbyte Cloud, your workspace does not allow executing custom connector code."
+
+// A custom extractor takes the whole response whatever the decoder, as in
+// the CDK: a JSON lines body is not streamed record by record past it.
+func TestCustomExtractorOfAStreamingDecoder(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		w.Header().Set("Content-Type", "application/jsonl")
+		fmt.Fprint(w, "{\"n\": 1}\n{\"n\": 2}\n")
+	})
+	m := `version: 7.0.0
+type: DeclarativeSource
+check: {type: CheckStream, stream_names: [things]}
+streams:
+  - type: DeclarativeStream
+    name: things
+    schema_loader: {type: InlineSchemaLoader, schema: {type: object}}
+    retriever:
+      type: SimpleRetriever
+      decoder: {type: JsonlDecoder}
+      requester: {type: HttpRequester, url_base: "` + a.URL + `", path: /things}
+      record_selector:
+        type: RecordSelector
+        extractor: {type: CustomRecordExtractor, class_name: source_declarative_manifest.components.TaggedLines}
+`
+	c, code := componentsRun(t, m, map[string]any{}, "things")
+	res := c.read(t, "--components-path", code)
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s %v", res.code, res.stderr, res.errors())
+	}
+	equalLists(t, "requests", a.lines(), []string{"GET /things"})
+	equalLists(t, "records", res.records("things"), []string{`{"n":1,"via":"custom"}`, `{"n":2,"via":"custom"}`})
+}
 
 func TestCustomComponentsNotPermitted(t *testing.T) {
 	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) { fmt.Fprint(w, `{"items": {}}`) })

@@ -14,10 +14,11 @@ import (
 
 // streams tells whether the stream's records are read as the body arrives:
 // a streaming decoder (these never paginate), outside a test read (which
-// shows bodies), with an error handler that does not read bodies and pages
-// requested once each (pageFetcher.streams).
+// shows bodies), with an error handler that does not read bodies, pages
+// requested once each (pageFetcher.streams) and no custom extractor (which
+// takes the whole response, whatever the decoder).
 func (s *pages) streams() bool {
-	return s.ext.Decoder.Streams() && s.env.Observer == nil && !s.b.policy.ReadsBody() && s.fetcher.streams()
+	return s.ext.Decoder.Streams() && s.env.Observer == nil && !s.b.policy.ReadsBody() && s.fetcher.streams() && s.ext.Custom == nil
 }
 
 // Batches of streamed records: the first is emitted once it holds
