@@ -85,6 +85,16 @@ func TestHostCallsComponents(t *testing.T) {
 	if got := string(tr); got != `{"id":1,"name":"A!"}`+"\n"+`{"id":1,"name":"A!","copy":true}` {
 		t.Fatalf("transform: %s", got)
 	}
+	// An integer past 64 bits stays exact through the host, in and out (as
+	// README says of every record; orjson alone reads it as a float and
+	// cannot write it).
+	big, err := h.CallBlob(context.Background(), nil, "transform", map[string]any{"paths": []string{"streams[0].transformations[0]"}}, []byte(`[{"id":123456789012345678901234567890,"name":"b","n":9223372036854775808}]`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(big); got != `{"id":123456789012345678901234567890,"name":"B!","n":9223372036854775808}` {
+		t.Fatalf("transform of big integers: %s", got)
+	}
 	up := &manifest.Custom{Path: "streams[0].transformations[0]", Type: "CustomTransformation", ClassName: "source_declarative_manifest.components.Upper"}
 	_, err = h.CallBlob(context.Background(), up, "transform", map[string]any{"paths": []string{up.Path}}, []byte(`[{"id":2}]`), nil)
 	if want := "custom component CustomTransformation (source_declarative_manifest.components.Upper) at streams[0].transformations[0]: KeyError: 'name'"; err == nil || err.Error() != want {
