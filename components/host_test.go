@@ -20,6 +20,12 @@ class Upper(RecordTransformation):
         record["name"] = record["name"].upper() + config["suffix"]
 
 @dataclass
+class Replacing(RecordTransformation):
+    """Returns a new record and leaves its own alone: the CDK drops what transform returns."""
+    def transform(self, record, config=None, stream_state=None, stream_slice=None):
+        return {"replaced": True}
+
+@dataclass
 class Doubling(DpathExtractor):
     def extract_records(self, response):
         for r in super().extract_records(response):
@@ -46,6 +52,8 @@ streams:
     transformations:
       - type: CustomTransformation
         class_name: source_declarative_manifest.components.Upper
+      - type: CustomTransformation
+        class_name: source_declarative_manifest.components.Replacing
     schema_loader: {type: InlineSchemaLoader, schema: {type: object}}
 `
 
@@ -66,7 +74,7 @@ func TestHostCallsComponents(t *testing.T) {
 	if err := h.Build(context.Background(), map[string]any{"suffix": "!"}, nil); err != nil {
 		t.Fatal(err)
 	}
-	want := "[streams[0].retriever.record_selector.extractor streams[0].transformations[0]]"
+	want := "[streams[0].retriever.record_selector.extractor streams[0].transformations[0] streams[0].transformations[1]]"
 	if got := strings.Join([]string{"[" + strings.Join(h.Built, " ") + "]"}, ""); got != want {
 		t.Fatalf("built %s, want %s", got, want)
 	}
@@ -78,7 +86,7 @@ func TestHostCallsComponents(t *testing.T) {
 	if got := string(out); got != `{"id":1,"name":"a"}`+"\n"+`{"id":1,"name":"a","copy":true}` {
 		t.Fatalf("extract: %s", got)
 	}
-	tr, err := h.CallBlob(context.Background(), nil, "transform", map[string]any{"paths": []string{"streams[0].transformations[0]"}}, JoinRecords(SplitLines(out)), nil)
+	tr, err := h.CallBlob(context.Background(), nil, "transform", map[string]any{"paths": []string{"streams[0].transformations[0]", "streams[0].transformations[1]"}}, JoinRecords(SplitLines(out)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
