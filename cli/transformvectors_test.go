@@ -176,7 +176,11 @@ func TestRecordFilterTruthinessMatchesCDK(t *testing.T) {
 	})
 }
 
-func TestRecordFilterSeesSliceAndPageToken(t *testing.T) {
+// A record filter sees the slice of the page's request, and next_page_token
+// None on every page: Airbyte's SimpleRetriever (CDK 7.28's _parse_records)
+// hands its record selector no token, whatever cdk-semantics.md says
+// (checked with refcdk7: "{{ next_page_token is none }}" keeps every page).
+func TestRecordFilterSeesSliceAndNoPageToken(t *testing.T) {
 	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
 		region, page := r.URL.Query().Get("region"), r.URL.Query().Get("page")
 		if page == "" {
@@ -197,14 +201,16 @@ paginator:
   type: DefaultPaginator
   pagination_strategy: {type: PageIncrement, page_size: 2, start_from_page: 1}
   page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: page}`
-	for _, c := range []struct {
+	cases := []struct {
 		cond string
 		want []string
 	}{
 		{"{{ record.region == stream_interval.region }}", []string{`{"id":"eu1-a","region":"eu","page":1}`, `{"id":"eu2-a","region":"eu","page":2}`, `{"id":"us1-b","region":"us","page":1}`, `{"id":"us2-b","region":"us","page":2}`}},
 		{"{{ record.region == stream_partition['region'] and record.page == 2 }}", []string{`{"id":"eu2-a","region":"eu","page":2}`, `{"id":"us2-b","region":"us","page":2}`}},
-		{"{{ record.region == stream_slice.region and next_page_token.next_page_token == 2 }}", []string{`{"id":"eu2-a","region":"eu","page":2}`, `{"id":"us2-b","region":"us","page":2}`}},
-	} {
+		{"{{ record.region == stream_slice.region and next_page_token is none }}", []string{`{"id":"eu1-a","region":"eu","page":1}`, `{"id":"eu2-a","region":"eu","page":2}`, `{"id":"us1-b","region":"us","page":1}`, `{"id":"us2-b","region":"us","page":2}`}},
+		{"{{ record.region == stream_slice.region and next_page_token.next_page_token == 2 }}", []string{}},
+	}
+	for _, c := range cases {
 		m := itemsStream(a.URL, "record_filter: {type: RecordFilter, condition: \""+c.cond+"\"}", retriever, "")
 		res := newConnector(t, m, nil, "items").read(t)
 		got := printed(t, res, "items")
@@ -214,7 +220,7 @@ paginator:
 	got := a.lines()
 	sort.Strings(got)
 	want := []string{}
-	for i := 0; i < 3; i++ {
+	for range cases {
 		for _, region := range []string{"eu", "us"} {
 			for page := 1; page <= 3; page++ {
 				want = append(want, fmt.Sprintf("GET /items?page=%d&region=%s", page, region))
@@ -223,6 +229,25 @@ paginator:
 	}
 	sort.Strings(want)
 	equalLists(t, "requests", got, want)
+}
+
+// A transformation has no next_page_token: Airbyte's AddFields renders with
+// record and the slice only, and its Jinja refuses an undeclared variable,
+// so the stream fails there as here (a system_error naming the template).
+func TestTransformationHasNoPageToken(t *testing.T) {
+	a := fixedAPI(t, `{"data":[{"id":1}]}`)
+	m := itemsStream(a.URL, "", "", `transformations:
+  - type: AddFields
+    fields: [{path: [token], value: "{{ next_page_token }}"}]`)
+	res := newConnector(t, m, nil, "items").read(t)
+	errs := res.errors()
+	want := `stream items: streams[0].transformations[0].fields[0].value: template "{{ next_page_token }}": uses undeclared variables: next_page_token`
+	if res.code != 1 || len(errs) == 0 || errs[0]["message"] != want || errs[0]["failure_type"] != "system_error" {
+		t.Fatalf("exit %d, errors %v; want the first %q (system_error)", res.code, errs, want)
+	}
+	if got := printed(t, res, "items"); len(got) != 0 {
+		t.Errorf("records %v", got)
+	}
 }
 
 func TestSchemaNormalizationMatchesCDKCasts(t *testing.T) {

@@ -30,14 +30,13 @@ type step interface {
 }
 
 // Input is what a page's records are processed with: the template
-// variables of the request that fetched the page, and its slice as the
-// CDK's components take it.
+// variables of the request that fetched the page (config, parameters and
+// the slice; not next_page_token, which Airbyte's retriever does not hand
+// its record selector: a filter sees it None, a transformation not at all),
+// and its slice as the CDK's components take it.
 type Input struct {
 	Vars  interp.Vars
 	Slice *components.Slice
-	// NextPageToken is the token the page was requested with, as a custom
-	// record filter takes it (nil on the first page).
-	NextPageToken map[string]any
 }
 
 // NewPipeline prepares the record processing of a stream; nil when there
@@ -109,7 +108,7 @@ func (p *Pipeline) Run(ctx context.Context, raw [][]byte, in *Input) ([][]byte, 
 	for k, e := range in.Vars {
 		v[k] = e
 	}
-	in = &Input{Vars: v, Slice: in.Slice, NextPageToken: in.NextPageToken}
+	in = &Input{Vars: v, Slice: in.Slice}
 	pg := &page{stream: p.stream, raw: raw}
 	for _, s := range p.steps {
 		if len(pg.raw) == 0 && len(pg.objs) == 0 {
@@ -171,6 +170,7 @@ func (pg *page) bytes() [][]byte {
 type goFilter struct{ f *transform.Filter }
 
 func (s goFilter) run(_ context.Context, pg *page, in *Input) error {
+	in = &Input{Vars: filterVars(in.Vars), Slice: in.Slice}
 	if pg.objs == nil {
 		kept := pg.raw[:0:0]
 		for _, b := range pg.raw {
@@ -201,6 +201,20 @@ func (s goFilter) run(_ context.Context, pg *page, in *Input) error {
 	}
 	pg.objs = kept
 	return nil
+}
+
+// filterVars are a record filter's template variables: the page's, and
+// next_page_token, always None. Airbyte's SimpleRetriever parses a page's
+// records without the token it was requested with (_parse_records passes
+// none to the record selector), so a condition on next_page_token sees None
+// on every page, in a sync and in the builder's test read alike.
+func filterVars(page interp.Vars) interp.Vars {
+	v := make(interp.Vars, len(page)+1)
+	for k, e := range page {
+		v[k] = e
+	}
+	v["next_page_token"] = nil
+	return v
 }
 
 type goTransform struct{ t transform.Transformation }
@@ -256,7 +270,7 @@ func (s *customStep) run(ctx context.Context, pg *page, in *Input) error {
 	case "transform":
 		params["paths"] = s.paths
 	case "filter":
-		params["next_page_token"] = in.NextPageToken
+		params["next_page_token"] = nil // as the CDK's retriever gives it (filterVars)
 	case "normalize":
 		params["schema"] = s.schema
 	}

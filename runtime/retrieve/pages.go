@@ -292,7 +292,7 @@ func (s *pages) fetchPage(ctx context.Context, pr pageRequest, sl *incremental.S
 		s.observeFailed(res)
 		return nil, body, nil, s.badResponse(res.resp, extractErr)
 	}
-	records, err := s.process(ctx, body.Records, pr.token, sl)
+	records, err := s.process(ctx, body.Records, sl)
 	if err != nil {
 		// Airbyte's builder logs the response before its records are
 		// processed: the page shows, without records.
@@ -372,9 +372,9 @@ func (s *pages) badResponse(resp *request.Response, err error) error {
 }
 
 // process runs the record filter, transformations and normalization
-// (extract.Pipeline) on a page's records, with the template variables of the
-// request that fetched the page.
-func (s *pages) process(ctx context.Context, records [][]byte, token paginate.Token, sl *incremental.Slice) ([][]byte, error) {
+// (extract.Pipeline) on a page's records, with the template variables of its
+// slice.
+func (s *pages) process(ctx context.Context, records [][]byte, sl *incremental.Slice) ([][]byte, error) {
 	if !s.piped {
 		pipe, err := extract.NewPipeline(s.st, s.env.Components, func() (map[string]any, error) { return s.env.Schema(ctx, s.st) },
 			func(msg string) { s.env.Log("WARN", msg) })
@@ -386,12 +386,7 @@ func (s *pages) process(ctx context.Context, records [][]byte, token paginate.To
 	if s.pipe == nil {
 		return records, nil // nothing to do: no template variables to build
 	}
-	vars := s.env.Vars(s.b.req.Parameters, sl)
-	vars["next_page_token"] = token.Vars()
-	in := &extract.Input{Vars: vars, Slice: componentSlice(sl)}
-	if t, ok := token.Vars().(map[string]any); ok {
-		in.NextPageToken = t
-	}
+	in := &extract.Input{Vars: s.env.Vars(s.b.req.Parameters, sl), Slice: componentSlice(sl)}
 	return s.pipe.Run(ctx, records, in)
 }
 

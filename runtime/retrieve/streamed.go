@@ -45,7 +45,7 @@ func (s *pages) readStreamed(ctx context.Context, resets *pageResets, firstOnly 
 	emitted, stopped := 0, false
 	var batch extract.Batch
 	flush := func() error {
-		records, err := s.process(ctx, batch.Records, token, sl)
+		records, err := s.process(ctx, batch.Records, sl)
 		if err == nil && s.st.Incremental.ClientSideIncremental() {
 			records = s.inWindow(records)
 		}

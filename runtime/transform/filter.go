@@ -3,8 +3,8 @@ package transform
 import "github.com/airbyte-go/source-declarative/lang/interp"
 
 // Filter is a RecordFilter: a record is kept when its condition holds. The
-// condition sees record, config, parameters, next_page_token and the slice
-// variables of the request.
+// condition sees record, config, parameters, the slice variables of the
+// request and next_page_token (None: extract.filterVars).
 type Filter struct {
 	cond   template
 	params map[string]any
