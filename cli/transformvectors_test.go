@@ -108,6 +108,23 @@ func TestRemoveFieldsMatchesCDKVectors(t *testing.T) {
 	})
 }
 
+// A RemoveFields condition sees config, parameters and property, as the
+// CDK renders it (checked with refcdk7): the record and the slice are not
+// variables there.
+func TestRemoveFieldsConditionVariables(t *testing.T) {
+	runVectors(t, []vector{
+		{name: "config", data: `[{"a":"x","b":"y"}]`, config: map[string]any{"drop": "x"}, stream: removeFields(`[["**"]]`, "{{ property == config.drop }}"), want: []string{`{"b":"y"}`}},
+		{name: "parameters", data: `[{"a":"things","b":"y"}]`, stream: removeFields(`[["**"]]`, "{{ property == parameters.kind }}"), want: []string{`{"b":"y"}`}},
+	})
+	a := fixedAPI(t, `{"data":[{"id":1,"a":"x"}]}`)
+	res := newConnector(t, itemsStream(a.URL, "", "", removeFields(`[[a]]`, "{{ stream_slice.region == 'eu' }}")), nil, "items").read(t)
+	errs := res.errors()
+	want := `stream items: streams[0].transformations[0].condition: template "{{ stream_slice.region == 'eu' }}": uses undeclared variables: stream_slice`
+	if res.code != 1 || len(errs) == 0 || errs[0]["message"] != want || errs[0]["failure_type"] != "system_error" {
+		t.Fatalf("exit %d, errors %v; want the first %q (system_error)", res.code, errs, want)
+	}
+}
+
 func TestKeyTransformationsMatchCDKVectors(t *testing.T) {
 	snake := "transformations:\n  - type: KeysToSnakeCase"
 	runVectors(t, []vector{

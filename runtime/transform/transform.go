@@ -204,8 +204,10 @@ func Typed(v any, valueType string) any {
 
 // removeFields is RemoveFields. Without a condition every value a pointer
 // matches is removed. With one, the scalar values a pointer matches are
-// removed when the condition holds for them (property is the value);
-// objects and lists are never tested.
+// removed when the condition holds for them; objects and lists are never
+// tested. The condition sees config, parameters and property (the value),
+// and nothing else, as the CDK renders it: a record or slice variable there
+// is undeclared.
 type removeFields struct {
 	params    map[string]any
 	globs     []Glob
@@ -227,12 +229,11 @@ func newRemoveFields(t *manifest.Transformation, params map[string]any) (*remove
 func (r *removeFields) Apply(rec *Object, vars interp.Vars) error {
 	var keep func(v any) (bool, error)
 	if r.condition != nil {
-		vars["parameters"] = r.params
+		own := interp.Vars{"config": vars["config"], "parameters": r.params}
 		keep = func(v any) (bool, error) {
-			vars["property"] = TemplateValue(v)
-			return r.condition.Bool(vars)
+			own["property"] = TemplateValue(v)
+			return r.condition.Bool(own)
 		}
-		defer delete(vars, "property")
 	}
 	for _, g := range r.globs {
 		if _, err := g.Delete(rec, keep); err != nil {
