@@ -223,6 +223,33 @@ func TestErrorMessageContainsReadsTheErrorMessage(t *testing.T) {
 	equalLists(t, "statuses", res.statuses("s"), []string{"STARTED", "RUNNING", "COMPLETE"})
 }
 
+// A predicate sees the response, its headers, the filter's parameters and a
+// config that is None, as Airbyte's HttpResponseFilter evaluates it
+// (checked with refcdk7), and its error_message the parameters and the
+// config; config and parameters were undeclared in a predicate here, and the
+// stream failed where Airbyte's runs.
+func TestResponseFilterPredicateVariables(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		switch r.URL.Query().Get("page") {
+		case "1":
+			fmt.Fprint(w, `{"data":[{"id":1}]}`)
+		default:
+			w.WriteHeader(404)
+			fmt.Fprint(w, `{"data":[{"id":2}],"warning":"partial"}`)
+		}
+	})
+	h := `{type: DefaultErrorHandler, response_filters: [{type: HttpResponseFilter, action: IGNORE, $parameters: {flag: partial},
+  predicate: "{{ response.warning == parameters.flag and config is none }}", error_message: "{{ parameters.flag }} answer, {{ config.flag }}"}]}`
+	res := newConnector(t, pagedFilters(a.URL, h), map[string]any{"flag": "x"}, "s").read(t)
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stdout)
+	}
+	equalLists(t, "requests", a.lines(), []string{"GET /s?page=1", "GET /s?page=2"})
+	equalLists(t, "records", res.records("s"), []string{`{"id":1}`})
+	equalLists(t, "warnings", res.logs("WARN"), []string{"Ignoring HTTP 404 from GET " + a.URL + "/s?page=2: partial answer, x"})
+	equalLists(t, "statuses", res.statuses("s"), []string{"STARTED", "RUNNING", "COMPLETE"})
+}
+
 // Filters are tried in order, the first match wins; a response no filter
 // matches falls back to the default mapping (a 401 fails at once).
 func TestFiltersInOrderThenDefaultMapping(t *testing.T) {

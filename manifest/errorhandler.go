@@ -65,6 +65,7 @@ type ResponseFilter struct {
 	Predicate       *interp.Template
 	ErrorMessage    *interp.Template
 	FailureType     string
+	Parameters      map[string]any // the templates' parameters
 }
 
 func (d *decoder) errorHandler(v any, path string) *ErrorHandler {
@@ -127,6 +128,7 @@ func (d *decoder) responseFilter(v any, path string) (ResponseFilter, bool) {
 	}
 	rf := ResponseFilter{Action: str(m, "action", ""), MessageContains: str(m, "error_message_contains", ""),
 		Predicate: d.tpl(m, "predicate", path), ErrorMessage: d.tpl(m, "error_message", path), FailureType: str(m, "failure_type", "")}
+	rf.Parameters, _ = m["$parameters"].(map[string]any)
 	if rf.Action == "" {
 		// As the reference: a filter without an action never matches.
 		d.warn(path+".action", "is not set: the filter never matches, as in Airbyte; set FAIL, RETRY, IGNORE...")

@@ -241,7 +241,7 @@ func matchHandler(h *manifest.ErrorHandler, r *Response, config map[string]any, 
 			}
 		}
 		if f.ErrorMessage != nil {
-			vars := responseVars(r, f.ErrorMessage.UsageOf("headers"))
+			vars := responseVars(r, f.ErrorMessage.UsageOf("headers"), f.Parameters)
 			vars["config"] = config // as the reference, the message may name config values (masked when secret)
 			msg, err := f.ErrorMessage.Render(vars)
 			if err != nil {
@@ -276,19 +276,27 @@ func filterMatches(f manifest.ResponseFilter, r *Response, warn func(string)) (b
 		return true, nil
 	}
 	if f.Predicate != nil {
-		return f.Predicate.Holds(responseVars(r, f.Predicate.UsageOf("headers")), warn)
+		vars := responseVars(r, f.Predicate.UsageOf("headers"), f.Parameters)
+		vars["config"] = nil // the reference evaluates a predicate with None for its config
+		return f.Predicate.Holds(vars, warn)
 	}
 	return false, nil
 }
 
-func responseVars(r *Response, headers interp.Usage) interp.Vars {
+// responseVars are the variables of a filter's templates: the response's
+// body decoded (an empty object when it is not JSON), its headers and the
+// filter's parameters.
+func responseVars(r *Response, headers interp.Usage, params map[string]any) interp.Vars {
 	var body any
 	d := json.NewDecoder(bytes.NewReader(r.Body))
 	d.UseNumber()
 	if d.Decode(&body) != nil {
 		body = map[string]any{}
 	}
-	return interp.Vars{"response": interp.Native(body), "headers": HeaderVarsReading(r.Header, headers)}
+	if params == nil {
+		params = map[string]any{}
+	}
+	return interp.Vars{"response": interp.Native(body), "headers": HeaderVarsReading(r.Header, headers), "parameters": params}
 }
 
 // backoff is the wait before the next attempt: the manifest's first
