@@ -71,7 +71,11 @@ func TestCatalogXkcdAgainstAnEmptySecondPage(t *testing.T) {
 	}
 }
 
-func TestCursorTemplatesSeePageSizeAndLastToken(t *testing.T) {
+// A cursor's templates see what Airbyte's CursorPaginationStrategy gives
+// them (config, parameters, response, headers, last_record, last_page_size)
+// and the seed's last_records; the page size and the previous token are not
+// variables there (undeclared, the stream fails, as in Airbyte).
+func TestCursorTemplatesVariables(t *testing.T) {
 	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
 		if r.URL.Query().Get("after") == "" {
 			fmt.Fprint(w, `{"data":[{"id":1},{"id":2}]}`)
@@ -79,18 +83,29 @@ func TestCursorTemplatesSeePageSizeAndLastToken(t *testing.T) {
 		}
 		fmt.Fprint(w, `{"data":[{"id":3}]}`)
 	})
-	m := stream("s", "url_base: "+a.URL+"\npath: /s", "[data]", `paginator:
+	paged := func(cursor, stop string) string {
+		return stream("s", "url_base: "+a.URL+"\npath: /s", "[data]", `paginator:
   type: DefaultPaginator
   page_size_option: {type: RequestOption, inject_into: request_parameter, field_name: limit}
   page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: after}
   pagination_strategy:
     type: CursorPagination
     page_size: 2
-    cursor_value: "{{ (last_page_token_value or 0) + last_page_size }}"
-    stop_condition: "{{ last_page_size < page_size }}"`)
-	res := newConnector(t, m, nil, "s").read(t)
+    cursor_value: "`+cursor+`"
+    stop_condition: "`+stop+`"`)
+	}
+	res := newConnector(t, paged("{{ last_records[-1].id + last_record.id - last_page_size }}", "{{ last_page_size < 2 }}"), nil, "s").read(t)
 	equalLists(t, "requests", a.lines(), []string{"GET /s?limit=2", "GET /s?after=2&limit=2"})
 	equalLists(t, "records", res.records("s"), ids(1, 4))
+	for name, tc := range map[string][2]string{
+		"page_size":             {"{{ last_record.id }}", "{{ last_page_size < page_size }}"},
+		"last_page_token_value": {"{{ (last_page_token_value or 0) + last_page_size }}", "{{ last_page_size < 2 }}"},
+	} {
+		res := newConnector(t, paged(tc[0], tc[1]), nil, "s").read(t)
+		if errs := res.errors(); res.code != 1 || len(errs) == 0 || !strings.HasSuffix(fmt.Sprint(errs[0]["message"]), "uses undeclared variables: "+name) {
+			t.Errorf("%s: exit %d, errors %v", name, res.code, errs)
+		}
+	}
 }
 
 func TestPageIncrementWithoutPageSizeReadsUntilAnEmptyPage(t *testing.T) {

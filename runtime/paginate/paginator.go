@@ -185,12 +185,12 @@ func (p *Paginator) Next(prev Token, page Page) (Token, bool, error) {
 		}
 		return Token{Value: next, Set: true}, true, nil
 	case manifest.CursorPagination:
-		return p.nextCursor(prev, page)
+		return p.nextCursor(page)
 	}
 	return Token{}, false, nil
 }
 
-func (p *Paginator) nextCursor(prev Token, page Page) (Token, bool, error) {
+func (p *Paginator) nextCursor(page Page) (Token, bool, error) {
 	var records []any
 	if p.records {
 		records = page.LastRecords()
@@ -206,23 +206,17 @@ func (p *Paginator) nextCursor(prev Token, page Page) (Token, bool, error) {
 	if p.response.Used {
 		response = page.Response(p.response)
 	}
-	var pageSize, lastToken any
-	if p.pageSize > 0 {
-		pageSize = p.pageSize
-	}
-	if prev.Set {
-		lastToken = prev.Value
-	}
+	// The reference's variables (CursorPaginationStrategy.next_page_token)
+	// and the seed's last_records: another name (page_size, the previous
+	// token) is undeclared there, and so here.
 	vars := interp.Vars{
-		"config":                p.vars["config"],
-		"parameters":            p.vars["parameters"],
-		"response":              response,
-		"headers":               request.HeaderVarsReading(page.Header, p.headers),
-		"last_records":          interp.List(records),
-		"last_record":           last,
-		"last_page_size":        int64(len(records)),
-		"page_size":             pageSize,
-		"last_page_token_value": lastToken,
+		"config":         p.vars["config"],
+		"parameters":     p.vars["parameters"],
+		"response":       response,
+		"headers":        request.HeaderVarsReading(page.Header, p.headers),
+		"last_records":   interp.List(records),
+		"last_record":    last,
+		"last_page_size": int64(len(records)),
 	}
 	if p.m.StopCondition != nil {
 		stop, err := p.m.StopCondition.Holds(vars, p.Warn)
