@@ -920,3 +920,61 @@ start_time_option: {type: RequestOption, inject_into: request_parameter, field_n
 	equalLists(t, "requests", a.lines(), []string{"GET /items?from=" + q("2024-01-02T05:00:00-12:00")})
 	equalLists(t, "states", res.states(), []string{itemState(`{"updated_at":"2024-01-02T20:00:00-12:00"}`, 2)})
 }
+
+// A stream with a partition router whose cursor the config breaks (a
+// start_datetime rendering no date) fails alone when its turn comes, STARTED
+// then INCOMPLETE with its TRACE, and the other streams are read, as Airbyte
+// makes such a stream's cursors when it reads its partitions; it failed the
+// whole read before any request here. Without a router, Airbyte makes the
+// cursor when it builds the source and fails the whole read, and so do we
+// (both checked with refcdk7).
+func TestCursorTheConfigBreaksFailsItsStreamAlone(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		fmt.Fprint(w, `{"data":[{"id":1,"updated":"2024-01-01T10:00:00Z"}]}`)
+	})
+	m := `version: 7.0.0
+type: DeclarativeSource
+check: {type: CheckStream, stream_names: [plain]}
+definitions:
+  retriever: &retriever
+    type: SimpleRetriever
+    requester: {type: HttpRequester, url_base: "` + a.URL + `", path: /items}
+    record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}
+streams:
+  - type: DeclarativeStream
+    name: dated
+    schema_loader: {type: InlineSchemaLoader, schema: {type: object}}
+    retriever:
+      <<: *retriever
+      partition_router: {type: ListPartitionRouter, cursor_field: region, values: [eu]}
+    incremental_sync:
+      type: DatetimeBasedCursor
+      cursor_field: updated
+      datetime_format: "%Y-%m-%dT%H:%M:%SZ"
+      start_datetime: "{{ config['start_date'] }}"
+  - type: DeclarativeStream
+    name: plain
+    schema_loader: {type: InlineSchemaLoader, schema: {type: object}}
+    retriever: *retriever
+`
+	res := newConnector(t, m, map[string]any{}, "dated", "plain").read(t)
+	if res.code != 1 {
+		t.Fatalf("exit %d: %s", res.code, res.stdout)
+	}
+	equalLists(t, "requests", a.lines(), []string{"GET /items"})
+	equalLists(t, "dated statuses", res.statuses("dated"), []string{"STARTED", "INCOMPLETE"})
+	equalLists(t, "plain statuses", res.statuses("plain"), []string{"STARTED", "RUNNING", "COMPLETE"})
+	equalLists(t, "plain records", res.records("plain"), []string{`{"id":1,"updated":"2024-01-01T10:00:00Z"}`})
+	errs := res.errors()
+	if len(errs) != 2 || errs[0]["stream_descriptor"] == nil || !strings.HasPrefix(fmt.Sprint(errs[0]["message"]), "stream dated: streams[0].incremental_sync.start_datetime") ||
+		errs[1]["message"] != "During the sync, the following streams did not sync successfully: dated" {
+		t.Errorf("errors %v", errs)
+	}
+
+	unrouted := strings.Replace(m, "      partition_router: {type: ListPartitionRouter, cursor_field: region, values: [eu]}\n", "", 1)
+	res = newConnector(t, unrouted, map[string]any{}, "dated", "plain").read(t)
+	if errs := res.errors(); res.code != 1 || len(errs) != 1 || errs[0]["stream_descriptor"] != nil || len(res.statuses("plain")) != 0 {
+		t.Errorf("without router: exit %d, errors %v, plain statuses %v", res.code, errs, res.statuses("plain"))
+	}
+	equalLists(t, "requests", a.lines(), []string{"GET /items"})
+}

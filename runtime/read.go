@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -19,9 +20,10 @@ import (
 // workers make their partitions at once, and the slices of every stream's
 // partitions are read by the same workers. A sync mode a stream cannot run,
 // a state that cannot be read or a cursor the config breaks fails the read
-// before anything is requested. A stream that fails while reading is
-// INCOMPLETE with a TRACE ERROR and the others still run; the returned
-// error then lists the failed streams. Dynamic streams are made first.
+// before anything is requested (but plan.StreamError). A stream that fails
+// while reading is INCOMPLETE with a TRACE ERROR and the others still run;
+// the returned error then lists the failed streams. Dynamic streams are
+// made first.
 func (r *Runner) Read(ctx context.Context, catalog *protocol.ConfiguredCatalog, states incremental.States) error {
 	if err := r.resolveStreams(ctx); err != nil {
 		return err
@@ -74,9 +76,11 @@ type readStream interface {
 	hasFailed() bool // after Finish
 }
 
-// plan prepares a configured stream. A stream missing from the manifest
-// fails alone, when its turn comes; a wrong sync mode, state or cursor is an
-// error of the whole read.
+// plan prepares a configured stream. A stream missing from the manifest, or
+// with a partition router and a cursor whose templates fail on the config
+// (plan.StreamError), fails alone, when its turn comes; a wrong sync mode, a
+// state that cannot be read or another cursor the config breaks is an error
+// of the whole read.
 func (r *Runner) plan(cs protocol.ConfiguredStream, states incremental.States) (readStream, error) {
 	s := &syncStream{r: r, name: cs.Stream.Name}
 	st := r.Source.Stream(cs.Stream.Name)
@@ -101,6 +105,10 @@ func (r *Runner) plan(cs protocol.ConfiguredStream, states incremental.States) (
 	}
 	var err error
 	if s.run, err = r.planner().NewRun(st, cs.CursorField, state); err != nil {
+		if se := (*plan.StreamError)(nil); errors.As(err, &se) {
+			s.broken = err // it fails when its turn comes; the others are read
+			return s, nil
+		}
 		return nil, err
 	}
 	return s, nil

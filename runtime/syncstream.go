@@ -28,6 +28,7 @@ type syncStream struct {
 	name    string
 	run     *plan.Run
 	err     error // why the stream cannot be read (not in the manifest)
+	broken  error // why it fails once started: its partitions' cursor fails on the config (plan.StreamError)
 	pg      *progress
 	readers readerPool
 	failed  bool // set by Finish
@@ -44,6 +45,9 @@ func (s *syncStream) Start(context.Context) error {
 		return s.err
 	}
 	s.r.Out.Status(s.name, protocol.StatusStarted)
+	if s.broken != nil {
+		return s.broken
+	}
 	s.pg = &progress{r: s.r, name: s.name, run: s.run}
 	if err := s.run.Prepare(); err != nil {
 		return err

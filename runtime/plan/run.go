@@ -82,9 +82,25 @@ type Work struct {
 	slices int
 }
 
+// StreamError is a failure of the incremental_sync of a stream with a
+// partition router over the config (a template of its cursor that fails):
+// a sync fails that stream alone, when its read starts, and reads the
+// others, as Airbyte makes such a stream's cursors when it reads its
+// partitions. Airbyte makes the cursor of a stream without router when it
+// builds the source, so there a cursor the config breaks fails the whole
+// read before any request, and so it does here.
+type StreamError struct{ Err error }
+
+func (e *StreamError) Error() string { return e.Err.Error() }
+
+// Unwrap gives the failure, with its failure type.
+func (e *StreamError) Unwrap() error { return e.Err }
+
 // NewRun prepares the cursors of a stream from its state (nil: from the
 // start); a StateDelegatingStream is read as the stream its state picks. A
-// state that cannot be read is an error before any request.
+// state that cannot be read is an error before any request, and so is a
+// cursor whose templates fail on the config, but a StreamError for a stream
+// with a partition router.
 func (p *Planner) NewRun(st *manifest.Stream, catalogField []string, state map[string]any) (*Run, error) {
 	st, state, cleared, err := p.delegate(st, state) // statedelegating.go
 	if err != nil {
@@ -101,7 +117,7 @@ func (p *Planner) NewRun(st *manifest.Stream, catalogField []string, state map[s
 	}
 	spec, err := incremental.NewSpec(st, p.Env.Config, p.cursorClock(), catalogField)
 	if err != nil {
-		return nil, failure.Config("stream %s: %v", st.Name, err)
+		return nil, &StreamError{failure.Config("stream %s: %v", st.Name, err)}
 	}
 	if spec == nil {
 		run.parts = &routed{}
@@ -139,7 +155,7 @@ func (run *Run) Prepare() error {
 // newRouter makes the stream's partition router, whose substream parents
 // are read by readParent.
 func (run *Run) newRouter() (partition.Router, error) {
-	env := partition.Env{Stream: run.st.Name, Vars: run.p.Env.Vars(run.st.Retriever.Requester.Parameters, nil), ReadParent: run.readParent, Log: run.p.Env.Log}
+	env := partition.Env{Stream: run.st.Name, Vars: run.p.Env.BuildVars(run.st.Retriever.Requester.Parameters), ReadParent: run.readParent, Log: run.p.Env.Log}
 	router, err := partition.New(run.st.Retriever.PartitionRouter, env)
 	if err != nil {
 		return nil, asError(err)
