@@ -76,6 +76,18 @@ func (e *Env) Vars(params map[string]any, sl *incremental.Slice) interp.Vars {
 	return Vars(e.Config, params, sl)
 }
 
+// BuildVars are the variables of a template Airbyte renders when it builds
+// a component, before any slice (a record selector's field_path, a
+// paginator's request options, a list router's values): config and the
+// component's parameters. A slice variable there is undeclared, as in the
+// CDK.
+func (e *Env) BuildVars(params map[string]any) interp.Vars {
+	if params == nil {
+		params = map[string]any{}
+	}
+	return interp.Vars{"config": e.Config, "parameters": params}
+}
+
 // Vars are the template variables of config, a component's parameters and
 // a slice (Env.Vars), for a command that has no Env at hand.
 func Vars(config, params map[string]any, sl *incremental.Slice) interp.Vars {

@@ -48,7 +48,7 @@ func newPages(env *Env, st *manifest.Stream, opts Options) (*pages, error) {
 		return nil, failure.Config("%s: the stream has no usable retriever", st.Path)
 	}
 	req := st.Retriever.Requester
-	vars := env.Vars(req.Parameters, nil)
+	vars := env.BuildVars(req.Parameters)
 	pag, err := paginate.New(st.Retriever.Paginator, vars)
 	if err != nil {
 		return nil, failure.Config("%s", err.Error())
