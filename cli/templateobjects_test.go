@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 )
 
@@ -45,5 +46,35 @@ paginator:
 	equalLists(t, "records", sorted(res.records("s")), []string{`{"cat":"a","id":1}`, `{"cat":"a","id":2}`, `{"cat":"b","id":1}`, `{"cat":"b","id":2}`})
 	if res.code != 0 || len(res.errors()) != 0 {
 		t.Errorf("exit %d, errors %v", res.code, res.errors())
+	}
+}
+
+// The templates Airbyte renders when it builds a component, before any
+// slice, see config and parameters only: a record selector's field_path, a
+// paginator's request option and a list router's values (checked with
+// refcdk7). A slice variable there is undeclared, there as here.
+func TestBuildTimeTemplatesSeeNoSlice(t *testing.T) {
+	a := fixedAPI(t, `{"data":[{"id":1}]}`)
+	paginator := `paginator:
+  type: DefaultPaginator
+  pagination_strategy: {type: PageIncrement, page_size: 2}
+  page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: "%s"}`
+	for _, tc := range []struct{ name, selector, retriever, path string }{
+		{"field_path", "", "", "retriever.record_selector.extractor.field_path"},
+		{"page_token_option", "", fmt.Sprintf(paginator, "{{ 'page' if stream_slice is defined else 'p' }}"), "retriever.paginator.page_token_option.field_name"},
+		{"list values", "", "partition_router: {type: ListPartitionRouter, cursor_field: k, values: \"{{ ['a'] if stream_partition is defined else ['b'] }}\"}", "retriever.partition_router.values"},
+	} {
+		m := itemsStream(a.URL, tc.selector, tc.retriever, "")
+		if tc.name == "field_path" {
+			m = strings.Replace(m, "field_path: [data]", "field_path: [\"{{ 'data' if stream_interval is defined else 'x' }}\"]", 1)
+		}
+		res := newConnector(t, m, nil, "items").read(t)
+		errs := res.errors()
+		if res.code != 1 || len(errs) == 0 || !strings.Contains(fmt.Sprint(errs[0]["message"]), "streams[0]."+tc.path) || !strings.Contains(fmt.Sprint(errs[0]["message"]), "uses undeclared variables: stream_") {
+			t.Errorf("%s: exit %d, errors %v", tc.name, res.code, errs)
+		}
+		if n := len(res.records("items")); n != 0 {
+			t.Errorf("%s: %d records", tc.name, n)
+		}
 	}
 }
