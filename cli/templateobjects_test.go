@@ -51,20 +51,27 @@ paginator:
 
 // The templates Airbyte renders when it builds a component, before any
 // slice, see config and parameters only: a record selector's field_path, a
-// paginator's request option and a list router's values (checked with
-// refcdk7). A slice variable there is undeclared, there as here.
+// paginator's request option, a list router's values and a cursor's request
+// option (checked with refcdk7). A slice variable there is undeclared, there as here.
 func TestBuildTimeTemplatesSeeNoSlice(t *testing.T) {
 	a := fixedAPI(t, `{"data":[{"id":1}]}`)
 	paginator := `paginator:
   type: DefaultPaginator
   pagination_strategy: {type: PageIncrement, page_size: 2}
   page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: "%s"}`
-	for _, tc := range []struct{ name, selector, retriever, path string }{
-		{"field_path", "", "", "retriever.record_selector.extractor.field_path"},
-		{"page_token_option", "", fmt.Sprintf(paginator, "{{ 'page' if stream_slice is defined else 'p' }}"), "retriever.paginator.page_token_option.field_name"},
-		{"list values", "", "partition_router: {type: ListPartitionRouter, cursor_field: k, values: \"{{ ['a'] if stream_partition is defined else ['b'] }}\"}", "retriever.partition_router.values"},
+	cursor := `incremental_sync:
+  type: DatetimeBasedCursor
+  cursor_field: updated
+  datetime_format: "%Y-%m-%d"
+  start_datetime: "2024-01-01"
+  start_time_option: {type: RequestOption, inject_into: request_parameter, field_name: "{{ 'since' if stream_slice is defined else 'from' }}"}`
+	for _, tc := range []struct{ name, selector, retriever, path, stream string }{
+		{"field_path", "", "", "retriever.record_selector.extractor.field_path", ""},
+		{"page_token_option", "", fmt.Sprintf(paginator, "{{ 'page' if stream_slice is defined else 'p' }}"), "retriever.paginator.page_token_option.field_name", ""},
+		{"list values", "", "partition_router: {type: ListPartitionRouter, cursor_field: k, values: \"{{ ['a'] if stream_partition is defined else ['b'] }}\"}", "retriever.partition_router.values", ""},
+		{"start_time_option", "", "", "incremental_sync.start_time_option.field_name", cursor},
 	} {
-		m := itemsStream(a.URL, tc.selector, tc.retriever, "")
+		m := itemsStream(a.URL, tc.selector, tc.retriever, tc.stream)
 		if tc.name == "field_path" {
 			m = strings.Replace(m, "field_path: [data]", "field_path: [\"{{ 'data' if stream_interval is defined else 'x' }}\"]", 1)
 		}

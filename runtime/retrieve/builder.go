@@ -162,8 +162,10 @@ func (b *builder) build(ctx context.Context, pr pageRequest) (*request.Parts, er
 		return nil, err
 	}
 	if pr.slice != nil && pr.withSlice {
+		// A cursor's request options are rendered as the CDK renders them,
+		// with config and parameters only.
 		for _, o := range pr.slice.Options {
-			if err := request.Inject(p, o.Where, o.Value, vars); err != nil {
+			if err := request.Inject(p, o.Where, o.Value, b.env.BuildVars(b.req.Parameters)); err != nil {
 				return nil, err
 			}
 		}
