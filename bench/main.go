@@ -45,6 +45,19 @@ type run struct {
 	bytes    int64
 	rssKB    int64
 	requests int64
+	// first and last are when the first and the last record were read,
+	// from the command's start.
+	first, last time.Duration
+}
+
+// running is the records per second between the first record and the
+// last: the rate once the command has started (its imports, its set-up and
+// the first request behind it).
+func (r run) running() float64 {
+	if r.records < 2 || r.last <= r.first {
+		return 0
+	}
+	return float64(r.records-1) / (r.last - r.first).Seconds()
 }
 
 func main() {
@@ -284,12 +297,12 @@ func measureCommand(name string, args ...string) run {
 	start := time.Now()
 	must(cmd.Start())
 	peak := watchPeakRSS(cmd.Process.Pid)
-	counter := &lineCounter{}
+	counter := &lineCounter{start: start}
 	io.Copy(counter, stdout)
 	rss := <-peak
 	must(cmd.Wait())
 	return run{wall: time.Since(start), cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(),
-		records: counter.records, bytes: counter.bytes, rssKB: rss}
+		records: counter.records, bytes: counter.bytes, rssKB: rss, first: counter.first, last: counter.last}
 }
 
 // watchPeakRSS reads the process's VmHWM (its own peak resident set, which
@@ -320,10 +333,13 @@ func watchPeakRSS(pid int) <-chan int64 {
 	return out
 }
 
-// lineCounter counts RECORD lines and bytes of what a connector prints.
+// lineCounter counts RECORD lines and bytes of what a connector prints,
+// and notes when the first and the last record came (since start).
 type lineCounter struct {
 	records, bytes int64
 	partial        []byte
+	start          time.Time
+	first, last    time.Duration
 }
 
 func (c *lineCounter) Write(p []byte) (int, error) {
@@ -336,6 +352,10 @@ func (c *lineCounter) Write(p []byte) (int, error) {
 		}
 		if strings.HasPrefix(string(data[:min(i, 20)]), `{"type":"RECORD"`) {
 			c.records++
+			c.last = time.Since(c.start)
+			if c.records == 1 {
+				c.first = c.last
+			}
 		}
 		data = data[i+1:]
 	}
