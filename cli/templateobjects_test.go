@@ -85,3 +85,33 @@ func TestBuildTimeTemplatesSeeNoSlice(t *testing.T) {
 		}
 	}
 }
+
+// A paginator's and a partition router's request options are built by the
+// CDK without the stream's $parameters (parameters is empty there); a
+// cursor's request options get them (checked with refcdk7).
+func TestRequestOptionParameters(t *testing.T) {
+	a := fixedAPI(t, `{"data":[{"id":1,"updated":"2024-01-02"}]}`)
+	m := itemsStream(a.URL, "", `partition_router:
+  type: ListPartitionRouter
+  cursor_field: region
+  values: [eu]
+  request_option: {type: RequestOption, inject_into: request_parameter, field_name: "{{ parameters.get('kind', 'region') }}"}
+paginator:
+  type: DefaultPaginator
+  pagination_strategy: {type: PageIncrement, page_size: 2}
+  page_size_option: {type: RequestOption, inject_into: request_parameter, field_name: "{{ parameters.get('kind', 'limit') }}"}
+  page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: "{{ parameters.get('kind', 'page') }}"}`, `incremental_sync:
+  type: DatetimeBasedCursor
+  cursor_field: updated
+  datetime_format: "%Y-%m-%d"
+  start_datetime: "2024-01-01"
+  end_datetime: "2024-01-03"
+  step: P10D
+  cursor_granularity: P1D
+  start_time_option: {type: RequestOption, inject_into: request_parameter, field_name: "{{ parameters.get('kind', 'since') }}"}`)
+	res := newConnector(t, m, nil, "items").read(t)
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stdout)
+	}
+	equalLists(t, "requests", a.lines(), []string{"GET /items?limit=2&page=0&region=eu&things=2024-01-01"})
+}

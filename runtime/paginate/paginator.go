@@ -120,12 +120,12 @@ func (p *Paginator) Inject(parts *request.Parts, t Token) error {
 		return nil
 	}
 	if p.m.PageSizeOption != nil && p.pageSize > 0 {
-		if err := request.Inject(parts, p.m.PageSizeOption, p.pageSize, p.vars); err != nil {
+		if err := request.Inject(parts, p.m.PageSizeOption, p.pageSize, request.BareOptionVars(p.vars)); err != nil {
 			return err
 		}
 	}
 	if t.Set && p.m.PageTokenOption != nil && p.m.PageTokenOption.InjectInto != manifest.InjectPath {
-		return request.Inject(parts, p.m.PageTokenOption, t.Value, p.vars)
+		return request.Inject(parts, p.m.PageTokenOption, t.Value, request.BareOptionVars(p.vars))
 	}
 	return nil
 }

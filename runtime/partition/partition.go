@@ -178,10 +178,14 @@ type placement struct {
 	source string
 }
 
+// place renders where a router's request option puts its value, with the
+// router's variables but its parameters, as the CDK builds the option
+// (request.BareOptionVars).
 func place(o *manifest.RequestOption, vars interp.Vars) (*placement, error) {
 	if o == nil {
 		return nil, nil
 	}
+	vars = request.BareOptionVars(vars)
 	p := &placement{into: o.InjectInto, source: o.Path}
 	if o.FieldName != nil {
 		name, err := o.FieldName.Render(vars)

@@ -112,8 +112,11 @@ func TestSubstreamRequestOptions(t *testing.T) {
 			})}},
 		{"form body", `{inject_into: body_data, field_name: first_stream}`, `{inject_into: body_data, field_name: second_stream}`,
 			[2]*request.Parts{parts(func(p *request.Parts) { p.BodyData.Set("first_stream", "1234") }), parts(func(p *request.Parts) { p.BodyData.Set("second_stream", "4567") })}},
+		// The CDK's unit test builds the option with the router's parameters;
+		// its factory, which runs a manifest, builds it with none, so a name
+		// from parameters renders empty there (checked with refcdk7), and here.
 		{"names from config and parameters", `{inject_into: request_parameter, field_name: "{{ config['field_name_first_stream'] }}"}`, `{inject_into: request_parameter, field_name: "{{ parameters['field_name_second_stream'] }}"}`,
-			[2]*request.Parts{parts(func(p *request.Parts) { p.Query.Set("config_first_stream_id", "1234") }), parts(func(p *request.Parts) { p.Query.Set("parameter_second_stream_id", "4567") })}},
+			[2]*request.Parts{parts(func(p *request.Parts) { p.Query.Set("config_first_stream_id", "1234") }), parts(func(p *request.Parts) { p.Query.Set("", "4567") })}},
 	}
 	for _, tc := range cases {
 		got := all(t, mustRouter(t, fmt.Sprintf(router, tc.first, tc.second), config, (&parents{records: records}).read, nil))

@@ -9,6 +9,18 @@ import (
 )
 
 // Inject puts value where the request option says.
+// BareOptionVars are the variables of a request option the CDK builds
+// without parameters, a paginator's or a partition router's: vars with
+// parameters empty (the stream's $parameters do not reach it there).
+func BareOptionVars(vars interp.Vars) interp.Vars {
+	v := make(interp.Vars, len(vars))
+	for k, x := range vars {
+		v[k] = x
+	}
+	v["parameters"] = map[string]any{}
+	return v
+}
+
 func Inject(p *Parts, o *manifest.RequestOption, value any, vars interp.Vars) error {
 	if o == nil {
 		return nil
