@@ -169,21 +169,8 @@ func TestCustomExtractorOfAStreamingDecoder(t *testing.T) {
 		w.Header().Set("Content-Type", "application/jsonl")
 		fmt.Fprint(w, "{\"n\": 1}\n{\"n\": 2}\n")
 	})
-	m := `version: 7.0.0
-type: DeclarativeSource
-check: {type: CheckStream, stream_names: [things]}
-streams:
-  - type: DeclarativeStream
-    name: things
-    schema_loader: {type: InlineSchemaLoader, schema: {type: object}}
-    retriever:
-      type: SimpleRetriever
-      decoder: {type: JsonlDecoder}
-      requester: {type: HttpRequester, url_base: "` + a.URL + `", path: /things}
-      record_selector:
-        type: RecordSelector
-        extractor: {type: CustomRecordExtractor, class_name: source_declarative_manifest.components.TaggedLines}
-`
+	m := strings.NewReplacer("      requester:", "      decoder: {type: JsonlDecoder}\n      requester:",
+		"components.ObjectValues", "components.TaggedLines").Replace(customExtractorManifest(a.URL))
 	c, code := componentsRun(t, m, map[string]any{}, "things")
 	res := c.read(t, "--components-path", code)
 	if res.code != 0 {

@@ -8,12 +8,11 @@ import (
 	"github.com/airbyte-go/source-declarative/runtime/failure"
 )
 
-// Inject puts value where the request option says.
 // BareOptionVars are the variables of a request option the CDK builds
 // without parameters, a paginator's or a partition router's: vars with
 // parameters empty (the stream's $parameters do not reach it there).
 func BareOptionVars(vars interp.Vars) interp.Vars {
-	v := make(interp.Vars, len(vars))
+	v := make(interp.Vars, len(vars)+1)
 	for k, x := range vars {
 		v[k] = x
 	}
@@ -21,6 +20,7 @@ func BareOptionVars(vars interp.Vars) interp.Vars {
 	return v
 }
 
+// Inject puts value where the request option says.
 func Inject(p *Parts, o *manifest.RequestOption, value any, vars interp.Vars) error {
 	if o == nil {
 		return nil

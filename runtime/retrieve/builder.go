@@ -164,8 +164,9 @@ func (b *builder) build(ctx context.Context, pr pageRequest) (*request.Parts, er
 	if pr.slice != nil && pr.withSlice {
 		// A cursor's request options are rendered as the CDK renders them,
 		// with config and parameters only.
+		optionVars := b.env.BuildVars(b.req.Parameters)
 		for _, o := range pr.slice.Options {
-			if err := request.Inject(p, o.Where, o.Value, b.env.BuildVars(b.req.Parameters)); err != nil {
+			if err := request.Inject(p, o.Where, o.Value, optionVars); err != nil {
 				return nil, err
 			}
 		}
