@@ -17,6 +17,17 @@ import (
 // Vars are the variables a template sees (config, parameters, response...).
 type Vars map[string]any
 
+// With is a copy of v (which may be nil) with key set to value; v is left
+// as it is.
+func (v Vars) With(key string, value any) Vars {
+	out := make(Vars, len(v)+1)
+	for k, e := range v {
+		out[k] = e
+	}
+	out[key] = value
+	return out
+}
+
 // Template is a compiled manifest template. Its zero value renders nothing.
 type Template struct {
 	Source string

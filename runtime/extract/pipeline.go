@@ -209,12 +209,7 @@ func (s goFilter) run(_ context.Context, pg *page, in *Input) error {
 // none to the record selector), so a condition on next_page_token sees None
 // on every page, in a sync and in the builder's test read alike.
 func filterVars(page interp.Vars) interp.Vars {
-	v := make(interp.Vars, len(page)+1)
-	for k, e := range page {
-		v[k] = e
-	}
-	v["next_page_token"] = nil
-	return v
+	return page.With("next_page_token", nil)
 }
 
 type goTransform struct{ t transform.Transformation }

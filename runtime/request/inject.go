@@ -12,12 +12,7 @@ import (
 // without parameters, a paginator's or a partition router's: vars with
 // parameters empty (the stream's $parameters do not reach it there).
 func BareOptionVars(vars interp.Vars) interp.Vars {
-	v := make(interp.Vars, len(vars)+1)
-	for k, x := range vars {
-		v[k] = x
-	}
-	v["parameters"] = map[string]any{}
-	return v
+	return vars.With("parameters", map[string]any{})
 }
 
 // Inject puts value where the request option says.
