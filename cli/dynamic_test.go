@@ -297,3 +297,40 @@ func TestCheckDynamicStreamWithoutAvailability(t *testing.T) {
 	}
 	equalLists(t, "requests with availability", a.lines(), []string{"GET /tables", "GET /static", "GET /tables/1/rows"})
 }
+
+// Only the HTTP resolver's mappings have a stream_slice (and its aliases), as
+// the CDK's resolvers evaluate them; a config or parametrized resolver's
+// mapping sees config, parameters, components_values and the template, and
+// one that names stream_slice fails as undeclared.
+func TestResolverMappingsSeeASliceOnlyFromHTTP(t *testing.T) {
+	a := dynamicAPI(t)
+	params := func(resolver string) string {
+		return strings.Replace(resolver, "  components_resolver:\n", "  components_resolver:\n    $parameters: {rp: p}\n", 1)
+	}
+	probe := func(path, value string) string {
+		return "\n      - {type: ComponentMappingDefinition, field_path: " + path + ", value: \"" + value + "\", create_or_update: true}"
+	}
+	// The HTTP resolver sets only what the template has (its path); the
+	// config resolver creates the request parameters.
+	http := params(strings.ReplaceAll(httpTables, "URL", a.URL)) + probe("[retriever, requester, path]",
+		"/{{ stream_slice.get('x', 'none') }}/{{ stream_partition | length }}/{{ parameters.rp }}/{{ stream_template_config.name }}")
+	query := "{{ {'rp': parameters.rp, 'tpl': stream_template_config.name} }}"
+	m := dynamicManifest(a.URL, http+"\n"+params(configReports)+probe("[retriever, requester, request_parameters]", query)+"\n"+
+		params(parametrized)+probe("[retriever, requester, path]", "/{{ parameters.rp }}/{{ stream_template_config.name }}"))
+	c := newConnector(t, m, map[string]any{"reports": []any{}}, "alpha", "report_yearly", "one")
+	if res := c.read(t); res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stdout)
+	}
+	equalSorted(t, "requests", a.lines()[1:], []string{
+		"GET /none/0/p/placeholder",
+		"GET /reports/yearly/rows?rp=p&tpl=placeholder",
+		"GET /p/placeholder",
+	})
+
+	c = newConnector(t, dynamicManifest(a.URL, params(configReports)+probe("[name]", "{{ stream_slice.get('x', 'none') }}")), map[string]any{"reports": []any{}}, "report_yearly")
+	res := c.read(t)
+	errs := res.errors()
+	if res.code != 1 || len(errs) != 1 || !strings.Contains(errs[0]["message"].(string), "dynamic_streams[0].components_resolver.components_mapping[4].value: template") || !strings.HasSuffix(errs[0]["message"].(string), "uses undeclared variables: stream_slice") {
+		t.Fatalf("exit %d, want one error naming the undeclared stream_slice: %s", res.code, res.stdout)
+	}
+}

@@ -169,7 +169,7 @@ func (ss *Streams) componentsValues(ctx context.Context, p *Planner, ds *manifes
 // objects of one combination are merged, another item is kept under
 // source_config_<i> as [index, item].
 func (ss *Streams) configValues(p *Planner, res *manifest.ComponentsResolver) ([]componentsValue, error) {
-	vars := p.Env.Vars(res.Parameters, nil)
+	vars := p.Env.BuildVars(res.Parameters)
 	var axes [][]any
 	for i, sc := range res.StreamConfigs {
 		keys := make([]string, len(sc.ConfigsPointer))
@@ -234,7 +234,9 @@ func (ss *Streams) configValues(p *Planner, res *manifest.ComponentsResolver) ([
 func fillTemplate(p *Planner, ds *manifest.DynamicStream, cv componentsValue) (map[string]any, error) {
 	res := ds.Resolver
 	tpl := transform.FromPlain(manifest.DeepCopy(ds.Template)).(*transform.Object)
-	vars := p.Env.Vars(res.Parameters, nil)
+	// The CDK's resolvers give config, parameters, the components value
+	// and the template; only the HTTP resolver's have a stream_slice.
+	vars := p.Env.BuildVars(res.Parameters)
 	vars["components_values"] = cv.values
 	vars["stream_template_config"] = ds.Template
 	if cv.slice != nil {
