@@ -118,3 +118,21 @@ func TestSpecDerivedFromConditionalStreamsAuthenticator(t *testing.T) {
 		t.Errorf("spec\n got: %s\nwant: %s", got, want)
 	}
 }
+
+// A ConditionalStreams' condition sees config and no parameters, not even its
+// own $parameters: the CDK evaluates it with parameters={} (checked with
+// refcdk7).
+func TestConditionalStreamsConditionHasNoParameters(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) { fmt.Fprint(w, `{"data":[]}`) })
+	m := strings.Replace(conditionalManifest(a.URL), `condition: "{{ config['is_sandbox'] }}"`, `condition: "{{ config['is_sandbox'] or parameters.get('users_path') is not none }}"`, 1)
+	conn := newConnector(t, m, map[string]any{"is_sandbox": false}, "users")
+	var names []string
+	for _, cat := range runCLI(t, "discover", "--manifest", conn.manifest, "--config", conn.config).ofType("CATALOG") {
+		for _, s := range cat["catalog"].(map[string]any)["streams"].([]any) {
+			names = append(names, s.(map[string]any)["name"].(string))
+		}
+	}
+	equalLists(t, "catalog", names, []string{"users", "teams"})
+	conn.read(t)
+	equalLists(t, "requests", a.lines(), []string{"GET /users"})
+}

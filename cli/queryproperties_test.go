@@ -350,6 +350,33 @@ request_parameters:
 	})
 }
 
+// The selector's transformations run with stream_slice None, as the CDK
+// runs them (record and stream_slice=None): a condition on it holds.
+func TestPropertySelectorTransformationsHaveNoSlice(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		fmt.Fprint(w, chunkAnswer(r, "properties", `"1"`))
+	})
+	m := stream("contacts", "url_base: "+a.URL+`
+path: /contacts
+request_parameters:
+  properties:
+    type: QueryProperties
+    property_list: [firstname, lastname, email, phone]
+    property_selector:
+      type: JsonSchemaPropertySelector
+      transformations:
+        - type: AddFields
+          condition: "{{ stream_slice is none and stream_partition is none and record.id is defined }}"
+          fields: [{path: [phone], value: "x"}]`, "[data]", "")
+	conn := newConnector(t, m, nil, "contacts")
+	catalog := `{"streams":[{"stream":{"name":"contacts","json_schema":{"type":"object","properties":{"id":{},"email":{}}},"supported_sync_modes":["full_refresh"]},"sync_mode":"full_refresh","destination_sync_mode":"overwrite"}]}`
+	res := runCLI(t, "read", "--manifest", conn.manifest, "--config", conn.config, "--catalog", writeFile(t, t.TempDir(), "catalog.json", catalog))
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stdout)
+	}
+	equalLists(t, "requests", a.lines(), []string{"GET /contacts?properties=email%2Cphone"})
+}
+
 // A test read shows the records merged across chunks with the last chunk's
 // page, where they come out, and none with the chunks before (as Airbyte's
 // builder shows them).

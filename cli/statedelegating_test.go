@@ -161,6 +161,15 @@ func TestStateDelegatingStreamRetentionPeriod(t *testing.T) {
 	if res.code != 1 || len(errs) != 1 || errs[0]["message"] != want || errs[0]["failure_type"] != "config_error" || len(a.requests()) != before {
 		t.Errorf("unreadable state: exit %d %v, want %q", res.code, errs, want)
 	}
+
+	// The period is rendered when the stream is built, with config and
+	// parameters only: a slice variable is undeclared, as in the CDK.
+	c = incrementalConnector(t, delegatingManifest(a.URL, `api_retention_period: "{{ 'P7D' if stream_slice is defined else '' }}"`), nil, "items")
+	res = c.read(t, "--state", itemsState(t, c, `{"updated_at":"2024-01-02T10:00:00Z"}`))
+	if errs := res.errors(); res.code != 1 || len(errs) == 0 || !strings.Contains(fmt.Sprint(errs[0]["message"]), "streams[0].api_retention_period: template") ||
+		!strings.HasSuffix(fmt.Sprint(errs[0]["message"]), "uses undeclared variables: stream_slice") {
+		t.Errorf("a slice in the period: exit %d %v", res.code, errs)
+	}
 }
 
 func TestStateDelegatingStreamNamesMustBeEqual(t *testing.T) {

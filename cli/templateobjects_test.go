@@ -51,8 +51,10 @@ paginator:
 
 // The templates Airbyte renders when it builds a component, before any
 // slice, see config and parameters only: a record selector's field_path, a
-// paginator's request option, a list router's values and a cursor's request
-// option (checked with refcdk7). A slice variable there is undeclared, there as here.
+// paginator's request option, a list router's values, a cursor's request
+// option, a record expander's path, and the property_field_path of
+// QueryProperties read from an endpoint (checked with refcdk7). A slice
+// variable there is undeclared, there as here.
 func TestBuildTimeTemplatesSeeNoSlice(t *testing.T) {
 	a := fixedAPI(t, `{"data":[{"id":1}]}`)
 	paginator := `paginator:
@@ -65,16 +67,22 @@ func TestBuildTimeTemplatesSeeNoSlice(t *testing.T) {
   datetime_format: "%Y-%m-%d"
   start_datetime: "2024-01-01"
   start_time_option: {type: RequestOption, inject_into: request_parameter, field_name: "{{ 'since' if stream_slice is defined else 'from' }}"}`
-	for _, tc := range []struct{ name, selector, retriever, path, stream string }{
-		{"field_path", "", "", "retriever.record_selector.extractor.field_path", ""},
-		{"page_token_option", "", fmt.Sprintf(paginator, "{{ 'page' if stream_slice is defined else 'p' }}"), "retriever.paginator.page_token_option.field_name", ""},
-		{"list values", "", "partition_router: {type: ListPartitionRouter, cursor_field: k, values: \"{{ ['a'] if stream_partition is defined else ['b'] }}\"}", "retriever.partition_router.values", ""},
-		{"start_time_option", "", "", "incremental_sync.start_time_option.field_name", cursor},
+	extractor := "extractor: {type: DpathExtractor, field_path: [data]}"
+	requester := fmt.Sprintf("requester: {type: HttpRequester, url_base: %q, path: /items}", a.URL)
+	for _, tc := range []struct{ name, retriever, path, stream, from, to string }{
+		{"field_path", "", "retriever.record_selector.extractor.field_path", "",
+			"field_path: [data]", "field_path: [\"{{ 'data' if stream_interval is defined else 'x' }}\"]"},
+		{"page_token_option", fmt.Sprintf(paginator, "{{ 'page' if stream_slice is defined else 'p' }}"), "retriever.paginator.page_token_option.field_name", "", "", ""},
+		{"list values", "partition_router: {type: ListPartitionRouter, cursor_field: k, values: \"{{ ['a'] if stream_partition is defined else ['b'] }}\"}", "retriever.partition_router.values", "", "", ""},
+		{"start_time_option", "", "incremental_sync.start_time_option.field_name", cursor, "", ""},
+		{"record_expander", "", "retriever.record_selector.extractor.record_expander.expand_records_from_field", "", extractor,
+			"extractor: {type: DpathExtractor, field_path: [], record_expander: {type: RecordExpander, expand_records_from_field: [\"{{ 'data' if stream_slice is defined else 'x' }}\"]}}"},
+		{"property_field_path", "", "retriever.requester.request_parameters.props.property_list.property_field_path", "", requester,
+			strings.TrimSuffix(requester, "}") + ", request_parameters: {props: {type: QueryProperties, property_list: {type: PropertiesFromEndpoint, " +
+				"property_field_path: [\"{{ 'id' if stream_partition is defined else 'x' }}\"], retriever: {type: SimpleRetriever, " + requester +
+				", record_selector: {type: RecordSelector, " + extractor + "}}}}}}"},
 	} {
-		m := itemsStream(a.URL, tc.selector, tc.retriever, tc.stream)
-		if tc.name == "field_path" {
-			m = strings.Replace(m, "field_path: [data]", "field_path: [\"{{ 'data' if stream_interval is defined else 'x' }}\"]", 1)
-		}
+		m := strings.Replace(itemsStream(a.URL, "", tc.retriever, tc.stream), tc.from, tc.to, 1)
 		res := newConnector(t, m, nil, "items").read(t)
 		errs := res.errors()
 		if res.code != 1 || len(errs) == 0 || !strings.Contains(fmt.Sprint(errs[0]["message"]), "streams[0]."+tc.path) || !strings.Contains(fmt.Sprint(errs[0]["message"]), "uses undeclared variables: stream_") {

@@ -28,7 +28,6 @@ func (d *decoder) conditionalStreams(v any, path string) []*Stream {
 			continue
 		}
 		st.Condition = cond
-		st.ConditionParameters, _ = m["$parameters"].(map[string]any)
 		out = append(out, st)
 	}
 	return out

@@ -11,11 +11,11 @@ type Stream struct {
 	Name string
 	Path string // manifest path, e.g. streams[0]
 	// Condition, for a stream of a ConditionalStreams, must hold for the
-	// config (with ConditionParameters) for the stream to be part of the
-	// source; nil for every other stream.
-	Condition           *interp.Template
-	ConditionParameters map[string]any
-	PrimaryKey          [][]string
+	// config (and no parameters: the CDK gives it none, not even the
+	// ConditionalStreams' own) for the stream to be part of the source;
+	// nil for every other stream.
+	Condition  *interp.Template
+	PrimaryKey [][]string
 	// SchemaLoaders give the stream's schema, merged when there are several;
 	// none: the JSON file named after the stream, if there is one.
 	SchemaLoaders   []*SchemaLoader

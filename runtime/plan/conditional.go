@@ -10,7 +10,7 @@ func (ss *Streams) applyConditions(p *Planner) error {
 	where := map[string]string{}
 	for _, st := range ss.Source.Streams {
 		if st.Condition != nil {
-			ok, err := st.Condition.Bool(p.Env.Vars(st.ConditionParameters, nil))
+			ok, err := st.Condition.Bool(p.Env.BuildVars(nil))
 			if err != nil {
 				return failure.Config("%v", err) // the template error names the condition
 			}

@@ -42,7 +42,7 @@ func (p *Planner) expired(sd *manifest.StateDelegation, state map[string]any) (b
 		return false, nil
 	}
 	where := sd.Path + ".api_retention_period"
-	text, err := sd.RetentionPeriod.Render(p.Env.Vars(sd.Parameters, nil))
+	text, err := sd.RetentionPeriod.Render(p.Env.BuildVars(sd.Parameters))
 	if err != nil {
 		return false, failure.Config("%v", err) // the template error names api_retention_period
 	}

@@ -60,7 +60,7 @@ func (p *Planner) migrateLegacyState(st *manifest.Stream, cursorField string, st
 		}
 	}
 	parent := sub.Parents[0]
-	field, err := parent.PartitionField.Render(p.Env.Vars(parent.Parameters, nil))
+	field, err := parent.PartitionField.Render(p.Env.BuildVars(parent.Parameters))
 	if err != nil {
 		return nil, "", failure.Config("%s.partition_field: %v", parent.Path, err)
 	}

@@ -77,9 +77,9 @@ func newAsyncJob(p *pages) (*asyncJob, error) {
 	if minute, err = envDuration(jobTimeoutMinuteEnv, minute); err != nil {
 		return nil, err
 	}
-	vars := env.Vars(st.Retriever.Requester.Parameters, nil)
+	vars := env.BuildVars(st.Retriever.Requester.Parameters)
 	if m.Timeout != nil {
-		v, err := m.Timeout.Eval(vars)
+		v, err := m.Timeout.Eval(env.BuildVars(nil)) // the CDK gives it no parameters
 		if err != nil {
 			return nil, failure.Config("%v", err) // the template error names polling_job_timeout
 		}
@@ -189,7 +189,7 @@ func (jp *JobPlaces) places(env *Env) chan struct{} {
 	jp.once.Do(func() {
 		n := int64(1)
 		if t := jp.Limit; t != nil {
-			v, err := t.Eval(env.Vars(nil, nil))
+			v, err := t.Eval(env.BuildVars(nil))
 			text := strings.TrimSpace(interp.String(v))
 			if err == nil {
 				n, err = strconv.ParseInt(text, 10, 64)

@@ -43,7 +43,7 @@ func newFileUploader(env *Env, st *manifest.Stream) (*fileUploader, error) {
 	if err != nil {
 		return nil, err
 	}
-	target, err := interp.RenderEach(m.TargetPath, env.Vars(m.Parameters, nil))
+	target, err := interp.RenderEach(m.TargetPath, env.BuildVars(m.Parameters))
 	if err != nil {
 		return nil, failure.Config("%v", err) // the template error names the field_path
 	}
@@ -136,8 +136,7 @@ func (u *fileUploader) downloadTarget(data any) (string, error) {
 // fileName is the name filename_extractor gives the record's file. A name the template renders as another value
 // than a string (a number) is its text: the CDK fails on it.
 func (u *fileUploader) fileName(data any) (string, error) {
-	vars := u.env.Vars(u.m.Parameters, nil)
-	vars["record"] = data
+	vars := u.env.BuildVars(u.m.Parameters).With("record", data)
 	v, err := u.m.FileName.Eval(vars)
 	if err != nil {
 		return "", err

@@ -87,7 +87,7 @@ func (s *pages) expand() error {
 	}
 	env, st := s.env, s.st
 	var err error
-	s.ext.Expander, err = expand.New(m, env.Vars(m.Parameters, nil), func(msg string) { env.Log("WARN", "Stream "+st.Name+": "+msg) })
+	s.ext.Expander, err = expand.New(m, env.BuildVars(m.Parameters), func(msg string) { env.Log("WARN", "Stream "+st.Name+": "+msg) })
 	if err != nil {
 		return failure.Config("%v", err)
 	}

@@ -24,7 +24,9 @@ func selectedProperties(env *Env, stream string, sel *manifest.PropertySelector)
 	if err != nil {
 		return nil, false, failure.Config("%v", err)
 	}
-	vars := env.Vars(nil, nil)
+	// The CDK transforms the schema's properties with no slice (None).
+	vars := env.BuildVars(nil)
+	vars["stream_slice"], vars["stream_partition"], vars["stream_interval"] = nil, nil, nil
 	for _, t := range ts {
 		if err := t.Apply(obj, vars); err != nil {
 			return nil, false, failure.Config("%v", err) // the error names the transformation

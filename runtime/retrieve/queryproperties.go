@@ -57,7 +57,7 @@ func (q *queryProperties) propertyChunks(ctx context.Context, s *pages) ([][]str
 // A record without a text or number there is skipped, with a warning (the
 // reference would request a property named "[]" or "None").
 func propertiesFromEndpoint(ctx context.Context, env *Env, stream string, fe *manifest.PropertiesFromEndpoint) ([]string, error) {
-	vars := env.Vars(fe.Parameters, nil)
+	vars := env.BuildVars(fe.Parameters)
 	path, err := interp.RenderEach(fe.FieldPath, vars)
 	if err != nil {
 		return nil, failure.Config("%v", err)
