@@ -196,6 +196,11 @@ func (d *decoder) duration(m map[string]any, key, path string) *interp.Template 
 		return nil
 	}
 	t := d.value(s, join(path, key))
+	if t != nil && !t.IsStatic() && key == "cursor_granularity" {
+		// Airbyte parses it as written: a template there fails its build.
+		d.fail(join(path, key), "%q: Airbyte reads cursor_granularity as an ISO 8601 duration as written, without rendering a template; write the duration (PT1S, P1D, ...)", s)
+		return t
+	}
 	if t != nil && t.IsStatic() {
 		if _, err := datetime.ParseDuration(s); err != nil {
 			d.fail(join(path, key), "%v", err)

@@ -59,6 +59,7 @@ func TestIncrementalSyncErrors(t *testing.T) {
 		{"type: DatetimeBasedCursor\ncursor_field: u", "streams[0].incremental_sync.datetime_format: is required; streams[0].incremental_sync.start_datetime: is required"},
 		{base + "step: P1D", "streams[0].incremental_sync: step and cursor_granularity must be given together (or neither)"},
 		{base + "step: one day\ncursor_granularity: PT1S", `streams[0].incremental_sync.step: "one day" is not an ISO 8601 duration`},
+		{base + "step: \"{{ config.step }}\"\ncursor_granularity: \"{{ config.granularity }}\"", `streams[0].incremental_sync.cursor_granularity: "{{ config.granularity }}": Airbyte reads cursor_granularity as an ISO 8601 duration as written, without rendering a template`},
 		{strings.Replace(base, `"%Y"`, `"%Y-%Q"`, 1), `streams[0].incremental_sync.datetime_format: format "%Y-%Q": unsupported directive %Q`},
 		{base + "cursor_datetime_formats: [\"%Y\", \"%K\"]", `streams[0].incremental_sync.cursor_datetime_formats[1]: format "%K": unsupported directive %K`},
 		{base + "clamping: {target: YEAR}", `streams[0].incremental_sync.clamping.target: must be DAY, WEEK or MONTH, got "YEAR"`},
