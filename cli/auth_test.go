@@ -308,6 +308,39 @@ func TestOAuthRotationPrintsControlBeforeUsingNewToken(t *testing.T) {
 	}
 }
 
+// Airbyte sends the login request with no slice: its templates see
+// stream_slice (and its aliases) None, even when the stream reads a
+// partition, and no page token.
+func TestSessionLoginHasNoSlice(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, body string) {
+		if r.URL.Path == "/login" {
+			fmt.Fprint(w, `{"token":"t"}`)
+			return
+		}
+		fmt.Fprint(w, `{"data":[{"id":1}]}`)
+	})
+	m := stream("s", "url_base: "+a.URL+"\npath: /s\nauthenticator:\n"+indent(`type: SessionTokenAuthenticator
+login_requester:
+  type: HttpRequester
+  url_base: `+a.URL+`
+  path: /login
+  http_method: POST
+  request_body_json:
+    slice: "{{ stream_slice is none and stream_partition is none and stream_interval is none }}"
+    page: "{{ next_page_token is none }}"
+session_token_path: [token]
+expiration_duration: PT1H
+request_authentication: {type: Bearer}`, 2), "[data]", `partition_router: {type: ListPartitionRouter, cursor_field: region, values: [eu], request_option: {type: RequestOption, inject_into: request_parameter, field_name: region}}`)
+	res := newConnector(t, m, nil, "s").read(t)
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stdout)
+	}
+	equalLists(t, "requests", a.lines(), []string{"POST /login", "GET /s?region=eu"})
+	if body := a.requests()[0].Body; body != `{"page":true,"slice":true}` {
+		t.Errorf("login body %s", body)
+	}
+}
+
 func TestSessionTokenLoginCounts(t *testing.T) {
 	for _, tc := range []struct {
 		name, expiration string

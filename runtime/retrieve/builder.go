@@ -75,6 +75,9 @@ type pageRequest struct {
 	token     paginate.Token
 	slice     *incremental.Slice
 	withSlice bool
+	// sliceless is a request Airbyte sends with no slice at all (a session
+	// login): stream_slice and its aliases are None, not an empty slice.
+	sliceless bool
 	check     func(*request.Parts) error
 	// properties is the chunk of query properties the request asks for
 	// (only with a requester's QueryProperties).
@@ -85,6 +88,9 @@ type pageRequest struct {
 func (b *builder) build(ctx context.Context, pr pageRequest) (*request.Parts, error) {
 	token := pr.token
 	vars := b.env.Vars(b.req.Parameters, pr.slice)
+	if pr.sliceless {
+		vars["stream_slice"], vars["stream_partition"], vars["stream_interval"] = nil, nil, nil
+	}
 	vars["next_page_token"] = token.Vars()
 	if pr.slice != nil {
 		// A partition's extra fields are also variables of their own in

@@ -17,7 +17,7 @@ func Login(ctx context.Context, env *Env, req *manifest.Requester) (*request.Res
 	}
 	var parts *request.Parts
 	resp, err := env.Client.Send(ctx, func() (*http.Request, error) {
-		p, err := b.build(ctx, pageRequest{})
+		p, err := b.build(ctx, pageRequest{sliceless: true})
 		if err != nil {
 			return nil, err
 		}
