@@ -52,8 +52,9 @@ paginator:
 // The templates Airbyte renders when it builds a component, before any
 // slice, see config and parameters only: a record selector's field_path, a
 // paginator's request option, a list router's values, a cursor's request
-// option, a record expander's path, and the property_field_path of
-// QueryProperties read from an endpoint (checked with refcdk7). A slice
+// option, a record expander's path, the property_field_path of
+// QueryProperties read from an endpoint, and DpathFlattenFields' field_path,
+// rendered for each record with the config only (checked with refcdk7). A slice
 // variable there is undeclared, there as here.
 func TestBuildTimeTemplatesSeeNoSlice(t *testing.T) {
 	a := fixedAPI(t, `{"data":[{"id":1}]}`)
@@ -77,6 +78,7 @@ func TestBuildTimeTemplatesSeeNoSlice(t *testing.T) {
 		{"start_time_option", "", "incremental_sync.start_time_option.field_name", cursor, "", ""},
 		{"record_expander", "", "retriever.record_selector.extractor.record_expander.expand_records_from_field", "", extractor,
 			"extractor: {type: DpathExtractor, field_path: [], record_expander: {type: RecordExpander, expand_records_from_field: [\"{{ 'data' if stream_slice is defined else 'x' }}\"]}}"},
+		{"dpath_flatten", "", "transformations[0].field_path", "transformations:\n  - {type: DpathFlattenFields, field_path: [\"{{ 'n' if stream_partition is defined else 'x' }}\"]}", "", ""},
 		{"property_field_path", "", "retriever.requester.request_parameters.props.property_list.property_field_path", "", requester,
 			strings.TrimSuffix(requester, "}") + ", request_parameters: {props: {type: QueryProperties, property_list: {type: PropertiesFromEndpoint, " +
 				"property_field_path: [\"{{ 'id' if stream_partition is defined else 'x' }}\"], retriever: {type: SimpleRetriever, " + requester +

@@ -109,8 +109,10 @@ func newDpathFlatten(t *manifest.Transformation, params map[string]any) *dpathFl
 		prefix: d.KeyPrefix, suffix: d.KeySuffix}
 }
 
-func (d *dpathFlatten) Apply(rec *Object, vars interp.Vars) error {
-	vars["parameters"] = d.params
+func (d *dpathFlatten) Apply(rec *Object, recordVars interp.Vars) error {
+	// Airbyte renders the path, prefix and suffix with the config and
+	// parameters only: no record, no slice.
+	vars := interp.Vars{"config": recordVars["config"], "parameters": d.params}
 	path := make([]string, len(d.path))
 	for i, t := range d.path {
 		s, err := t.Render(vars)
