@@ -657,7 +657,9 @@ func TestLazyReadPointerRefusesWhatTheReferenceRefuses(t *testing.T) {
 	}{
 		{"a decoder other than JSON", "", "", ""},
 		{"a count cursor", "", "incremental_sync: {type: IncrementingCountCursor, cursor_field: n}",
-			path + "needs the stream's incremental_sync (streams[0].incremental_sync) to be a DatetimeBasedCursor (as in Airbyte's runtime)"},
+			path + "needs the stream's incremental_sync (streams[0].incremental_sync) to be a DatetimeBasedCursor (as in Airbyte's runtime); " +
+				"streams[0].incremental_sync: an IncrementingCountCursor cannot be used with a partition_router (streams[0].retriever.partition_router), as in Airbyte's runtime " +
+				"(\"does not currently support usage of a PartitionRouter and an IncrementingCountCursor at the same time\"): use a DatetimeBasedCursor or read without a router"},
 		{"a cursor with step", "", strings.Replace(stepless, "cursor_field:", "step: P1D\n  cursor_granularity: PT1S\n  cursor_field:", 1),
 			path + "needs one slice per parent record: the stream's incremental_sync (streams[0].incremental_sync) may not have step or cursor_granularity (as in Airbyte's runtime)"},
 	} {

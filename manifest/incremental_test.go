@@ -84,3 +84,22 @@ func TestStreamStateLoads(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+// Airbyte's factory refuses a counting cursor on a stream with any partition
+// router (a list of routers, a substream), not on one read as one partition.
+func TestCountCursorWithARouterIsRefused(t *testing.T) {
+	count := "type: IncrementingCountCursor\ncursor_field: n"
+	want := "streams[0].incremental_sync: an IncrementingCountCursor cannot be used with a partition_router (streams[0].retriever.partition_router)"
+	for _, router := range []string{
+		"partition_router: {type: ListPartitionRouter, cursor_field: k, values: [a]}",
+		"partition_router: [{type: ListPartitionRouter, cursor_field: k, values: [a]}, {type: ListPartitionRouter, cursor_field: j, values: [b]}]",
+	} {
+		m := strings.Replace(incrementalManifest(count), "      record_selector:", "      "+router+"\n      record_selector:", 1)
+		if _, err := Load(parse(t, m)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s\n got: %v\nwant: %s", router, err, want)
+		}
+	}
+	if _, err := Load(parse(t, incrementalManifest(count))); err != nil {
+		t.Errorf("without a router: %v", err)
+	}
+}

@@ -236,6 +236,15 @@ func listOf(v any) []any {
 // one slice per partition. A pointer is used only by a SubstreamPartitionRouter
 // that is the stream's partition_router itself; anywhere else it is refused
 // rather than ignored.
+// checkCountCursorRouter refuses an IncrementingCountCursor on a stream with a
+// partition router, as Airbyte's factory refuses it when it builds the
+// stream: there is no per-partition counting cursor there.
+func (d *decoder) checkCountCursorRouter(st *Stream) {
+	if st.Incremental != nil && st.Incremental.Count != nil && st.Retriever != nil && st.Retriever.PartitionRouter != nil {
+		d.fail(st.Incremental.Path, "an IncrementingCountCursor cannot be used with a partition_router (%s.partition_router), as in Airbyte's runtime (\"does not currently support usage of a PartitionRouter and an IncrementingCountCursor at the same time\"): use a DatetimeBasedCursor or read without a router", st.Path+".retriever")
+	}
+}
+
 func (d *decoder) checkLazyRead(st *Stream) {
 	if st.Retriever == nil || st.Retriever.PartitionRouter == nil {
 		return

@@ -150,6 +150,7 @@ func (d *decoder) streamOf(v any, path string, allowed ...string) *Stream {
 		st.Incremental = d.incremental(inc, path+".incremental_sync")
 	}
 	d.checkLazyRead(st)
+	d.checkCountCursorRouter(st)
 	d.checkAsync(st)
 	d.checkPaginationReset(st, m)
 	if x, ok := m["state_migrations"]; ok && x != nil && !isFalsy(x) {
