@@ -48,6 +48,8 @@ func source(streams ...string) string {
 	return "version: 6.0.0\ntype: DeclarativeSource\ncheck: {type: CheckStream, stream_names: [inline]}\nstreams:\n" + strings.Join(streams, "")
 }
 
+// The dynamic schema's filter and transformations see no slice (None), and a
+// types_mapping condition no parameters, as the CDK renders them.
 func TestDiscoverSchemaLoaders(t *testing.T) {
 	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
 		fmt.Fprint(w, `{"fields":[{"name":"id","type":"int"},{"name":"when","type":"timestamp"},{"name":"tags","type":"array"},{"name":"skip_me","type":"string"},{"name":"either","type":["string","integer"]},{"name":"plain"}]}`)
@@ -67,9 +69,11 @@ $parameters: {file: users}`),
     type: SimpleRetriever
     requester: {type: HttpRequester, url_base: "`+a.URL+`", path: /fields, request_headers: {X-Region: "{{ config['region'] }}"}}
     record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: []}}
-  schema_filter: {type: RecordFilter, condition: "{{ 'skip_me' not in record }}"}
+  $parameters: {lp: 1}
+  schema_filter: {type: RecordFilter, condition: "{{ 'skip_me' not in record and stream_slice is none and next_page_token is none }}"}
   schema_transformations:
     - type: AddFields
+      condition: "{{ stream_partition is none and parameters.lp == 1 }}"
       fields: [{path: [added, type], value: string}]
   schema_type_identifier:
     schema_pointer: [fields]
@@ -77,7 +81,7 @@ $parameters: {file: users}`),
     type_pointer: [type]
     types_mapping:
       - {target_type: integer, current_type: int}
-      - {target_type: timestamp_with_timezone, current_type: timestamp, condition: "{{ raw_schema['name'] == 'when' }}"}
+      - {target_type: timestamp_with_timezone, current_type: timestamp, condition: "{{ raw_schema['name'] == 'when' and parameters == {} }}"}
       - {target_type: {field_type: array, items: string}, current_type: array}`),
 	)
 	c := newConnector(t, m, map[string]any{"region": "eu"})

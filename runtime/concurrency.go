@@ -27,7 +27,7 @@ func (r *Runner) concurrency() (int, error) {
 	if cl == nil || cl.Default == nil {
 		return defaultConcurrency, nil
 	}
-	v, err := cl.Default.Eval(r.vars(nil, nil))
+	v, err := cl.Default.Eval(r.buildVars(nil))
 	if err != nil {
 		return 0, ConfigErr("%s.default_concurrency: %v", cl.Path, err)
 	}

@@ -64,7 +64,7 @@ func (ld *Loader) dynamicSchema(ctx context.Context, st *manifest.Stream, l *man
 		f := transform.NewFilter(ds.Filter, ds.FilterParams)
 		kept := &transform.Object{}
 		for _, fd := range props.Fields {
-			ok, err := f.Keep(&transform.Object{Fields: []transform.Field{fd}}, copyVars(vars))
+			ok, err := f.Keep(&transform.Object{Fields: []transform.Field{fd}}, unslicedVars(vars).With("next_page_token", nil))
 			if err != nil {
 				return nil, failure.Config("%v", err)
 			}
@@ -79,7 +79,7 @@ func (ld *Loader) dynamicSchema(ctx context.Context, st *manifest.Stream, l *man
 		return nil, failure.Config("%v", err)
 	}
 	for _, t := range ts {
-		if err := t.Apply(props, copyVars(vars)); err != nil {
+		if err := t.Apply(props, unslicedVars(vars)); err != nil {
 			return nil, failure.Config("%v", err)
 		}
 	}
@@ -88,12 +88,10 @@ func (ld *Loader) dynamicSchema(ctx context.Context, st *manifest.Stream, l *man
 	return map[string]any{"$schema": "https://json-schema.org/draft-07/schema#", "type": "object", "additionalProperties": true, "properties": transform.ToPlain(props)}, nil
 }
 
-func copyVars(v interp.Vars) interp.Vars {
-	out := make(interp.Vars, len(v)+2)
-	for k, e := range v {
-		out[k] = e
-	}
-	return out
+// unslicedVars are the variables of the schema's filter and transformations:
+// the CDK runs them over the properties with the config and no slice (None).
+func unslicedVars(v interp.Vars) interp.Vars {
+	return interp.Vars{"config": v["config"], "parameters": v["parameters"], "stream_slice": nil, "stream_partition": nil, "stream_interval": nil}
 }
 
 // pointAt follows a pointer of templates (rendered with config) into v.
@@ -156,8 +154,8 @@ func (ld *Loader) mapType(typ any, item any, ds *manifest.DynamicSchema, vars in
 			continue
 		}
 		if tm.Condition != nil {
-			v := copyVars(vars)
-			v["raw_schema"] = transform.ToPlain(item)
+			// The CDK gives the condition no parameters.
+			v := interp.Vars{"config": vars["config"], "parameters": map[string]any{}, "raw_schema": transform.ToPlain(item)}
 			ok, err := tm.Condition.Bool(v)
 			if err != nil {
 				return nil, err
