@@ -320,25 +320,15 @@ func TestPropertySelectorRequestsTheCatalogsSelectedProperties(t *testing.T) {
 	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
 		fmt.Fprint(w, chunkAnswer(r, "properties", `"1"`))
 	})
-	m := stream("contacts", "url_base: "+a.URL+`
-path: /contacts
-request_parameters:
-  properties:
-    type: QueryProperties
-    property_list: [firstname, lastname, email, phone]
-    property_chunking: {type: PropertyChunking, property_limit_type: property_count, property_limit: 2}
-    property_selector:
-      type: JsonSchemaPropertySelector
-      transformations:
-        - type: KeysReplace
-          old: "properties_"
-          new: ""`, "[data]", "")
-	conn := newConnector(t, m, nil, "contacts")
-	catalog := `{"streams":[{"stream":{"name":"contacts","json_schema":{"type":"object","properties":{"id":{},"properties_email":{},"properties_firstname":{}}},"supported_sync_modes":["full_refresh"]},"sync_mode":"full_refresh","destination_sync_mode":"overwrite"}]}`
-	res := runCLI(t, "read", "--manifest", conn.manifest, "--config", conn.config, "--catalog", writeFile(t, t.TempDir(), "catalog.json", catalog))
-	if res.code != 0 {
-		t.Fatalf("exit %d: %s", res.code, res.stdout)
-	}
+	conn := selectedRead(t, a, `type: QueryProperties
+property_list: [firstname, lastname, email, phone]
+property_chunking: {type: PropertyChunking, property_limit_type: property_count, property_limit: 2}
+property_selector:
+  type: JsonSchemaPropertySelector
+  transformations:
+    - type: KeysReplace
+      old: "properties_"
+      new: ""`, `{"id":{},"properties_email":{},"properties_firstname":{}}`)
 	equalLists(t, "requests of the read", a.lines(), []string{"GET /contacts?properties=firstname%2Cemail"})
 
 	before := len(a.lines())
@@ -356,25 +346,30 @@ func TestPropertySelectorTransformationsHaveNoSlice(t *testing.T) {
 	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
 		fmt.Fprint(w, chunkAnswer(r, "properties", `"1"`))
 	})
-	m := stream("contacts", "url_base: "+a.URL+`
-path: /contacts
-request_parameters:
-  properties:
-    type: QueryProperties
-    property_list: [firstname, lastname, email, phone]
-    property_selector:
-      type: JsonSchemaPropertySelector
-      transformations:
-        - type: AddFields
-          condition: "{{ stream_slice is none and stream_partition is none and record.id is defined }}"
-          fields: [{path: [phone], value: "x"}]`, "[data]", "")
+	selectedRead(t, a, `type: QueryProperties
+property_list: [firstname, lastname, email, phone]
+property_selector:
+  type: JsonSchemaPropertySelector
+  transformations:
+    - type: AddFields
+      condition: "{{ stream_slice is none and stream_partition is none and record.id is defined }}"
+      fields: [{path: [phone], value: "x"}]`, `{"id":{},"email":{}}`)
+	equalLists(t, "requests", a.lines(), []string{"GET /contacts?properties=email%2Cphone"})
+}
+
+// selectedRead reads stream contacts, whose query parameter properties is
+// the QueryProperties given, with a configured catalog whose schema has
+// the properties given.
+func selectedRead(t *testing.T, a *api, queryProperties, properties string) *connector {
+	t.Helper()
+	m := stream("contacts", "url_base: "+a.URL+"\npath: /contacts\nrequest_parameters:\n  properties:\n"+indent(queryProperties, 4), "[data]", "")
 	conn := newConnector(t, m, nil, "contacts")
-	catalog := `{"streams":[{"stream":{"name":"contacts","json_schema":{"type":"object","properties":{"id":{},"email":{}}},"supported_sync_modes":["full_refresh"]},"sync_mode":"full_refresh","destination_sync_mode":"overwrite"}]}`
+	catalog := `{"streams":[{"stream":{"name":"contacts","json_schema":{"type":"object","properties":` + properties + `},"supported_sync_modes":["full_refresh"]},"sync_mode":"full_refresh","destination_sync_mode":"overwrite"}]}`
 	res := runCLI(t, "read", "--manifest", conn.manifest, "--config", conn.config, "--catalog", writeFile(t, t.TempDir(), "catalog.json", catalog))
 	if res.code != 0 {
 		t.Fatalf("exit %d: %s", res.code, res.stdout)
 	}
-	equalLists(t, "requests", a.lines(), []string{"GET /contacts?properties=email%2Cphone"})
+	return conn
 }
 
 // A test read shows the records merged across chunks with the last chunk's
