@@ -101,6 +101,9 @@ func FuzzExtractRecords(f *testing.F) {
 			segs = strings.Split(path, "/")
 		}
 		_, err := extractRecords(nil, body, segs, true)
+		if err == errTooDeep {
+			return // not read past maxDepth, valid JSON or not (encoding/json reads 10,000 levels)
+		}
 		if (err == errNotJSON) == json.Valid(body) && len(bytes.TrimSpace(body)) > 0 {
 			t.Fatalf("scanner and encoding/json disagree on %q: %v", body, err)
 		}
