@@ -126,6 +126,10 @@ func (d *decoder) incremental(v any, path string) *Incremental {
 	}
 	c.Step = d.duration(m, "step", path)
 	c.Granularity = d.duration(m, "cursor_granularity", path)
+	if c.Granularity != nil && !c.Granularity.IsStatic() {
+		// Airbyte parses it as written: a template there fails its build.
+		d.fail(path+".cursor_granularity", "%q: Airbyte reads cursor_granularity as an ISO 8601 duration as written, without rendering a template; write the duration (PT1S, P1D, ...)", c.Granularity.Source)
+	}
 	c.Lookback = d.duration(m, "lookback_window", path)
 	if (c.Step == nil) != (c.Granularity == nil) {
 		d.fail(path, "step and cursor_granularity must be given together (or neither)")
@@ -196,11 +200,6 @@ func (d *decoder) duration(m map[string]any, key, path string) *interp.Template 
 		return nil
 	}
 	t := d.value(s, join(path, key))
-	if t != nil && !t.IsStatic() && key == "cursor_granularity" {
-		// Airbyte parses it as written: a template there fails its build.
-		d.fail(join(path, key), "%q: Airbyte reads cursor_granularity as an ISO 8601 duration as written, without rendering a template; write the duration (PT1S, P1D, ...)", s)
-		return t
-	}
 	if t != nil && t.IsStatic() {
 		if _, err := datetime.ParseDuration(s); err != nil {
 			d.fail(join(path, key), "%v", err)

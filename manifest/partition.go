@@ -230,12 +230,6 @@ func listOf(v any) []any {
 	return l
 }
 
-// checkLazyRead refuses what Airbyte's runtime refuses with a
-// lazy_read_pointer (its LazySimpleRetriever): a decoder other than
-// JsonDecoder, an incremental_sync other than a DatetimeBasedCursor read in
-// one slice per partition. A pointer is used only by a SubstreamPartitionRouter
-// that is the stream's partition_router itself; anywhere else it is refused
-// rather than ignored.
 // checkCountCursorRouter refuses an IncrementingCountCursor on a stream with a
 // partition router, as Airbyte's factory refuses it when it builds the
 // stream: there is no per-partition counting cursor there.
@@ -245,6 +239,12 @@ func (d *decoder) checkCountCursorRouter(st *Stream) {
 	}
 }
 
+// checkLazyRead refuses what Airbyte's runtime refuses with a
+// lazy_read_pointer (its LazySimpleRetriever): a decoder other than
+// JsonDecoder, an incremental_sync other than a DatetimeBasedCursor read in
+// one slice per partition. A pointer is used only by a SubstreamPartitionRouter
+// that is the stream's partition_router itself; anywhere else it is refused
+// rather than ignored.
 func (d *decoder) checkLazyRead(st *Stream) {
 	if st.Retriever == nil || st.Retriever.PartitionRouter == nil {
 		return
