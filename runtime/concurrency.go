@@ -7,6 +7,7 @@ import (
 
 	"github.com/airbyte-go/source-declarative/lang/interp"
 	"github.com/airbyte-go/source-declarative/protocol"
+	"github.com/airbyte-go/source-declarative/runtime/retrieve"
 )
 
 // defaultConcurrency is the number of a sync's workers (slices read at
@@ -27,7 +28,7 @@ func (r *Runner) concurrency() (int, error) {
 	if cl == nil || cl.Default == nil {
 		return defaultConcurrency, nil
 	}
-	v, err := cl.Default.Eval(r.buildVars(nil))
+	v, err := cl.Default.Eval(retrieve.BuildVars(r.Config, nil))
 	if err != nil {
 		return 0, ConfigErr("%s.default_concurrency: %v", cl.Path, err)
 	}

@@ -71,7 +71,7 @@ func New(src *manifest.Source, config map[string]any, out *protocol.Writer, mask
 		FirstRecord: func(ctx context.Context, st *manifest.Stream) ([]byte, error) {
 			return retrieve.FirstRecord(ctx, r.env(), st)
 		},
-		Vars: func(params map[string]any) interp.Vars { return r.buildVars(params) }}
+		Vars: func(params map[string]any) interp.Vars { return retrieve.BuildVars(r.Config, params) }}
 	return r
 }
 
@@ -164,15 +164,6 @@ func (r *Runner) env() *retrieve.Env {
 // vars are the template variables (retrieve.Vars) over the runner's config.
 func (r *Runner) vars(params map[string]any, sl *incremental.Slice) interp.Vars {
 	return retrieve.Vars(r.Config, params, sl)
-}
-
-// buildVars are the variables of a template Airbyte renders with the config
-// and parameters only (a schema loader's, the concurrency level's).
-func (r *Runner) buildVars(params map[string]any) interp.Vars {
-	if params == nil {
-		params = map[string]any{}
-	}
-	return interp.Vars{"config": r.Config, "parameters": params}
 }
 
 // ConfigJSON is the config as JSON, for writing it back.

@@ -28,6 +28,13 @@ func (v Vars) With(key string, value any) Vars {
 	return out
 }
 
+// SliceNone sets stream_slice and its aliases, stream_partition and
+// stream_interval, to None: what a template sees that Airbyte renders with no
+// slice at all (not an empty one).
+func (v Vars) SliceNone() {
+	v["stream_slice"], v["stream_partition"], v["stream_interval"] = nil, nil, nil
+}
+
 // Template is a compiled manifest template. Its zero value renders nothing.
 type Template struct {
 	Source string

@@ -89,7 +89,7 @@ func (b *builder) build(ctx context.Context, pr pageRequest) (*request.Parts, er
 	token := pr.token
 	vars := b.env.Vars(b.req.Parameters, pr.slice)
 	if pr.sliceless {
-		vars["stream_slice"], vars["stream_partition"], vars["stream_interval"] = nil, nil, nil
+		vars.SliceNone()
 	}
 	vars["next_page_token"] = token.Vars()
 	if pr.slice != nil {

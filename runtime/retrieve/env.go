@@ -82,10 +82,15 @@ func (e *Env) Vars(params map[string]any, sl *incremental.Slice) interp.Vars {
 // component's parameters. A slice variable there is undeclared, as in the
 // CDK.
 func (e *Env) BuildVars(params map[string]any) interp.Vars {
+	return BuildVars(e.Config, params)
+}
+
+// BuildVars are Env.BuildVars for a command that has no Env at hand.
+func BuildVars(config, params map[string]any) interp.Vars {
 	if params == nil {
 		params = map[string]any{}
 	}
-	return interp.Vars{"config": e.Config, "parameters": params}
+	return interp.Vars{"config": config, "parameters": params}
 }
 
 // Vars are the template variables of config, a component's parameters and

@@ -136,7 +136,8 @@ func (u *fileUploader) downloadTarget(data any) (string, error) {
 // fileName is the name filename_extractor gives the record's file. A name the template renders as another value
 // than a string (a number) is its text: the CDK fails on it.
 func (u *fileUploader) fileName(data any) (string, error) {
-	vars := u.env.BuildVars(u.m.Parameters).With("record", data)
+	vars := u.env.BuildVars(u.m.Parameters)
+	vars["record"] = data
 	v, err := u.m.FileName.Eval(vars)
 	if err != nil {
 		return "", err

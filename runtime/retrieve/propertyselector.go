@@ -26,7 +26,7 @@ func selectedProperties(env *Env, stream string, sel *manifest.PropertySelector)
 	}
 	// The CDK transforms the schema's properties with no slice (None).
 	vars := env.BuildVars(nil)
-	vars["stream_slice"], vars["stream_partition"], vars["stream_interval"] = nil, nil, nil
+	vars.SliceNone()
 	for _, t := range ts {
 		if err := t.Apply(obj, vars); err != nil {
 			return nil, false, failure.Config("%v", err) // the error names the transformation

@@ -64,7 +64,9 @@ func (ld *Loader) dynamicSchema(ctx context.Context, st *manifest.Stream, l *man
 		f := transform.NewFilter(ds.Filter, ds.FilterParams)
 		kept := &transform.Object{}
 		for _, fd := range props.Fields {
-			ok, err := f.Keep(&transform.Object{Fields: []transform.Field{fd}}, unslicedVars(vars).With("next_page_token", nil))
+			fv := unslicedVars(vars)
+			fv["next_page_token"] = nil
+			ok, err := f.Keep(&transform.Object{Fields: []transform.Field{fd}}, fv)
 			if err != nil {
 				return nil, failure.Config("%v", err)
 			}
@@ -91,7 +93,9 @@ func (ld *Loader) dynamicSchema(ctx context.Context, st *manifest.Stream, l *man
 // unslicedVars are the variables of the schema's filter and transformations:
 // the CDK runs them over the properties with the config and no slice (None).
 func unslicedVars(v interp.Vars) interp.Vars {
-	return interp.Vars{"config": v["config"], "parameters": v["parameters"], "stream_slice": nil, "stream_partition": nil, "stream_interval": nil}
+	out := interp.Vars{"config": v["config"], "parameters": v["parameters"]}
+	out.SliceNone()
+	return out
 }
 
 // pointAt follows a pointer of templates (rendered with config) into v.
