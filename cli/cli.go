@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"sync"
 
 	"github.com/airbyte-go/source-declarative/components"
 	"github.com/airbyte-go/source-declarative/manifest"
@@ -57,6 +58,10 @@ type app struct {
 	// runner, the command's runner.
 	host   *components.Host
 	runner *runtime.Runner
+	// configChanges are what the host's Python changed in the config
+	// before there was a runner to keep them (componentsConfig).
+	configMu      sync.Mutex
+	configChanges []components.ConfigChange
 }
 
 // Main runs the command line and returns the exit code. Nothing but
@@ -229,7 +234,10 @@ func (a *app) setup() (r *runtime.Runner, err *setupError, validation error) {
 	}
 	r = runtime.New(src, config, a.out, a.masker)
 	r.Builder = a.config != nil // a manifest server's request, for the Connector Builder
+	a.configMu.Lock()
 	a.runner = r
+	a.takeConfigChanges()
+	a.configMu.Unlock()
 	if host != nil {
 		r.UseComponents(host)
 	}

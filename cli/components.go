@@ -49,7 +49,7 @@ func (a *app) startComponents(ctx context.Context, src *manifest.Source, raw, co
 		return nil, nil, &setupError{message: err.Error(), checkFails: true}
 	}
 	h, err := components.Start(ctx, components.Options{Python: python, Code: code, Manifest: raw, Config: config,
-		Log: a.componentsLog, Auth: a.componentsAuth})
+		Log: a.componentsLog, Auth: a.componentsAuth, ConfigUpdated: a.componentsConfig})
 	if err != nil {
 		return nil, nil, componentsFailure(err)
 	}
@@ -133,6 +133,29 @@ func (a *app) componentsAuth(ctx context.Context, req *components.AuthRequest) (
 		return nil, fmt.Errorf("no runner to authenticate stream %s", req.Stream)
 	}
 	return a.runner.AuthenticateForPython(ctx, req)
+}
+
+// componentsConfig keeps what the connector's code changed in the config
+// (a token it rotated): the runner prints and saves it; a change made
+// before there is a runner (while the components are built) waits for it.
+func (a *app) componentsConfig(changes []components.ConfigChange) {
+	a.configMu.Lock()
+	defer a.configMu.Unlock()
+	a.configChanges = append(a.configChanges, changes...)
+	a.takeConfigChanges()
+}
+
+// takeConfigChanges gives the runner the config changes waiting, once there
+// is one; configMu is held.
+func (a *app) takeConfigChanges() {
+	if a.runner == nil || len(a.configChanges) == 0 {
+		return
+	}
+	changes := a.configChanges
+	a.configChanges = nil
+	if err := a.runner.TakeConfigChanges(changes); err != nil {
+		a.runner.Log(protocol.LevelWarn, "the config the connector's code changed could not be kept: "+err.Error())
+	}
 }
 
 // closeComponents ends the components host, if one runs.

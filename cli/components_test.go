@@ -26,6 +26,7 @@ from airbyte_cdk.sources.declarative.extractors.record_filter import RecordFilte
 from airbyte_cdk.sources.declarative.transformations.transformation import RecordTransformation
 from airbyte_cdk.sources.declarative.migrations.state_migration import StateMigration
 from airbyte_cdk.sources.declarative.requesters.http_requester import HttpRequester
+from airbyte_cdk.sources.declarative.auth.declarative_authenticator import DeclarativeAuthenticator
 
 @dataclass
 class ObjectValues(RecordExtractor):
@@ -82,6 +83,22 @@ class Tag:
     """A config transformation (google-analytics-data-api's kind): the config gains a tag."""
     def transform(self, config):
         config["tag"] = "t" + str(config["count"])
+
+@dataclass
+class PickAuth(DeclarativeAuthenticator):
+    """Typeform's kind: of the authenticators the manifest defines, the one the config asks for."""
+    config: Mapping[str, Any]
+    token_auth: Any
+    oauth2: Any
+    def __new__(cls, token_auth, oauth2, config, *args, **kwargs):
+        return token_auth if config["credentials"]["auth_type"] == "access_token" else oauth2
+
+@dataclass
+class LogToken(RecordTransformation):
+    """Logs the access token the config holds now."""
+    def transform(self, record, config=None, stream_state=None, stream_slice=None):
+        import logging
+        logging.getLogger("airbyte").info("record %s with token %s", record["id"], config["credentials"]["access_token"])
 
 @dataclass
 class PathRequester(HttpRequester):
@@ -659,4 +676,93 @@ func TestDynamicStreamWithACustomRequester(t *testing.T) {
 		t.Errorf("test read: %s", b)
 	}
 	equalLists(t, "requests", a.lines(), []string{"GET /REPORTS/MONTHLY/ROWS", "GET /REPORTS/MONTHLY/ROWS"})
+}
+
+// A single-use refresh token that the connector's own code rotates (an
+// OAuthAuthenticator with a refresh_token_updater that a custom
+// authenticator picks, as typeform's does) is kept as Go's own rotations
+// are: the new config is one CONTROL message (the CDK prints it on stdout
+// and queues it too), written back with --write-config, and the tokens are
+// secrets from then on, masked in what the code logs after.
+func TestConfigTheConnectorsCodeRotatesIsKept(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		switch {
+		case r.URL.Path == "/token":
+			fmt.Fprint(w, `{"access_token": "at-new-1", "refresh_token": "rt-new-2", "expires_in": 3600}`)
+		case r.Header.Get("Authorization") == "Bearer at-new-1":
+			fmt.Fprint(w, `{"data": [{"id": 1}]}`)
+		default:
+			w.WriteHeader(http.StatusUnauthorized)
+		}
+	})
+	m := `version: 7.0.0
+type: DeclarativeSource
+check: {type: CheckStream, stream_names: [items]}
+spec:
+  type: Spec
+  connection_specification:
+    type: object
+    properties:
+      credentials: {type: object, properties: {refresh_token: {type: string, airbyte_secret: true}}}
+streams:
+  - type: DeclarativeStream
+    name: items
+    primary_key: [id]
+    schema_loader: {type: InlineSchemaLoader, schema: {type: object, properties: {id: {type: integer}}}}
+    transformations:
+      - {type: CustomTransformation, class_name: source_declarative_manifest.components.LogToken}
+    retriever:
+      type: SimpleRetriever
+      requester:
+        type: HttpRequester
+        url_base: "` + a.URL + `"
+        path: /items
+        authenticator:
+          class_name: source_declarative_manifest.components.PickAuth
+          token_auth: {type: BearerAuthenticator, api_token: "{{ config.credentials.access_token }}"}
+          oauth2:
+            type: OAuthAuthenticator
+            token_refresh_endpoint: "` + a.URL + `/token"
+            client_id: "{{ config.credentials.client_id }}"
+            client_secret: "{{ config.credentials.client_secret }}"
+            refresh_token: "{{ config.credentials.refresh_token }}"
+            refresh_token_updater: {}
+      record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}
+`
+	config := map[string]any{"credentials": map[string]any{"auth_type": "oauth2", "client_id": "cid", "client_secret": "cs",
+		"refresh_token": "rt-old-1", "access_token": "", "token_expiry_date": ""}}
+	c, code := componentsRun(t, m, config, "items")
+	res := c.read(t, "--components-path", code, "--write-config")
+	if res.code != 0 {
+		t.Fatalf("exit %d: %v %s", res.code, res.errors(), res.stderr)
+	}
+	reqs := a.requests()
+	if len(reqs) != 2 || reqs[0].Path != "/token" || reqs[0].Body != "grant_type=refresh_token&client_id=cid&client_secret=cs&refresh_token=rt-old-1" ||
+		reqs[1].Path != "/items" || reqs[1].Header.Get("Authorization") != "Bearer at-new-1" {
+		t.Fatalf("requests %v", reqs)
+	}
+	controls := res.controls()
+	if len(controls) != 1 {
+		t.Fatalf("%d CONTROL messages, want 1: %v", len(controls), controls)
+	}
+	creds := controls[0]["credentials"].(map[string]any)
+	if creds["refresh_token"] != "rt-new-2" || creds["access_token"] != "at-new-1" || creds["client_secret"] != "cs" {
+		t.Errorf("CONTROL config %v", controls[0])
+	}
+	saved, err := os.ReadFile(c.config)
+	if err != nil || !strings.Contains(string(saved), `"rt-new-2"`) {
+		t.Errorf("config written back: %s %v", saved, err)
+	}
+	equalLists(t, "records", res.records("items"), []string{`{"id":1}`})
+	for _, line := range strings.Split(res.stdout, "\n") {
+		if strings.Contains(line, `"CONTROL"`) {
+			continue
+		}
+		if strings.Contains(line, "at-new-1") || strings.Contains(line, "rt-new-2") {
+			t.Errorf("a token outside the CONTROL message: %s", line)
+		}
+	}
+	if logs := strings.Join(res.logs("INFO"), "\n"); !strings.Contains(logs, "record 1 with token ****") {
+		t.Errorf("the code's log of the token, masked: %s", logs)
+	}
 }

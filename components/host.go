@@ -45,8 +45,11 @@ type Options struct {
 	Log func(level, msg string)
 	// Auth answers a stream read whole by the CDK: the credentials Go's
 	// authenticator of that stream puts on a request.
-	Auth    func(ctx context.Context, req *AuthRequest) (*AuthAnswer, error)
-	Timeout time.Duration // per call; DefaultTimeout when zero
+	Auth func(ctx context.Context, req *AuthRequest) (*AuthAnswer, error)
+	// ConfigUpdated is told what the connector's code changed in the
+	// config (TakeConfig).
+	ConfigUpdated func([]ConfigChange)
+	Timeout       time.Duration // per call; DefaultTimeout when zero
 }
 
 // AuthRequest is a request of a stream read whole by the CDK, to authenticate.
@@ -86,6 +89,9 @@ type Host struct {
 
 	stderr *tailWriter
 	output sync.WaitGroup // the goroutines forwarding stdout and stderr
+
+	configMu sync.Mutex
+	config   map[string]any // the config the host's Python has (TakeConfig)
 }
 
 // Start starts the host and builds the manifest's components; the host ends
@@ -100,6 +106,7 @@ func Start(ctx context.Context, o Options) (*Host, error) {
 	if o.Code != nil {
 		params["code"], params["code_name"] = o.Code.Text, o.Code.Name
 	}
+	h.knowConfig(o.Config)
 	if err := h.Call(ctx, nil, "init", params, nil, nil); err != nil {
 		h.Close()
 		return nil, err
@@ -193,6 +200,7 @@ func (h *Host) Build(ctx context.Context, config map[string]any, streams []strin
 	if streams != nil {
 		params["streams"] = streams
 	}
+	h.knowConfig(config)
 	if err := h.Call(ctx, nil, "build", params, nil, &built); err != nil {
 		return err
 	}
@@ -219,6 +227,7 @@ func (h *Host) ConfigRules(ctx context.Context, c *manifest.Custom, config map[s
 	if err != nil {
 		return nil, nil, &Error{Component: c, Message: "unreadable answer: " + err.Error()}
 	}
+	h.knowConfig(transformed)
 	return migrated, transformed, nil
 }
 
@@ -291,6 +300,7 @@ type reply struct {
 	Op     string          `json:"op"`
 	Log    string          `json:"log"`
 	Detail string          `json:"message"`
+	Config json.RawMessage `json:"config"` // a config the connector's code changed
 }
 
 // read hands each frame of the host to the call it answers, until the host ends.
@@ -320,6 +330,10 @@ func (h *Host) read() {
 		switch {
 		case r.Log != "":
 			h.opts.Log(logLevel(r.Log), r.Detail)
+		case r.Config != nil:
+			if config, err := configObject(r.Config); err == nil {
+				h.TakeConfig(config)
+			}
 		case r.Call != nil:
 			go h.answer(*r.Call, r.Op, f)
 		case r.Re != nil:
@@ -513,7 +527,8 @@ func (h *Host) kill() {
 }
 
 // forward prints each line the host's Python writes on stdout or stderr as
-// a LOG message; tail keeps stderr's last lines for a crash's message.
+// a LOG message, but a config it prints as a CONTROL message (TakeConfig);
+// tail keeps stderr's last lines for a crash's message.
 func (h *Host) forward(r io.Reader, level string, tail *tailWriter) {
 	defer h.output.Done()
 	sc := bufio.NewScanner(r)
@@ -521,6 +536,10 @@ func (h *Host) forward(r io.Reader, level string, tail *tailWriter) {
 	for sc.Scan() {
 		line := strings.TrimRight(sc.Text(), "\r")
 		if line == "" {
+			continue
+		}
+		if config, ok := ConnectorConfig([]byte(line)); ok {
+			h.TakeConfig(config) // not a log: it holds the secrets
 			continue
 		}
 		if tail != nil {

@@ -660,6 +660,22 @@ def go_authenticator(stream):
     return _GO_AUTHENTICATOR(stream)
 
 
+def send_config(config):
+    """The CDK prints a config its code changed (an OAuth authenticator's rotated refresh token) as a CONTROL
+    message on stdout; the host sends it to Go on the channel instead, in order with what follows, so that Go
+    masks the new token before a log that shows it, keeps it and prints it."""
+    CHANNEL.send({"config": config})
+
+
+def route_config_messages():
+    import airbyte_cdk
+    from airbyte_cdk import config_observation
+    from airbyte_cdk.sources.streams.http.requests_native_auth import oauth
+
+    for module in (airbyte_cdk, config_observation, oauth):
+        module.emit_configuration_as_airbyte_control_message = send_config
+
+
 def response(h, body):
     import requests
     from requests.structures import CaseInsensitiveDict
@@ -761,6 +777,7 @@ def main():
     except Exception as exc:  # noqa: BLE001
         CHANNEL.send({"hello": None, "error": last_line(exc)})
         return
+    route_config_messages()
     CHANNEL.send({"hello": {"cdk": cdk, "python": sys.version.split()[0]}})
     host = Host()
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=int(os.environ.get("COMPONENTS_HOST_THREADS", "32")))

@@ -26,6 +26,44 @@ func (r *Runner) UseComponents(h *components.Host) {
 	}
 }
 
+// TakeConfigChanges keeps what the connector's code changed in the config
+// in the components host (a refresh token its authenticator rotated): its
+// texts become secrets (a number, an expires_in, does not), the runner's
+// config takes them, and the whole config is printed as a CONTROL message
+// and saved, as for a rotation of Go's own authenticators.
+func (r *Runner) TakeConfigChanges(changes []components.ConfigChange) error {
+	r.configMu.Lock()
+	for _, c := range changes {
+		collectTexts(c.Value, r.Masker.Add)
+		c.Apply(r.Config)
+	}
+	snapshot := manifest.DeepCopy(r.Config).(map[string]any)
+	r.configMu.Unlock()
+	if err := r.Out.ControlConfig(snapshot); err != nil {
+		return err
+	}
+	if r.SaveConfig != nil {
+		return r.SaveConfig(snapshot)
+	}
+	return nil
+}
+
+// collectTexts gives add every string in v.
+func collectTexts(v any, add func(string)) {
+	switch x := v.(type) {
+	case string:
+		add(x)
+	case []any:
+		for _, e := range x {
+			collectTexts(e, add)
+		}
+	case map[string]any:
+		for _, e := range x {
+			collectTexts(e, add)
+		}
+	}
+}
+
 // Log prints a LOG message as the runner does (into a test read's logs).
 func (r *Runner) Log(level, msg string) { r.log(level, msg) }
 

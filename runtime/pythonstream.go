@@ -125,6 +125,11 @@ func (r *Runner) readPython(ctx context.Context, st *manifest.Stream, cs protoco
 				r.log(components.LogLevel(m.Log.Level), m.Log.Message)
 			}
 			return nil
+		case "CONTROL":
+			if config, ok := components.ConnectorConfig(raw); ok {
+				r.components.TakeConfig(config)
+			}
+			return nil
 		case "TRACE":
 			if m.Trace != nil && m.Trace.Type == "ERROR" && m.Trace.Error != nil {
 				e := m.Trace.Error
