@@ -2,6 +2,7 @@ package cli
 
 import (
 	"crypto/md5"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -17,6 +18,7 @@ import (
 // componentsPy are custom components as a connector's components.py writes
 // them, on the CDK's interfaces.
 const componentsPy = `
+import hashlib
 import json
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
@@ -92,6 +94,19 @@ class PickAuth(DeclarativeAuthenticator):
     oauth2: Any
     def __new__(cls, token_auth, oauth2, config, *args, **kwargs):
         return token_auth if config["credentials"]["auth_type"] == "access_token" else oauth2
+
+@dataclass
+class SigningAuth(DeclarativeAuthenticator):
+    """A header, a query parameter, and a signature of the request as prepared (zoom's and nexus-datasets' kinds)."""
+    config: Mapping[str, Any]
+    parameters: Any = None
+    def get_auth_header(self):
+        return {"X-Key": self.config["key"]}
+    def get_request_params(self):
+        return {"sig_v": "1"}
+    def __call__(self, request):
+        request.headers["X-Signature"] = hashlib.sha256(request.url.encode()).hexdigest()[:16]
+        return request
 
 @dataclass
 class LogToken(RecordTransformation):
@@ -764,5 +779,100 @@ streams:
 	}
 	if logs := strings.Join(res.logs("INFO"), "\n"); !strings.Contains(logs, "record 1 with token ****") {
 		t.Errorf("the code's log of the token, masked: %s", logs)
+	}
+}
+
+// A custom authenticator of a stream Go reads (and of its parent) is asked
+// per request, as the CDK asks it: its header and query parameter go into
+// the request Go builds, and its own __call__ signs the request as sent.
+// The API checks the signature itself, over the URL it was asked.
+func TestCustomAuthenticatorIsAskedPerRequest(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		sum := sha256.Sum256([]byte("http://" + r.Host + r.URL.RequestURI()))
+		if r.Header.Get("X-Signature") != hex.EncodeToString(sum[:])[:16] || r.Header.Get("X-Key") != "k-secret-9" {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		switch {
+		case r.URL.Path == "/owners":
+			fmt.Fprint(w, `{"data": [{"id": "a"}]}`)
+		case r.URL.Query().Get("page") == "1":
+			fmt.Fprint(w, `{"data": [{"n": 1}, {"n": 2}]}`)
+		default:
+			fmt.Fprint(w, `{"data": [{"n": 3}]}`)
+		}
+	})
+	m := `version: 7.0.0
+type: DeclarativeSource
+check: {type: CheckStream, stream_names: [owners]}
+definitions:
+  owners:
+    type: DeclarativeStream
+    name: owners
+    primary_key: [id]
+    schema_loader: {type: InlineSchemaLoader, schema: {type: object}}
+    retriever:
+      type: SimpleRetriever
+      requester:
+        type: HttpRequester
+        url_base: "` + a.URL + `"
+        path: /owners
+        authenticator: {class_name: source_declarative_manifest.components.SigningAuth}
+      record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}
+streams:
+  - $ref: "#/definitions/owners"
+  - type: DeclarativeStream
+    name: items
+    primary_key: [n]
+    schema_loader: {type: InlineSchemaLoader, schema: {type: object}}
+    retriever:
+      type: SimpleRetriever
+      requester:
+        type: HttpRequester
+        url_base: "` + a.URL + `"
+        path: "/owners/{{ stream_partition.owner }}/items"
+        request_parameters: {size: "2"}
+        authenticator: {class_name: source_declarative_manifest.components.SigningAuth}
+      paginator:
+        type: DefaultPaginator
+        pagination_strategy: {type: PageIncrement, start_from_page: 1, page_size: 2}
+        page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: page}
+      partition_router:
+        type: SubstreamPartitionRouter
+        parent_stream_configs:
+          - {type: ParentStreamConfig, stream: {$ref: "#/definitions/owners"}, parent_key: id, partition_field: owner}
+      record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}
+  - type: DeclarativeStream
+    name: clash
+    schema_loader: {type: InlineSchemaLoader, schema: {type: object}}
+    retriever:
+      type: SimpleRetriever
+      requester:
+        type: HttpRequester
+        url_base: "` + a.URL + `"
+        path: /owners
+        request_headers: {X-Key: mine}
+        authenticator: {class_name: source_declarative_manifest.components.SigningAuth}
+      record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}
+`
+	c, code := componentsRun(t, m, map[string]any{"key": "k-secret-9"}, "owners", "items", "clash")
+	res := c.read(t, "--components-path", code)
+	equalSorted(t, "requests", a.lines(), []string{"GET /owners?sig_v=1", "GET /owners/a/items?page=1&sig_v=1&size=2", "GET /owners/a/items?page=2&sig_v=1&size=2"})
+	for _, r := range a.requests() {
+		if r.Header.Get("X-Signature") == "" || r.Header.Get("X-Key") != "k-secret-9" {
+			t.Errorf("%s %s?%s: headers %v", r.Method, r.Path, r.Query, r.Header)
+		}
+	}
+	equalLists(t, "owners", res.records("owners"), []string{`{"id":"a"}`})
+	equalLists(t, "items", res.records("items"), []string{`{"n":1}`, `{"n":2}`, `{"n":3}`})
+	// A header both the requester and the authenticator set is refused, as the CDK refuses it.
+	equalLists(t, "clash", res.statuses("clash"), []string{"STARTED", "RUNNING", "INCOMPLETE"})
+	errs := res.errors()
+	if len(errs) != 2 || !strings.Contains(fmt.Sprint(errs[0]), `header "X-Key" is set twice`) {
+		t.Errorf("errors %v", errs)
+	}
+	// Go read these streams: the CDK's own read logs ("Starting syncing") are not there.
+	if logs := strings.Join(res.logs("INFO"), "\n"); strings.Contains(logs, "Starting syncing") {
+		t.Errorf("a stream was read by the CDK: %s", logs)
 	}
 }

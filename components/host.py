@@ -10,10 +10,10 @@ that $parameters, nested components, config and the keyword arguments a parent p
 host builds the source's streams once, and the factory's create_custom_component is wrapped to remember
 each component it makes under the manifest path the host tagged its definition with (__go_path). Go then
 calls a component by that path: record extractors, filters, transformations, schema normalizations,
-schema loaders, state migrations and config rules. A stream with any other custom part (a retriever,
-requester, paginator, error handler, decoder, partition router, incremental sync or authenticator) is
-read whole with the CDK's own stream (op read); its built-in authenticator is Go's, asked per request, so that a token is refreshed by
-one process only.
+schema loaders, state migrations, config rules and a requester's authenticator. A stream with any other
+custom part (a retriever, requester, paginator, error handler, decoder, partition router or incremental
+sync) is read whole with the CDK's own stream (op read); its built-in authenticator is Go's, asked per
+request, so that a token is refreshed by one process only.
 """
 
 import collections.abc
@@ -367,6 +367,50 @@ class Host:
             out.append(record)
         return {"count": len(out)}, lines(out)
 
+    def authenticate(self, h, blob):
+        """The credentials a custom authenticator puts on one request, asked as the CDK's HttpRequester asks
+        it: its header, query parameters and body fields, which Go merges into the request; and whether it
+        has a __call__ of its own for requests' session to call (op authenticate_call) on the request so made
+        (the CDK's authenticators' sets the header again)."""
+        from airbyte_cdk.sources.streams.http.requests_native_auth.protocols import (
+            ResponseAwareAuthenticator,
+            TokenRotatingAuthenticator,
+        )
+
+        auth = self.component(h)
+        if isinstance(auth, (ResponseAwareAuthenticator, TokenRotatingAuthenticator)):
+            raise TypeError(
+                f"{type(auth).__name__} learns from responses or rotates tokens (ResponseAwareAuthenticator, "
+                "TokenRotatingAuthenticator): the components host does not run such an authenticator per request"
+            )
+        data = auth.get_request_body_data() or {}
+        return {
+            "headers": {str(k): str(v) for k, v in (auth.get_auth_header() or {}).items()},
+            "params": dict(auth.get_request_params() or {}),
+            "body_data": data if isinstance(data, str) else dict(data),
+            "body_json": dict(auth.get_request_body_json() or {}),
+            "own_call": _own_call(auth),
+        }, b""
+
+    def authenticate_call(self, h, blob):
+        """A custom authenticator's own __call__ on the request as Go sends it (its URL, headers and body):
+        the URL it leaves (the one it may have signed), the headers it sets and the body if it changes it."""
+        import requests
+
+        auth = self.component(h)
+        request = requests.PreparedRequest()
+        request.prepare(method=h["method"], url=h["url"], headers=h["headers"], data=blob or None)
+        headers_before, body_before = dict(request.headers), request.body
+        request = auth(request) or request
+        out = {
+            "url": request.url,
+            "headers": {k: v for k, v in request.headers.items() if headers_before.get(k) != v and k.lower() != "content-length"},
+        }
+        if request.body != body_before:
+            body = request.body or b""
+            out["body"] = body.decode("utf-8", "replace") if isinstance(body, bytes) else str(body)
+        return out, b""
+
     def migrate_state(self, h, blob):
         state = h.get("state") or {}
         migrated = False
@@ -676,6 +720,18 @@ def route_config_messages():
         module.emit_configuration_as_airbyte_control_message = send_config
 
 
+def _own_call(auth):
+    """Whether requests' session calls the authenticator with something of its own: the CDK's authenticators'
+    __call__ sets their header again; one that is no AuthBase is not called (HttpClient)."""
+    from requests.auth import AuthBase
+    from airbyte_cdk.sources.streams.http.requests_native_auth.abstract_oauth import AbstractOauth2Authenticator
+    from airbyte_cdk.sources.streams.http.requests_native_auth.abstract_token import AbstractHeaderAuthenticator
+
+    if not isinstance(auth, AuthBase):
+        return False
+    return type(auth).__call__ not in (AbstractHeaderAuthenticator.__call__, AbstractOauth2Authenticator.__call__)
+
+
 def response(h, body):
     import requests
     from requests.structures import CaseInsensitiveDict
@@ -715,6 +771,8 @@ OPS = {
     "filter": Host.filter,
     "normalize": Host.normalize,
     "migrate_state": Host.migrate_state,
+    "authenticate": Host.authenticate,
+    "authenticate_call": Host.authenticate_call,
     "schema": Host.schema,
     "config": Host.config,
     "build": Host.build,

@@ -14,6 +14,9 @@ const (
 	OAuth        = "OAuthAuthenticator"
 	SessionToken = "SessionTokenAuthenticator"
 	Selective    = "SelectiveAuthenticator"
+	// CustomAuth is a custom Python authenticator (Auth.Custom), asked by
+	// Go for the credentials of each request.
+	CustomAuth = "CustomAuthenticator"
 )
 
 // Auth is one authenticator.
@@ -31,6 +34,7 @@ type Auth struct {
 	Selective  *SelectiveConfig
 	JWT        *JWTConfig           // jwt.go
 	Legacy     *LegacySessionConfig // legacysession.go
+	Custom     *Custom              // a CustomAuth's Python class
 	// URLBase, for the authenticator of a stream the CDK reads whole
 	// (Stream.PythonAuth), is its requester's url_base (or url): the
 	// credentials go only where they go from there (request.CredentialsFollow).
@@ -113,6 +117,11 @@ type SessionConfig struct {
 }
 
 func (d *decoder) auth(v any, path string, allowed []string) *Auth {
+	if c := d.custom(v, path); c != nil {
+		m := v.(map[string]any)
+		params, _ := m["$parameters"].(map[string]any)
+		return &Auth{Type: CustomAuth, Path: path, Raw: m, Parameters: params, Custom: c}
+	}
 	m, typ, ok := d.component(v, path, allowed...)
 	if !ok {
 		return nil

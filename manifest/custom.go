@@ -78,6 +78,7 @@ var calledParts = map[string]string{
 	"retriever.record_selector.extractor":            "CustomRecordExtractor",
 	"retriever.record_selector.record_filter":        "CustomRecordFilter",
 	"retriever.record_selector.schema_normalization": "CustomSchemaNormalization",
+	"retriever.requester.authenticator":              "CustomAuthenticator",
 	"transformations[]":                              "CustomTransformation",
 	"state_migrations[]":                             "CustomStateMigration",
 }

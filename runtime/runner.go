@@ -92,9 +92,10 @@ func (r *Runner) authenticator(a *manifest.Auth) (auth.Authenticator, error) {
 		return nil, nil
 	}
 	key := authKey(a)
-	if r.Observer != nil {
+	if r.Observer != nil || a.Custom != nil {
 		// In a test read each requester has its own authenticator, as in
-		// Airbyte's builder: a parent stream's token request is its own.
+		// Airbyte's builder: a parent stream's token request is its own. A
+		// custom authenticator is the host's component at its path.
 		key = a.Path
 	}
 	r.authMu.Lock()
@@ -122,6 +123,7 @@ func (r *Runner) authenticator(a *manifest.Auth) (auth.Authenticator, error) {
 		Login: func(ctx context.Context, req *manifest.Requester) (*request.Response, error) {
 			return retrieve.Login(ctx, r.env(), req)
 		},
+		Components: r.components,
 	}
 	if r.Observer != nil {
 		obs := r.Observer

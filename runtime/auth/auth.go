@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/airbyte-go/source-declarative/components"
 	"github.com/airbyte-go/source-declarative/lang/interp"
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/runtime/request"
@@ -50,6 +51,8 @@ type Env struct {
 	Login func(ctx context.Context, r *manifest.Requester) (*request.Response, error)
 	// Exchange is told of every token or login request, for test reads.
 	Exchange func(title, description string, req *request.Parts, resp *request.Response)
+	// Components runs a custom authenticator; nil: none runs.
+	Components *components.Host
 }
 
 func (e *Env) log(level, msg string) {
@@ -87,6 +90,8 @@ func New(a *manifest.Auth, env *Env) (Authenticator, error) {
 		return &legacySession{a: a, l: a.Legacy, env: env, vars: vars}, nil // legacysession.go
 	case manifest.Selective:
 		return newSelective(a, env) // selective.go (records lane)
+	case manifest.CustomAuth:
+		return &custom{a: a, env: env}, nil // custom.go
 	}
 	return nil, fmt.Errorf("%s: unsupported authenticator %s", a.Path, a.Type)
 }
