@@ -75,16 +75,16 @@ func (a *app) startComponents(ctx context.Context, src *manifest.Source, raw, co
 // streamsToBuild are the streams whose custom components a command calls:
 // every stream's (nil), as Airbyte's runtime builds them all, but for a
 // test read, the builder's edit-and-read loop, which builds the one stream
-// it reads, and none for a stream the CDK reads whole (its read makes its
-// own), so that a test read pays for the one source the CDK's builder pays
-// for.
+// it reads, and none for a stream the CDK reads whole or test-reads (its
+// read makes its own), so that a test read pays for the one source the
+// CDK's builder pays for.
 func (a *app) streamsToBuild(src *manifest.Source) []string {
 	if a.stream == "" {
 		return nil
 	}
 	for _, st := range src.Streams {
 		if st.Name == a.stream {
-			if st.Python != nil {
+			if st.Python != nil || st.PythonTestRead != nil {
 				return []string{}
 			}
 			return []string{st.Name}

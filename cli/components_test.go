@@ -29,6 +29,7 @@ from airbyte_cdk.sources.declarative.transformations.transformation import Recor
 from airbyte_cdk.sources.declarative.migrations.state_migration import StateMigration
 from airbyte_cdk.sources.declarative.requesters.http_requester import HttpRequester
 from airbyte_cdk.sources.declarative.auth.declarative_authenticator import DeclarativeAuthenticator
+from airbyte_cdk.sources.declarative.requesters.paginators.strategies.pagination_strategy import PaginationStrategy
 
 @dataclass
 class ObjectValues(RecordExtractor):
@@ -107,6 +108,27 @@ class SigningAuth(DeclarativeAuthenticator):
     def __call__(self, request):
         request.headers["X-Signature"] = hashlib.sha256(request.url.encode()).hexdigest()[:16]
         return request
+
+@dataclass
+class FailingAuth(DeclarativeAuthenticator):
+    config: Mapping[str, Any]
+    parameters: Any = None
+    def get_auth_header(self):
+        raise ValueError("no token today")
+
+@dataclass
+class AfterStrategy(PaginationStrategy):
+    """hubspot's search kind: a token of its own (a dict), stopping on a short page or when the answer has no paging."""
+    page_size: int
+    @property
+    def initial_token(self):
+        return {"after": 0}
+    def next_page_token(self, response, last_page_size, last_record, last_page_token_value=None):
+        if last_page_size < self.page_size or not response.json().get("paging"):
+            return None
+        return {"after": last_page_token_value["after"] + last_page_size, "last_id": last_record["id"]}
+    def get_page_size(self):
+        return self.page_size
 
 @dataclass
 class LogToken(RecordTransformation):
@@ -700,52 +722,9 @@ func TestDynamicStreamWithACustomRequester(t *testing.T) {
 // and queues it too), written back with --write-config, and the tokens are
 // secrets from then on, masked in what the code logs after.
 func TestConfigTheConnectorsCodeRotatesIsKept(t *testing.T) {
-	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
-		switch {
-		case r.URL.Path == "/token":
-			fmt.Fprint(w, `{"access_token": "at-new-1", "refresh_token": "rt-new-2", "expires_in": 3600}`)
-		case r.Header.Get("Authorization") == "Bearer at-new-1":
-			fmt.Fprint(w, `{"data": [{"id": 1}]}`)
-		default:
-			w.WriteHeader(http.StatusUnauthorized)
-		}
-	})
-	m := `version: 7.0.0
-type: DeclarativeSource
-check: {type: CheckStream, stream_names: [items]}
-spec:
-  type: Spec
-  connection_specification:
-    type: object
-    properties:
-      credentials: {type: object, properties: {refresh_token: {type: string, airbyte_secret: true}}}
-streams:
-  - type: DeclarativeStream
-    name: items
-    primary_key: [id]
-    schema_loader: {type: InlineSchemaLoader, schema: {type: object, properties: {id: {type: integer}}}}
-    transformations:
-      - {type: CustomTransformation, class_name: source_declarative_manifest.components.LogToken}
-    retriever:
-      type: SimpleRetriever
-      requester:
-        type: HttpRequester
-        url_base: "` + a.URL + `"
-        path: /items
-        authenticator:
-          class_name: source_declarative_manifest.components.PickAuth
-          token_auth: {type: BearerAuthenticator, api_token: "{{ config.credentials.access_token }}"}
-          oauth2:
-            type: OAuthAuthenticator
-            token_refresh_endpoint: "` + a.URL + `/token"
-            client_id: "{{ config.credentials.client_id }}"
-            client_secret: "{{ config.credentials.client_secret }}"
-            refresh_token: "{{ config.credentials.refresh_token }}"
-            refresh_token_updater: {}
-      record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}
-`
-	config := map[string]any{"credentials": map[string]any{"auth_type": "oauth2", "client_id": "cid", "client_secret": "cs",
-		"refresh_token": "rt-old-1", "access_token": "", "token_expiry_date": ""}}
+	a := rotatingTokenAPI(t)
+	m := pickAuthManifest(a.URL)
+	config := map[string]any{"credentials": pickAuthCredentials()}
 	c, code := componentsRun(t, m, config, "items")
 	res := c.read(t, "--components-path", code, "--write-config")
 	if res.code != 0 {
@@ -854,8 +833,19 @@ streams:
         request_headers: {X-Key: mine}
         authenticator: {class_name: source_declarative_manifest.components.SigningAuth}
       record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}
+  - type: DeclarativeStream
+    name: broken
+    schema_loader: {type: InlineSchemaLoader, schema: {type: object}}
+    retriever:
+      type: SimpleRetriever
+      requester:
+        type: HttpRequester
+        url_base: "` + a.URL + `"
+        path: /owners
+        authenticator: {class_name: source_declarative_manifest.components.FailingAuth}
+      record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}
 `
-	c, code := componentsRun(t, m, map[string]any{"key": "k-secret-9"}, "owners", "items", "clash")
+	c, code := componentsRun(t, m, map[string]any{"key": "k-secret-9"}, "owners", "items", "clash", "broken")
 	res := c.read(t, "--components-path", code)
 	equalSorted(t, "requests", a.lines(), []string{"GET /owners?sig_v=1", "GET /owners/a/items?page=1&sig_v=1&size=2", "GET /owners/a/items?page=2&sig_v=1&size=2"})
 	for _, r := range a.requests() {
@@ -865,14 +855,202 @@ streams:
 	}
 	equalLists(t, "owners", res.records("owners"), []string{`{"id":"a"}`})
 	equalLists(t, "items", res.records("items"), []string{`{"n":1}`, `{"n":2}`, `{"n":3}`})
-	// A header both the requester and the authenticator set is refused, as the CDK refuses it.
+	// A header both the requester and the authenticator set is refused, as
+	// the CDK refuses it; the authenticator's exception is a system_error
+	// naming it, as the CDK reports an exception of a stream.
 	equalLists(t, "clash", res.statuses("clash"), []string{"STARTED", "RUNNING", "INCOMPLETE"})
-	errs := res.errors()
-	if len(errs) != 2 || !strings.Contains(fmt.Sprint(errs[0]), `header "X-Key" is set twice`) {
-		t.Errorf("errors %v", errs)
+	var errs []string
+	for _, e := range res.errors() {
+		errs = append(errs, fmt.Sprint(e["failure_type"], ": ", e["message"]))
 	}
+	equalSorted(t, "errors", errs, []string{
+		`system_error: stream clash: header "X-Key" is set twice`,
+		"system_error: stream broken: custom component CustomAuthenticator (source_declarative_manifest.components.FailingAuth) at streams[3].retriever.requester.authenticator: ValueError: no token today",
+		"config_error: During the sync, the following streams did not sync successfully: clash, broken"})
 	// Go read these streams: the CDK's own read logs ("Starting syncing") are not there.
 	if logs := strings.Join(res.logs("INFO"), "\n"); strings.Contains(logs, "Starting syncing") {
 		t.Errorf("a stream was read by the CDK: %s", logs)
+	}
+}
+
+// A custom pagination strategy of a stream Go reads is asked as the CDK's
+// retriever asks it: its initial_token and page size before the first
+// request, then after each page the response, the number of records the
+// page gave after the filter (id 4 is dropped, so the second page is
+// short and the last), the last of them and the page's token; its tokens
+// (objects) are the next_page_token of the request templates.
+func TestCustomPaginationStrategyIsAskedPerPage(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, body string) {
+		var q struct{ After, Limit int }
+		if err := json.Unmarshal([]byte(body), &q); err != nil || q.Limit == 0 {
+			w.WriteHeader(http.StatusBadRequest)
+			return
+		}
+		var ids []string
+		for id := q.After + 1; id <= min(q.After+q.Limit, 5); id++ {
+			ids = append(ids, fmt.Sprintf(`{"id": %d}`, id))
+		}
+		paging := "null"
+		if q.After+q.Limit < 5 {
+			paging = `{"next": {}}`
+		}
+		fmt.Fprintf(w, `{"results": [%s], "paging": %s}`, strings.Join(ids, ", "), paging)
+	})
+	m := `version: 7.0.0
+type: DeclarativeSource
+check: {type: CheckStream, stream_names: [deals]}
+streams:
+  - type: DeclarativeStream
+    name: deals
+    primary_key: [id]
+    schema_loader: {type: InlineSchemaLoader, schema: {type: object}}
+    retriever:
+      type: SimpleRetriever
+      requester:
+        type: HttpRequester
+        url_base: "` + a.URL + `"
+        path: /search
+        http_method: POST
+        request_body_json:
+          after: "{{ next_page_token.next_page_token.after }}"
+          last: "{{ next_page_token.next_page_token.get('last_id', 'none') }}"
+      paginator:
+        type: DefaultPaginator
+        pagination_strategy:
+          type: CustomPaginationStrategy
+          class_name: source_declarative_manifest.components.AfterStrategy
+          page_size: 2
+        page_size_option: {type: RequestOption, inject_into: body_json, field_name: limit}
+      record_selector:
+        type: RecordSelector
+        extractor: {type: DpathExtractor, field_path: [results]}
+        record_filter: {type: RecordFilter, condition: "{{ record.id != 4 }}"}
+`
+	c, code := componentsRun(t, m, map[string]any{}, "deals")
+	res := c.read(t, "--components-path", code)
+	if res.code != 0 {
+		t.Fatalf("exit %d: %v %s", res.code, res.errors(), res.stderr)
+	}
+	var bodies []string
+	for _, r := range a.requests() {
+		bodies = append(bodies, r.Method+" "+r.Path+" "+r.Body)
+	}
+	equalLists(t, "requests", bodies, []string{`POST /search {"after":0,"last":"none","limit":2}`, `POST /search {"after":2,"last":2,"limit":2}`})
+	equalLists(t, "records", res.records("deals"), []string{`{"id":1}`, `{"id":2}`, `{"id":3}`})
+	if logs := strings.Join(res.logs("INFO"), "\n"); strings.Contains(logs, "Starting syncing") {
+		t.Errorf("the stream was read by the CDK: %s", logs)
+	}
+}
+
+// rotatingTokenAPI gives the tokens at-new-1 and rt-new-2 at /token, and
+// the record {"id": 1} to a request with the access token.
+func rotatingTokenAPI(t *testing.T) *api {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		switch {
+		case r.URL.Path == "/token":
+			fmt.Fprint(w, `{"access_token": "at-new-1", "refresh_token": "rt-new-2", "expires_in": 3600}`)
+		case r.Header.Get("Authorization") == "Bearer at-new-1":
+			fmt.Fprint(w, `{"data": [{"id": 1}]}`)
+		default:
+			w.WriteHeader(http.StatusUnauthorized)
+		}
+	})
+	return a
+}
+
+// pickAuthCredentials are OAuth credentials with a refresh token and no
+// access token yet, for pickAuthManifest.
+func pickAuthCredentials() map[string]any {
+	return map[string]any{"auth_type": "oauth2", "client_id": "cid", "client_secret": "cs", "refresh_token": "rt-old-1", "access_token": "", "token_expiry_date": ""}
+}
+
+// pickAuthManifest is a stream whose custom authenticator picks, as
+// typeform's does, an OAuthAuthenticator that rotates a single-use refresh
+// token (refresh_token_updater) with the token endpoint at url/token.
+func pickAuthManifest(url string) string {
+	return `version: 7.0.0
+type: DeclarativeSource
+check: {type: CheckStream, stream_names: [items]}
+spec:
+  type: Spec
+  connection_specification:
+    type: object
+    properties:
+      credentials: {type: object, properties: {refresh_token: {type: string, airbyte_secret: true}}}
+streams:
+  - type: DeclarativeStream
+    name: items
+    primary_key: [id]
+    schema_loader: {type: InlineSchemaLoader, schema: {type: object, properties: {id: {type: integer}}}}
+    transformations:
+      - {type: CustomTransformation, class_name: source_declarative_manifest.components.LogToken}
+    retriever:
+      type: SimpleRetriever
+      requester:
+        type: HttpRequester
+        url_base: "` + url + `"
+        path: /items
+        authenticator:
+          class_name: source_declarative_manifest.components.PickAuth
+          token_auth: {type: BearerAuthenticator, api_token: "{{ config.credentials.access_token }}"}
+          oauth2:
+            type: OAuthAuthenticator
+            token_refresh_endpoint: "` + url + `/token"
+            client_id: "{{ config.credentials.client_id }}"
+            client_secret: "{{ config.credentials.client_secret }}"
+            refresh_token: "{{ config.credentials.refresh_token }}"
+            refresh_token_updater: {}
+      record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}
+`
+}
+
+// A test read of a stream with a custom authenticator is the CDK's builder's
+// (its token requests are Python's, which only the CDK's builder shows as
+// auxiliary requests), masked with the tokens it obtained.
+func TestTestReadOfACustomAuthenticatorsStreamIsTheCDKs(t *testing.T) {
+	a := rotatingTokenAPI(t)
+	t.Setenv("AIRBYTE_PYTHON", pythontest.Python(t))
+	t.Setenv("AIRBYTE_ENABLE_UNSAFE_CODE", "true")
+	raw, err := manifestAsJSON(pickAuthManifest(a.URL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := md5.Sum([]byte(componentsPy))
+	config := map[string]any{"credentials": pickAuthCredentials(), "__command": "test_read", "__injected_declarative_manifest": raw,
+		"__injected_components_py": componentsPy, "__injected_components_py_checksums": map[string]any{"md5": hex.EncodeToString(sum[:])}}
+	c := newConnector(t, "", config, "items")
+	res := runCLI(t, "read", "--config", c.config, "--catalog", c.catalog)
+	recs := res.ofType("RECORD")
+	if res.code != 0 || len(recs) != 1 {
+		t.Fatalf("exit %d, %v", res.code, res.msgs)
+	}
+	var read struct {
+		Auxiliary []struct {
+			Request struct {
+				URL string `json:"url"`
+			} `json:"request"`
+		} `json:"auxiliary_requests"`
+	}
+	b, _ := json.Marshal(recs[0]["record"].(map[string]any)["data"])
+	if err := json.Unmarshal(b, &read); err != nil || len(read.Auxiliary) != 1 || read.Auxiliary[0].Request.URL != a.URL+"/token" {
+		t.Errorf("auxiliary requests: %s", b)
+	}
+	// The new config is the builder's to keep, as written (and a CONTROL
+	// message, as the CDK prints it); the tokens are masked everywhere else.
+	var latest struct {
+		Config map[string]any `json:"latest_config_update"`
+	}
+	if json.Unmarshal(b, &latest); latest.Config["credentials"].(map[string]any)["refresh_token"] != "rt-new-2" {
+		t.Errorf("latest_config_update: %v", latest.Config)
+	}
+	if controls := res.controls(); len(controls) != 1 || controls[0]["credentials"].(map[string]any)["refresh_token"] != "rt-new-2" {
+		t.Errorf("CONTROL messages %v", controls)
+	}
+	for _, line := range strings.Split(res.stdout, "\n") {
+		line = strings.Replace(line, `"refresh_token":"rt-new-2"`, "", 1)
+		line = strings.Replace(line, `"access_token":"at-new-1"`, "", 1)
+		if strings.Contains(line, "at-new-1") || strings.Contains(line, "rt-new-2") {
+			t.Errorf("a token obtained is shown: %s", line)
+		}
 	}
 }

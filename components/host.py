@@ -10,9 +10,9 @@ that $parameters, nested components, config and the keyword arguments a parent p
 host builds the source's streams once, and the factory's create_custom_component is wrapped to remember
 each component it makes under the manifest path the host tagged its definition with (__go_path). Go then
 calls a component by that path: record extractors, filters, transformations, schema normalizations,
-schema loaders, state migrations, config rules and a requester's authenticator. A stream with any other
-custom part (a retriever, requester, paginator, error handler, decoder, partition router or incremental
-sync) is read whole with the CDK's own stream (op read); its built-in authenticator is Go's, asked per
+schema loaders, state migrations, config rules, a requester's authenticator and a paginator's strategy. A
+stream with any other custom part (a retriever, requester, paginator, error handler, decoder, partition
+router or incremental sync) is read whole with the CDK's own stream (op read); its built-in authenticator is Go's, asked per
 request, so that a token is refreshed by one process only.
 """
 
@@ -411,6 +411,27 @@ class Host:
             out["body"] = body.decode("utf-8", "replace") if isinstance(body, bytes) else str(body)
         return out, b""
 
+    def pagination_start(self, h, blob):
+        """A custom pagination strategy's first token (its initial_token) and page size (get_page_size())."""
+        comp = self.component(h)
+        return {"token": comp.initial_token, "page_size": comp.get_page_size()}, b""
+
+    def next_page_token(self, h, blob):
+        """A custom pagination strategy's next token, asked as the CDK's SimpleRetriever asks it after a page:
+        the response, the number of records the page gave and the last of them (a Record), the page's token;
+        and whether there is a next page (the CDK's `if next_page_token`)."""
+        from airbyte_cdk.sources.types import Record
+
+        comp = self.component(h)
+        last = h.get("last_record")
+        token = comp.next_page_token(
+            response=response(h, blob),
+            last_page_size=h["last_page_size"],
+            last_record=None if last is None else Record(data=last, stream_name=h.get("stream", ""), associated_slice=None),
+            last_page_token_value=h.get("token"),
+        )
+        return {"token": token, "more": bool(token)}, b""
+
     def migrate_state(self, h, blob):
         state = h.get("state") or {}
         migrated = False
@@ -773,6 +794,8 @@ OPS = {
     "migrate_state": Host.migrate_state,
     "authenticate": Host.authenticate,
     "authenticate_call": Host.authenticate_call,
+    "pagination_start": Host.pagination_start,
+    "next_page_token": Host.next_page_token,
     "schema": Host.schema,
     "config": Host.config,
     "build": Host.build,

@@ -79,6 +79,7 @@ var calledParts = map[string]string{
 	"retriever.record_selector.record_filter":        "CustomRecordFilter",
 	"retriever.record_selector.schema_normalization": "CustomSchemaNormalization",
 	"retriever.requester.authenticator":              "CustomAuthenticator",
+	"retriever.paginator.pagination_strategy":        "CustomPaginationStrategy",
 	"transformations[]":                              "CustomTransformation",
 	"state_migrations[]":                             "CustomStateMigration",
 }
@@ -89,8 +90,10 @@ type customParts struct {
 	d   *decoder
 	all []*Custom
 	// streams are the streams the CDK reads whole, by path, with the
-	// component that makes it so; schemas the streams whose schema it gives.
-	streams, schemas map[string]*Custom
+	// component that makes it so; schemas the streams whose schema it gives;
+	// auths the streams Go reads with a custom authenticator, their own or
+	// a parent's (Stream.PythonTestRead).
+	streams, schemas, auths map[string]*Custom
 	// dynamic are the dynamic streams with custom components (in their
 	// resolver or template), by path: the CDK makes their streams and reads them.
 	dynamic map[string]*Custom
@@ -100,7 +103,7 @@ type customParts struct {
 
 // findCustom walks the resolved manifest for custom components.
 func (d *decoder) findCustom(resolved map[string]any) *customParts {
-	cp := &customParts{d: d, streams: map[string]*Custom{}, schemas: map[string]*Custom{}, called: map[string]*Custom{}, dynamic: map[string]*Custom{}}
+	cp := &customParts{d: d, streams: map[string]*Custom{}, schemas: map[string]*Custom{}, auths: map[string]*Custom{}, called: map[string]*Custom{}, dynamic: map[string]*Custom{}}
 	for _, k := range interp.SortedKeys(resolved) {
 		switch k {
 		case "definitions", "metadata", "schemas":
@@ -162,7 +165,7 @@ func (cp *customParts) stream(v any, path string) bool {
 		}
 		return false
 	}
-	var whole *Custom
+	var whole, auth *Custom
 	var visit func(v any, rel string)
 	visit = func(v any, rel string) {
 		switch x := v.(type) {
@@ -184,6 +187,9 @@ func (cp *customParts) stream(v any, path string) bool {
 					}
 				case calledParts[listless(rel)] != "":
 					cp.called[abs] = c
+					if strings.HasSuffix(rel, ".authenticator") && auth == nil {
+						auth = c
+					}
 				case whole == nil:
 					whole = c
 				}
@@ -203,6 +209,9 @@ func (cp *customParts) stream(v any, path string) bool {
 					if cp.stream(x[k], abs+".stream") && whole == nil {
 						whole = cp.streams[abs+".stream"]
 					}
+					if auth == nil {
+						auth = cp.auths[abs+".stream"]
+					}
 					continue
 				}
 				visit(x[k], child)
@@ -216,6 +225,8 @@ func (cp *customParts) stream(v any, path string) bool {
 	}
 	if whole != nil {
 		cp.streams[path] = whole
+	} else if auth != nil {
+		cp.auths[path] = auth
 	}
 	return whole != nil
 }

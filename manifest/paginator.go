@@ -12,6 +12,9 @@ const (
 	OffsetIncrement  = "OffsetIncrement"
 	PageIncrement    = "PageIncrement"
 	CursorPagination = "CursorPagination"
+	// CustomPagination is a custom Python strategy (Paginator.Custom), asked
+	// by Go for the first token, the page size and each next token.
+	CustomPagination = "CustomPaginationStrategy"
 )
 
 // Paginator is a DefaultPaginator with its strategy.
@@ -26,6 +29,7 @@ type Paginator struct {
 	InjectOnFirst   bool
 	CursorValue     *interp.Template
 	StopCondition   *interp.Template
+	Custom          *Custom // a CustomPagination's Python class
 }
 
 func (d *decoder) paginator(v any, path string) *Paginator {
@@ -35,6 +39,11 @@ func (d *decoder) paginator(v any, path string) *Paginator {
 	}
 	p := &Paginator{Path: path}
 	sp := path + ".pagination_strategy"
+	if c := d.custom(m["pagination_strategy"], sp); c != nil {
+		p.Strategy, p.Custom = CustomPagination, c
+		d.pageOptions(m, p)
+		return p
+	}
 	sm, styp, ok := d.component(m["pagination_strategy"], sp, OffsetIncrement, PageIncrement, CursorPagination)
 	if !ok {
 		return nil
@@ -58,16 +67,21 @@ func (d *decoder) paginator(v any, path string) *Paginator {
 		p.CursorValue = d.tpl(sm, "cursor_value", sp)
 		p.StopCondition = d.tpl(sm, "stop_condition", sp)
 	}
-	if o, ok := m["page_size_option"]; ok && o != nil {
-		p.PageSizeOption = d.requestOption(o, path+".page_size_option", false)
-		if p.PageSize == nil && p.PageSizeOption != nil {
-			d.fail(path+".page_size_option", "needs pagination_strategy.page_size to be set")
-		}
-	}
-	if o, ok := m["page_token_option"]; ok && o != nil {
-		p.PageTokenOption = d.requestOption(o, path+".page_token_option", true)
+	d.pageOptions(m, p)
+	if p.PageSize == nil && p.PageSizeOption != nil {
+		d.fail(path+".page_size_option", "needs pagination_strategy.page_size to be set")
 	}
 	return p
+}
+
+// pageOptions decodes where a DefaultPaginator puts the page size and the token.
+func (d *decoder) pageOptions(m map[string]any, p *Paginator) {
+	if o, ok := m["page_size_option"]; ok && o != nil {
+		p.PageSizeOption = d.requestOption(o, p.Path+".page_size_option", false)
+	}
+	if o, ok := m["page_token_option"]; ok && o != nil {
+		p.PageTokenOption = d.requestOption(o, p.Path+".page_token_option", true)
+	}
 }
 
 // pageSize accepts a positive integer, a digit string or a template.

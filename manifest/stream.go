@@ -43,6 +43,11 @@ type Stream struct {
 	// refreshed by one process (nil: no authenticator). One Go cannot run
 	// (a flow it does not implement) is not there: the CDK keeps its own.
 	PythonAuth map[string]*Auth
+	// PythonTestRead, on a stream Go reads with a custom authenticator (its
+	// own or a parent's), is that authenticator: its token requests are
+	// Python's, which only the CDK's builder shows among a test read's
+	// auxiliary requests, so a test read of the stream is the CDK's.
+	PythonTestRead *Custom
 	// CustomStateMigrations are the stream's custom state_migrations, in
 	// order, run by the CDK on the incoming state.
 	CustomStateMigrations []*Custom
@@ -130,7 +135,7 @@ func (d *decoder) streamOf(v any, path string, allowed ...string) *Stream {
 	if typ == "StateDelegatingStream" {
 		return d.stateDelegatingStream(m, path)
 	}
-	st := &Stream{Path: path}
+	st := &Stream{Path: path, PythonTestRead: d.parts.auths[path]}
 	st.Name, _ = m["name"].(string)
 	if st.Name == "" {
 		d.fail(path+".name", "is required")

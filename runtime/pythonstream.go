@@ -196,7 +196,11 @@ func (r *Runner) pythonTestRead(ctx context.Context, tr *testReader, st *manifes
 	}
 	// A long op, as a read whole is: the builder's limits bound it, not a
 	// call's time limit (an API that backs off may take minutes).
-	err := r.components.Stream(ctx, st.Python, "test_read", params, &out, nil)
+	c := st.Python
+	if c == nil {
+		c = st.PythonTestRead
+	}
+	err := r.components.Stream(ctx, c, "test_read", params, &out, nil)
 	switch {
 	case err != nil:
 	case out.Message.Record != nil:

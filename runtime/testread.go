@@ -63,7 +63,7 @@ func (r *Runner) TestRead(ctx context.Context, stream string, limits TestLimits,
 		st = nil
 	} else if st == nil {
 		err = ConfigErr("stream %q is not defined in the manifest (streams: %s)", stream, strings.Join(r.streamNames(), ", "))
-	} else if st.Python != nil {
+	} else if st.Python != nil || st.PythonTestRead != nil {
 		return r.pythonTestRead(ctx, tr, st, limits, state)
 	} else {
 		err = tr.slices(ctx, st, limits, state)

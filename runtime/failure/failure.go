@@ -41,8 +41,7 @@ func System(format string, args ...any) *Error {
 // Airbyte's runtime refuses to evaluate (interp.RefusedError); system_error
 // for any other error.
 func Type(err error) string {
-	var e *Error
-	if errors.As(err, &e) && e.Failure != "" {
+	if e := As(err); e != nil && e.Failure != "" {
 		return e.Failure
 	}
 	var refused *interp.RefusedError
@@ -52,11 +51,22 @@ func Type(err error) string {
 	return protocol.SystemError
 }
 
+// Typed is an error of another package that knows its Airbyte failure
+// type (a custom component's, components.Error).
+type Typed interface {
+	error
+	FailureType() string
+}
+
 // As returns err's failure, or nil when err carries none.
 func As(err error) *Error {
 	var e *Error
 	if errors.As(err, &e) {
 		return e
+	}
+	var typed Typed
+	if errors.As(err, &typed) {
+		return &Error{Failure: typed.FailureType(), Message: err.Error()}
 	}
 	return nil
 }

@@ -4,12 +4,14 @@
 package paginate
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
 
+	"github.com/airbyte-go/source-declarative/components"
 	"github.com/airbyte-go/source-declarative/lang/interp"
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/runtime/failure"
@@ -40,6 +42,8 @@ type Page struct {
 	Response    func(interp.Usage) any
 	Header      http.Header
 	LastRecords func() []any // the page's records after the filter, decoded on demand
+	// HTTP is the response read whole, for a custom strategy.
+	HTTP *request.Response
 }
 
 // Paginator is a DefaultPaginator ready to run.
@@ -53,15 +57,28 @@ type Paginator struct {
 	// Warn, when set, takes a warning about the manifest's templates (a
 	// stop condition held by a TypeError).
 	Warn func(msg string)
+	// custom is a custom strategy (custom.go), and first its initial token.
+	custom *custom
+	first  Token
 }
 
 // New evaluates the page size (config and parameters only) and checks it is
-// a positive integer.
-func New(m *manifest.Paginator, vars interp.Vars) (*Paginator, error) {
+// a positive integer; a custom strategy (run by host) is asked for its
+// page size and first token.
+func New(ctx context.Context, m *manifest.Paginator, vars interp.Vars, host *components.Host) (*Paginator, error) {
 	if m == nil {
 		return nil, nil
 	}
 	p := &Paginator{m: m, vars: vars}
+	if m.Custom != nil {
+		if host == nil {
+			return nil, fmt.Errorf("%s: no components host runs the custom pagination strategy", m.Path)
+		}
+		p.custom = &custom{host: host, c: m.Custom}
+		var err error
+		p.first, p.pageSize, err = p.custom.start(ctx)
+		return p, err
+	}
 	for _, t := range []*interp.Template{m.CursorValue, m.StopCondition} {
 		p.response.Merge(t.UsageOf("response"))
 		p.headers.Merge(t.UsageOf("headers"))
@@ -101,6 +118,9 @@ func positiveInt(v any) (int64, bool) {
 // First is the token of the first request: offset 0 or the start page
 // (unless inject_on_first_request is false), nothing for cursors.
 func (p *Paginator) First() Token {
+	if p != nil && p.custom != nil {
+		return p.first
+	}
 	if p == nil || !p.m.InjectOnFirst {
 		return Token{}
 	}
@@ -112,6 +132,10 @@ func (p *Paginator) First() Token {
 	}
 	return Token{}
 }
+
+// Custom tells whether the strategy is custom Python code, which reads the
+// page's response whole.
+func (p *Paginator) Custom() bool { return p != nil && p.custom != nil }
 
 // Inject adds the page size (on every request) and the token (when set) to
 // the request. A RequestPath token is applied by NextURL instead.
@@ -153,11 +177,13 @@ func (p *Paginator) NextURL(base string, t Token) (string, bool, error) {
 
 // Next decides the token of the next request from the page just read; ok is
 // false when pagination stops.
-func (p *Paginator) Next(prev Token, page Page) (Token, bool, error) {
+func (p *Paginator) Next(ctx context.Context, prev Token, page Page) (Token, bool, error) {
 	if p == nil {
 		return Token{}, false, nil
 	}
 	switch p.m.Strategy {
+	case manifest.CustomPagination:
+		return p.custom.next(ctx, prev, page)
 	case manifest.OffsetIncrement:
 		if page.Count == 0 || (p.pageSize > 0 && int64(page.Count) < p.pageSize) {
 			return Token{}, false, nil

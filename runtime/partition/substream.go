@@ -56,7 +56,11 @@ func newParent(pc *manifest.ParentStreamConfig, vars map[string]any) (*parent, e
 	if p.keyRaw, err = render(pc.ParentKey, vars, pc.Path+".parent_key"); err != nil {
 		return nil, err
 	}
-	p.key = strings.Split(strings.TrimPrefix(p.keyRaw, "/"), "/")
+	// "/" (or nothing) is the whole record, as dpath reads it (railz's
+	// partitions are their parent's records).
+	if key := strings.TrimPrefix(p.keyRaw, "/"); key != "" {
+		p.key = strings.Split(key, "/")
+	}
 	for _, seg := range p.key {
 		if seg == "" || strings.Contains(seg, "*") {
 			return nil, configErr("%s.parent_key: %q must be a path of field names separated by / (no empty segment, no *)", pc.Path, p.keyRaw)

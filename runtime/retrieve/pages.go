@@ -49,7 +49,12 @@ func newPages(env *Env, st *manifest.Stream, opts Options) (*pages, error) {
 	}
 	req := st.Retriever.Requester
 	vars := env.BuildVars(req.Parameters)
-	pag, err := paginate.New(st.Retriever.Paginator, vars)
+	// A custom strategy is asked for its first token here, before any read:
+	// the host's time limit on a call bounds it.
+	pag, err := paginate.New(context.Background(), st.Retriever.Paginator, vars, env.Components)
+	if f := failure.As(err); f != nil {
+		return nil, f // the custom strategy's own failure, with its failure type
+	}
 	if err != nil {
 		return nil, failure.Config("%s", err.Error())
 	}
@@ -167,6 +172,7 @@ func (s *pages) readPages(ctx context.Context, resets *pageResets, maxPages int,
 		var decoded []any
 		pg := paginate.Page{
 			Count:    len(body.Records),
+			HTTP:     res.resp,
 			Header:   res.resp.Header,
 			Response: body.ResponseValue,
 			LastRecords: func() []any {
@@ -179,7 +185,7 @@ func (s *pages) readPages(ctx context.Context, resets *pageResets, maxPages int,
 				return decoded
 			},
 		}
-		next, more, err := s.b.pag.Next(token, pg)
+		next, more, err := s.b.pag.Next(ctx, token, pg)
 		if inc != nil && inc.Datetime != nil && inc.Datetime.DataFeed && len(records) > 0 {
 			// A data feed runs from the newest record back: a page ending
 			// before the sync's window is the last one needed.
@@ -206,6 +212,9 @@ func (s *pages) readPages(ctx context.Context, resets *pageResets, maxPages int,
 			return errRestartPages
 		}
 		if err != nil {
+			if f := failure.As(err); f != nil {
+				return f // a custom strategy's failure, of its type
+			}
 			return &failure.Error{Failure: protocol.SystemError, Message: err.Error()}
 		}
 		if !more || (maxPages > 0 && page >= maxPages) {

@@ -18,7 +18,7 @@ import (
 // requested once each (pageFetcher.streams) and no custom extractor (which
 // takes the whole response, whatever the decoder).
 func (s *pages) streams() bool {
-	return s.ext.Decoder.Streams() && s.env.Observer == nil && !s.b.policy.ReadsBody() && s.fetcher.streams() && s.ext.Custom == nil
+	return s.ext.Decoder.Streams() && s.env.Observer == nil && !s.b.policy.ReadsBody() && s.fetcher.streams() && s.ext.Custom == nil && !s.b.pag.Custom()
 }
 
 // Batches of streamed records: the first is emitted once it holds
