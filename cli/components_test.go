@@ -30,6 +30,8 @@ from airbyte_cdk.sources.declarative.migrations.state_migration import StateMigr
 from airbyte_cdk.sources.declarative.requesters.http_requester import HttpRequester
 from airbyte_cdk.sources.declarative.auth.declarative_authenticator import DeclarativeAuthenticator
 from airbyte_cdk.sources.declarative.requesters.paginators.strategies.pagination_strategy import PaginationStrategy
+from airbyte_cdk.sources.declarative.decoders.decoder import Decoder
+from airbyte_cdk.sources.declarative.decoders.json_decoder import JsonDecoder
 
 @dataclass
 class ObjectValues(RecordExtractor):
@@ -108,6 +110,24 @@ class SigningAuth(DeclarativeAuthenticator):
     def __call__(self, request):
         request.headers["X-Signature"] = hashlib.sha256(request.url.encode()).hexdigest()[:16]
         return request
+
+@dataclass
+class CsvRows(Decoder):
+    """youtube-analytics' kind: the body is CSV, its rows are the documents."""
+    parameters: Any = None
+    def is_stream_response(self):
+        return False
+    def decode(self, response):
+        import csv, io
+        yield from csv.DictReader(io.StringIO(response.text))
+
+class Enveloped(JsonDecoder):
+    """A JsonDecoder that unwraps the answer's envelope: it may read pages."""
+    def __init__(self, parameters=None, **kwargs):
+        super().__init__(parameters or {})
+    def decode(self, response):
+        for doc in super().decode(response):
+            yield doc["envelope"]
 
 @dataclass
 class FailingAuth(DeclarativeAuthenticator):
@@ -1052,5 +1072,59 @@ func TestTestReadOfACustomAuthenticatorsStreamIsTheCDKs(t *testing.T) {
 		if strings.Contains(line, "at-new-1") || strings.Contains(line, "rt-new-2") {
 			t.Errorf("a token obtained is shown: %s", line)
 		}
+	}
+}
+
+// A custom decoder of a SimpleRetriever is asked per response for its
+// documents, as the CDK's record selector asks it; the first document is
+// what a cursor paginator reads as the response (a JsonDecoder's subclass
+// may read pages, as the CDK's factory allows).
+func TestCustomDecoderIsAskedPerResponse(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		switch {
+		case r.URL.Path == "/report":
+			w.Header().Set("Content-Type", "text/csv")
+			fmt.Fprint(w, "id,name\n1,a\n2,b\n")
+		case r.URL.Query().Get("cursor") == "c2":
+			fmt.Fprint(w, `{"envelope": {"data": [{"id": 3}], "next": null}}`)
+		default:
+			fmt.Fprint(w, `{"envelope": {"data": [{"id": 1}, {"id": 2}], "next": "c2"}}`)
+		}
+	})
+	m := `version: 7.0.0
+type: DeclarativeSource
+check: {type: CheckStream, stream_names: [report]}
+streams:
+  - type: DeclarativeStream
+    name: report
+    schema_loader: {type: InlineSchemaLoader, schema: {type: object}}
+    retriever:
+      type: SimpleRetriever
+      requester: {type: HttpRequester, url_base: "` + a.URL + `", path: /report}
+      decoder: {type: CustomDecoder, class_name: source_declarative_manifest.components.CsvRows}
+      record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: []}}
+  - type: DeclarativeStream
+    name: enveloped
+    schema_loader: {type: InlineSchemaLoader, schema: {type: object}}
+    retriever:
+      type: SimpleRetriever
+      requester: {type: HttpRequester, url_base: "` + a.URL + `", path: /env}
+      decoder: {type: CustomDecoder, class_name: source_declarative_manifest.components.Enveloped}
+      paginator:
+        type: DefaultPaginator
+        pagination_strategy: {type: CursorPagination, cursor_value: "{{ response.next }}", stop_condition: "{{ not response.next }}"}
+        page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: cursor}
+      record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}
+`
+	c, code := componentsRun(t, m, map[string]any{}, "report", "enveloped")
+	res := c.read(t, "--components-path", code)
+	if res.code != 0 {
+		t.Fatalf("exit %d: %v %s", res.code, res.errors(), res.stderr)
+	}
+	equalSorted(t, "requests", a.lines(), []string{"GET /env", "GET /env?cursor=c2", "GET /report"})
+	equalLists(t, "report", res.records("report"), []string{`{"id":"1","name":"a"}`, `{"id":"2","name":"b"}`})
+	equalLists(t, "enveloped", res.records("enveloped"), []string{`{"id":1}`, `{"id":2}`, `{"id":3}`})
+	if logs := strings.Join(res.logs("INFO"), "\n"); strings.Contains(logs, "Starting syncing") {
+		t.Errorf("a stream was read by the CDK: %s", logs)
 	}
 }

@@ -10,9 +10,9 @@ that $parameters, nested components, config and the keyword arguments a parent p
 host builds the source's streams once, and the factory's create_custom_component is wrapped to remember
 each component it makes under the manifest path the host tagged its definition with (__go_path). Go then
 calls a component by that path: record extractors, filters, transformations, schema normalizations,
-schema loaders, state migrations, config rules, a requester's authenticator and a paginator's strategy. A
-stream with any other custom part (a retriever, requester, paginator, error handler, decoder, partition
-router or incremental sync) is read whole with the CDK's own stream (op read); its built-in authenticator is Go's, asked per
+schema loaders, state migrations, config rules, a requester's authenticator, a paginator's strategy and a
+SimpleRetriever's decoder. A stream with any other custom part (a retriever, requester, paginator, error
+handler, partition router or incremental sync) is read whole with the CDK's own stream (op read); its built-in authenticator is Go's, asked per
 request, so that a token is refreshed by one process only.
 """
 
@@ -411,6 +411,11 @@ class Host:
             out["body"] = body.decode("utf-8", "replace") if isinstance(body, bytes) else str(body)
         return out, b""
 
+    def decode(self, h, blob):
+        """A custom decoder's documents of one response (its decode, given the requests.Response)."""
+        docs = list(self.component(h).decode(response(h, blob)))
+        return {"count": len(docs)}, lines(docs)
+
     def pagination_start(self, h, blob):
         """A custom pagination strategy's first token (its initial_token) and page size (get_page_size())."""
         comp = self.component(h)
@@ -795,6 +800,7 @@ OPS = {
     "authenticate": Host.authenticate,
     "authenticate_call": Host.authenticate_call,
     "pagination_start": Host.pagination_start,
+    "decode": Host.decode,
     "next_page_token": Host.next_page_token,
     "schema": Host.schema,
     "config": Host.config,

@@ -80,8 +80,23 @@ var calledParts = map[string]string{
 	"retriever.record_selector.schema_normalization": "CustomSchemaNormalization",
 	"retriever.requester.authenticator":              "CustomAuthenticator",
 	"retriever.paginator.pagination_strategy":        "CustomPaginationStrategy",
+	"retriever.decoder":                              "CustomDecoder", // of a SimpleRetriever (calledAt)
 	"transformations[]":                              "CustomTransformation",
 	"state_migrations[]":                             "CustomStateMigration",
+}
+
+// calledAt tells whether Go calls a custom component at rel in the stream
+// m: one of calledParts, but a decoder only of a SimpleRetriever (an
+// AsyncRetriever's decodes its jobs' answers).
+func calledAt(m map[string]any, rel string) bool {
+	if calledParts[listless(rel)] == "" {
+		return false
+	}
+	if rel == "retriever.decoder" {
+		r, _ := m["retriever"].(map[string]any)
+		return r["type"] == "SimpleRetriever"
+	}
+	return true
 }
 
 // customParts is where the custom components of a manifest are and what
@@ -185,7 +200,7 @@ func (cp *customParts) stream(v any, path string) bool {
 					if cp.schemas[path] == nil {
 						cp.schemas[path] = c
 					}
-				case calledParts[listless(rel)] != "":
+				case calledAt(m, rel):
 					cp.called[abs] = c
 					if strings.HasSuffix(rel, ".authenticator") && auth == nil {
 						auth = c

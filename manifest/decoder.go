@@ -18,6 +18,9 @@ const (
 	XMLDecoder       = "XmlDecoder"
 	GzipDecoder      = "GzipDecoder"
 	ZipfileDecoder   = "ZipfileDecoder"
+	// CustomDecoder is a custom Python decoder (Decoder.Custom): Go asks it
+	// for the documents of each response.
+	CustomDecoder = "CustomDecoder"
 )
 
 // Decoder says how a response body becomes documents to extract records
@@ -30,6 +33,7 @@ type Decoder struct {
 	Nulls     []string // CsvDecoder set_values_to_none: cells read as null
 	ItemsPath []string // JsonItemsDecoder: the dotted items_path, split
 	Inner     *Decoder // GzipDecoder, ZipfileDecoder
+	Custom    *Custom  // CustomDecoder
 }
 
 // The decoders a retriever takes, and those a GzipDecoder or ZipfileDecoder wraps.
@@ -51,10 +55,12 @@ func (dec *Decoder) Name() string {
 }
 
 // Paginates tells whether a DefaultPaginator may read responses of this
-// decoder: JSON, XML and gzip of JSON, as the reference accepts.
+// decoder: JSON, XML and gzip of JSON, as the reference accepts; whether a
+// custom one may is the CDK's factory's to say when the components host
+// builds it (a subclass of JsonDecoder may).
 func (dec *Decoder) Paginates() bool {
 	switch {
-	case dec == nil, dec.Type == JSONDecoder, dec.Type == XMLDecoder:
+	case dec == nil, dec.Type == JSONDecoder, dec.Type == XMLDecoder, dec.Type == CustomDecoder:
 		return true
 	case dec.Type == GzipDecoder:
 		return dec.Inner != nil && dec.Inner.Type == JSONDecoder
@@ -66,6 +72,9 @@ func (dec *Decoder) Paginates() bool {
 func (d *decoder) responseDecoder(v any, path string, allowed []string) *Decoder {
 	if v == nil {
 		return nil
+	}
+	if c := d.custom(v, path); c != nil {
+		return &Decoder{Type: CustomDecoder, Path: path, Custom: c}
 	}
 	m, typ, ok := d.component(v, path, allowed...)
 	if !ok {

@@ -65,6 +65,10 @@ func New(m *manifest.Decoder, maxDoc int64) *Decoder {
 // Name is the decoder's type with what it wraps, for messages.
 func (d *Decoder) Name() string { return d.m.Name() }
 
+// Custom is the custom Python decoder this is, or nil: the extractor asks
+// the components host for its documents, given the whole response.
+func (d *Decoder) Custom() *manifest.Custom { return d.m.Custom }
+
 // IsJSON tells whether this is the plain JsonDecoder, whose body is its one
 // document.
 func (d *Decoder) IsJSON() bool { return d.m.Type == manifest.JSONDecoder }
@@ -122,6 +126,8 @@ func (d *Decoder) decode(r io.Reader, emit func(Doc) error) error {
 		return d.gzip(r, emit)
 	case manifest.ZipfileDecoder:
 		return d.zip(r, emit)
+	case manifest.CustomDecoder:
+		return fmt.Errorf("%s: a custom decoder decodes a whole response, in the components host", d.m.Path)
 	}
 	return fmt.Errorf("unknown decoder %s", d.m.Type)
 }

@@ -71,6 +71,9 @@ func (x *Extractor) Page(ctx context.Context, resp *request.Response) (Page, err
 	if x.Custom != nil {
 		return x.customPage(ctx, resp)
 	}
+	if c := x.Decoder.Custom(); c != nil {
+		return x.customDecoded(ctx, resp, c)
+	}
 	if x.Decoder.IsJSON() {
 		var into [][]byte
 		if x.Recycle {
@@ -131,6 +134,35 @@ func (x *Extractor) customPage(ctx context.Context, resp *request.Response) (Pag
 		}
 		return nil
 	})
+	return p, nil
+}
+
+// customDecoded has a custom decoder decode a response (its status,
+// headers and body, as the CDK hands it a requests.Response): the records
+// of its documents are taken as of any decoder's, and the first document is
+// what templates see as the response, as the CDK's pagination reads it.
+func (x *Extractor) customDecoded(ctx context.Context, resp *request.Response, c *manifest.Custom) (Page, error) {
+	if x.Host == nil {
+		return Page{}, fmt.Errorf("%s: no components host runs the custom decoder", c.Path)
+	}
+	out, err := x.Host.CallBlob(ctx, c, "decode", components.ResponseParams(resp.Status, resp.Header, resp.URL), resp.Body, nil)
+	if err != nil {
+		return Page{}, err
+	}
+	var p Page
+	var batch Batch
+	for _, doc := range components.SplitLines(out) {
+		if p.doc == nil {
+			p.doc = doc
+		}
+		records, err := x.Doc(ctx, decode.Doc{JSON: doc, Elements: true})
+		batch.Add(records)
+		if err != nil {
+			p.Records = batch.Records
+			return p, err
+		}
+	}
+	p.Records = batch.Records
 	return p, nil
 }
 
