@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/airbyte-go/source-declarative/components/pythontest"
@@ -32,6 +33,10 @@ from airbyte_cdk.sources.declarative.auth.declarative_authenticator import Decla
 from airbyte_cdk.sources.declarative.requesters.paginators.strategies.pagination_strategy import PaginationStrategy
 from airbyte_cdk.sources.declarative.decoders.decoder import Decoder
 from airbyte_cdk.sources.declarative.decoders.json_decoder import JsonDecoder
+from airbyte_cdk.models import FailureType
+from airbyte_cdk.sources.declarative.requesters.error_handlers.default_error_handler import DefaultErrorHandler
+from airbyte_cdk.sources.streams.http.error_handlers.backoff_strategy import BackoffStrategy
+from airbyte_cdk.sources.streams.http.error_handlers.response_models import ErrorResolution, ResponseAction
 
 @dataclass
 class ObjectValues(RecordExtractor):
@@ -128,6 +133,24 @@ class Enveloped(JsonDecoder):
     def decode(self, response):
         for doc in super().decode(response):
             yield doc["envelope"]
+
+@dataclass
+class TeapotHandler(DefaultErrorHandler):
+    """linkedin-ads' and google-sheets' kind: a DefaultErrorHandler with answers of its own."""
+    def interpret_response(self, r):
+        if isinstance(r, requests.Response) and r.status_code == 418:
+            return ErrorResolution(response_action=ResponseAction.IGNORE, failure_type=None, error_message="a teapot")
+        if isinstance(r, requests.Response) and r.status_code == 409:
+            return ErrorResolution(response_action=ResponseAction.RETRY, failure_type=FailureType.transient_error, error_message="busy, said the handler")
+        return super().interpret_response(r)
+
+@dataclass
+class Quick(BackoffStrategy):
+    """Waits a quarter of a second per attempt."""
+    config: Mapping[str, Any] = None
+    parameters: Any = None
+    def backoff_time(self, response_or_exception, attempt_count):
+        return 0.25 * attempt_count
 
 @dataclass
 class FailingAuth(DeclarativeAuthenticator):
@@ -1126,5 +1149,90 @@ streams:
 	equalLists(t, "enveloped", res.records("enveloped"), []string{`{"id":1}`, `{"id":2}`, `{"id":3}`})
 	if logs := strings.Join(res.logs("INFO"), "\n"); strings.Contains(logs, "Starting syncing") {
 		t.Errorf("a stream was read by the CDK: %s", logs)
+	}
+}
+
+// A custom error handler is asked per response what to do (its own answers
+// and its DefaultErrorHandler's), with its max_retries, and how long to wait
+// (its backoff_strategies, as the CDK's requester takes them); a custom
+// backoff strategy of a built-in handler is asked for its wait, counting
+// attempts from 1 as the CDK counts them.
+func TestCustomErrorHandlerIsAskedPerResponse(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[string]int{}
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		mu.Lock()
+		seen[r.URL.Path]++
+		n := seen[r.URL.Path]
+		mu.Unlock()
+		switch {
+		case r.URL.Path == "/teapot":
+			w.WriteHeader(http.StatusTeapot)
+		case r.URL.Path == "/fail", r.URL.Path == "/busy" && n <= 2:
+			w.WriteHeader(http.StatusConflict)
+		case r.URL.Path == "/quick" && n == 1:
+			w.WriteHeader(http.StatusInternalServerError)
+		}
+		fmt.Fprintf(w, `{"data": [{"id": %d}]}`, n)
+	})
+	m := `version: 7.0.0
+type: DeclarativeSource
+check: {type: CheckStream, stream_names: [busy]}
+concurrency_level: {type: ConcurrencyLevel, default_concurrency: 1}
+definitions:
+  base:
+    type: DeclarativeStream
+    schema_loader: {type: InlineSchemaLoader, schema: {type: object}}
+    retriever:
+      type: SimpleRetriever
+      requester:
+        type: HttpRequester
+        url_base: "` + a.URL + `"
+        path: "/{{ parameters.name }}"
+        error_handler:
+          type: CustomErrorHandler
+          class_name: source_declarative_manifest.components.TeapotHandler
+          max_retries: 2
+          backoff_strategies: [{type: ConstantBackoffStrategy, backoff_time_in_seconds: 0.5}]
+      record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}
+streams:
+  - {$ref: "#/definitions/base", name: teapot, $parameters: {name: teapot}}
+  - {$ref: "#/definitions/base", name: busy, $parameters: {name: busy}}
+  - {$ref: "#/definitions/base", name: fail, $parameters: {name: fail}}
+  - type: DeclarativeStream
+    name: quick
+    schema_loader: {type: InlineSchemaLoader, schema: {type: object}}
+    retriever:
+      type: SimpleRetriever
+      requester:
+        type: HttpRequester
+        url_base: "` + a.URL + `"
+        path: /quick
+        error_handler:
+          type: DefaultErrorHandler
+          backoff_strategies: [{type: CustomBackoffStrategy, class_name: source_declarative_manifest.components.Quick}]
+      record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}
+`
+	waits := fakeClock(t)
+	c, code := componentsRun(t, m, map[string]any{}, "teapot", "busy", "fail", "quick")
+	res := c.read(t, "--components-path", code)
+	equalSorted(t, "requests", a.lines(), []string{"GET /busy", "GET /busy", "GET /busy", "GET /fail", "GET /fail", "GET /fail", "GET /quick", "GET /quick", "GET /teapot"})
+	equalLists(t, "teapot", res.records("teapot"), nil)
+	equalLists(t, "busy", res.records("busy"), []string{`{"id":3}`})
+	equalLists(t, "quick", res.records("quick"), []string{`{"id":2}`})
+	equalLists(t, "fail", res.statuses("fail"), []string{"STARTED", "RUNNING", "INCOMPLETE"})
+	var errs []string
+	for _, e := range res.errors() {
+		errs = append(errs, fmt.Sprint(e["failure_type"], ": ", e["message"]))
+	}
+	equalLists(t, "errors", errs, []string{"transient_error: stream fail: busy, said the handler (gave up after 3 attempts)",
+		"config_error: During the sync, the following streams did not sync successfully: fail"})
+	var got []string
+	for _, w := range *waits {
+		got = append(got, w.String())
+	}
+	equalLists(t, "waits", got, []string{"500ms", "500ms", "500ms", "500ms", "250ms"})
+	if logs := strings.Join(res.logs("WARN"), "\n"); !strings.Contains(logs, "Ignoring HTTP 418 from GET "+a.URL+"/teapot: a teapot") {
+		t.Errorf("warnings: %s", logs)
 	}
 }

@@ -10,9 +10,9 @@ that $parameters, nested components, config and the keyword arguments a parent p
 host builds the source's streams once, and the factory's create_custom_component is wrapped to remember
 each component it makes under the manifest path the host tagged its definition with (__go_path). Go then
 calls a component by that path: record extractors, filters, transformations, schema normalizations,
-schema loaders, state migrations, config rules, a requester's authenticator, a paginator's strategy and a
-SimpleRetriever's decoder. A stream with any other custom part (a retriever, requester, paginator, error
-handler, partition router or incremental sync) is read whole with the CDK's own stream (op read); its built-in authenticator is Go's, asked per
+schema loaders, state migrations, config rules, a requester's authenticator and error handler (or a backoff
+strategy of its), a paginator's strategy and a SimpleRetriever's decoder. A stream with any other custom
+part (a retriever, requester, paginator, partition router or incremental sync) is read whole with the CDK's own stream (op read); its built-in authenticator is Go's, asked per
 request, so that a token is refreshed by one process only.
 """
 
@@ -416,6 +416,31 @@ class Host:
         docs = list(self.component(h).decode(response(h, blob)))
         return {"count": len(docs)}, lines(docs)
 
+    def error_handler_start(self, h, blob):
+        """A custom error handler's max_retries (None: the client's default)."""
+        return {"max_retries": getattr(self.component(h), "max_retries", None)}, b""
+
+    def interpret_response(self, h, blob):
+        """What a custom error handler makes of a response (interpret_response's ErrorResolution)."""
+        resolution = self.component(h).interpret_response(response(h, blob))
+        action, failure = resolution.response_action, resolution.failure_type
+        return {
+            "action": action.name if action is not None else "SUCCESS",
+            "failure_type": failure.value if failure is not None else None,
+            "error_message": resolution.error_message,
+        }, b""
+
+    def backoff_time(self, h, blob):
+        """The first wait a custom backoff strategy (or a custom error handler's backoff_strategies, as the
+        CDK's HttpRequester takes them) gives before a retry, as the CDK's HttpClient asks it."""
+        comp = self.component(h)
+        strategies = (getattr(comp, "backoff_strategies", None) or []) if h.get("handler") else [comp]
+        for strategy in strategies:
+            seconds = strategy.backoff_time(response_or_exception=response(h, blob), attempt_count=h["attempt_count"])
+            if seconds:
+                return {"seconds": seconds}, b""
+        return {"seconds": None}, b""
+
     def pagination_start(self, h, blob):
         """A custom pagination strategy's first token (its initial_token) and page size (get_page_size())."""
         comp = self.component(h)
@@ -801,6 +826,9 @@ OPS = {
     "authenticate_call": Host.authenticate_call,
     "pagination_start": Host.pagination_start,
     "decode": Host.decode,
+    "error_handler_start": Host.error_handler_start,
+    "interpret_response": Host.interpret_response,
+    "backoff_time": Host.backoff_time,
     "next_page_token": Host.next_page_token,
     "schema": Host.schema,
     "config": Host.config,

@@ -75,14 +75,16 @@ func customRefusal(m map[string]any) string {
 // parents) makes the CDK read the whole stream. A custom component inside
 // the schema_loader makes the CDK give the stream's schema.
 var calledParts = map[string]string{
-	"retriever.record_selector.extractor":            "CustomRecordExtractor",
-	"retriever.record_selector.record_filter":        "CustomRecordFilter",
-	"retriever.record_selector.schema_normalization": "CustomSchemaNormalization",
-	"retriever.requester.authenticator":              "CustomAuthenticator",
-	"retriever.paginator.pagination_strategy":        "CustomPaginationStrategy",
-	"retriever.decoder":                              "CustomDecoder", // of a SimpleRetriever (calledAt)
-	"transformations[]":                              "CustomTransformation",
-	"state_migrations[]":                             "CustomStateMigration",
+	"retriever.record_selector.extractor":                    "CustomRecordExtractor",
+	"retriever.record_selector.record_filter":                "CustomRecordFilter",
+	"retriever.record_selector.schema_normalization":         "CustomSchemaNormalization",
+	"retriever.requester.authenticator":                      "CustomAuthenticator",
+	"retriever.paginator.pagination_strategy":                "CustomPaginationStrategy",
+	"retriever.decoder":                                      "CustomDecoder", // of a SimpleRetriever (calledAt)
+	"retriever.requester.error_handler":                      "CustomErrorHandler",
+	"retriever.requester.error_handler.backoff_strategies[]": "CustomBackoffStrategy",
+	"transformations[]":                                      "CustomTransformation",
+	"state_migrations[]":                                     "CustomStateMigration",
 }
 
 // calledAt tells whether Go calls a custom component at rel in the stream

@@ -17,6 +17,9 @@ type ErrorHandler struct {
 	Backoff    []Backoff
 	Filters    []ResponseFilter
 	Handlers   []*ErrorHandler // CompositeErrorHandler
+	// Custom is a custom Python error handler, asked by Go what to do with
+	// each response and how long to wait before a retry.
+	Custom *Custom
 }
 
 // Backoff strategies.
@@ -25,6 +28,9 @@ const (
 	ExponentialBackoff = "ExponentialBackoffStrategy"
 	WaitTimeFromHeader = "WaitTimeFromHeader"
 	WaitUntilHeader    = "WaitUntilTimeFromHeader"
+	// CustomBackoff is a custom Python strategy (Backoff.Custom), asked by
+	// Go for each wait.
+	CustomBackoff = "CustomBackoffStrategy"
 )
 
 // Backoff is one backoff strategy. Numbers and header names may be templates
@@ -32,6 +38,7 @@ const (
 type Backoff struct {
 	Type       string
 	Path       string
+	Custom     *Custom // a CustomBackoff's Python class
 	Parameters map[string]any
 	Seconds    *interp.Template // ConstantBackoffStrategy
 	Factor     *interp.Template // ExponentialBackoffStrategy, 5 when unset
@@ -69,6 +76,9 @@ type ResponseFilter struct {
 }
 
 func (d *decoder) errorHandler(v any, path string) *ErrorHandler {
+	if c := d.custom(v, path); c != nil {
+		return &ErrorHandler{Path: path, Custom: c}
+	}
 	m, typ, ok := d.component(v, path, "DefaultErrorHandler", "CompositeErrorHandler")
 	if !ok {
 		return nil
@@ -99,6 +109,9 @@ func (d *decoder) errorHandler(v any, path string) *ErrorHandler {
 }
 
 func (d *decoder) backoff(v any, path string) (Backoff, bool) {
+	if c := d.custom(v, path); c != nil {
+		return Backoff{Type: CustomBackoff, Path: path, Custom: c}, true
+	}
 	m, typ, ok := d.component(v, path, ConstantBackoff, ExponentialBackoff, WaitTimeFromHeader, WaitUntilHeader)
 	if !ok {
 		return Backoff{}, false

@@ -1,12 +1,14 @@
 package request
 
 import (
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
 
 	"github.com/dlclark/regexp2"
 
+	"github.com/airbyte-go/source-declarative/components"
 	"github.com/airbyte-go/source-declarative/lang/interp"
 	"github.com/airbyte-go/source-declarative/lang/pyregex"
 	"github.com/airbyte-go/source-declarative/manifest"
@@ -31,6 +33,9 @@ type Policy struct {
 	// authRequest: an authentication request that no manifest error
 	// handler covers; only 429 and 5xx are retried (see AuthPolicy).
 	authRequest bool
+	// custom is a custom Python error handler (custom.go), asked instead of
+	// the filters.
+	custom *custom
 }
 
 // AuthPolicy is the policy of the authentication requests that have no
@@ -52,12 +57,23 @@ type backoff struct {
 	regex   *regexp2.Regexp
 	maxWait *float64 // waiting longer stops the stream
 	minWait float64
+	custom  *custom // a custom Python strategy
 }
 
-// NewPolicy evaluates an error handler with the config; nil gives nil.
-func NewPolicy(h *manifest.ErrorHandler, config map[string]any) (*Policy, error) {
+// NewPolicy evaluates an error handler with the config; nil gives nil. A
+// custom handler or backoff strategy is run by host.
+func NewPolicy(h *manifest.ErrorHandler, config map[string]any, host *components.Host) (*Policy, error) {
 	if h == nil {
 		return nil, nil
+	}
+	if h.Custom != nil {
+		if host == nil {
+			return nil, fmt.Errorf("%s: no components host runs the custom error handler", h.Path)
+		}
+		p := &Policy{handler: h, config: config, custom: &custom{host: host, c: h.Custom}}
+		var err error
+		p.maxRetries, err = p.custom.start()
+		return p, err
 	}
 	retries, err := handlerRetries(h, config)
 	if err != nil {
@@ -65,6 +81,13 @@ func NewPolicy(h *manifest.ErrorHandler, config map[string]any) (*Policy, error)
 	}
 	p := &Policy{handler: h, config: config, maxRetries: retries}
 	for _, b := range allBackoffs(h) {
+		if b.Custom != nil {
+			if host == nil {
+				return nil, fmt.Errorf("%s: no components host runs the custom backoff strategy", b.Path)
+			}
+			p.backoffs = append(p.backoffs, backoff{typ: b.Type, path: b.Path, custom: &custom{host: host, c: b.Custom}})
+			continue
+		}
 		eb, err := evalBackoff(b, config)
 		if err != nil {
 			return nil, err

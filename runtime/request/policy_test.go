@@ -54,7 +54,7 @@ func rateLimited(t *testing.T, header, value string) *httptest.Server {
 
 func TestWaitTimeFromHeaderWithPythonRegex(t *testing.T) {
 	h := handlerOf(t, `{type: DefaultErrorHandler, backoff_strategies: [{type: WaitTimeFromHeader, header: X-Retry, regex: '(?<=retry=)(?P<secs>[\d.]+)'}]}`)
-	p, err := NewPolicy(h, nil)
+	p, err := NewPolicy(h, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func TestWaitTimeFromHeaderWithPythonRegex(t *testing.T) {
 
 func TestMaxWaitingTimeStopsTheStream(t *testing.T) {
 	h := handlerOf(t, `{type: DefaultErrorHandler, backoff_strategies: [{type: WaitTimeFromHeader, header: Retry-After, max_waiting_time_in_seconds: 600}]}`)
-	p, _ := NewPolicy(h, nil)
+	p, _ := NewPolicy(h, nil, nil)
 	c, waits, _ := testClient()
 	_, err := c.Send(context.Background(), get(rateLimited(t, "Retry-After", "3600").URL), p)
 	want := "the API asks to wait 3600 s before retrying, more than streams[0].retriever.requester.error_handler.backoff_strategies[0].max_waiting_time_in_seconds (600 s); stopping the stream"
@@ -75,7 +75,7 @@ func TestMaxWaitingTimeStopsTheStream(t *testing.T) {
 	}
 
 	h = handlerOf(t, `{type: DefaultErrorHandler, backoff_strategies: [{type: WaitUntilTimeFromHeader, header: X-Reset, min_wait: 2, max_waiting_time_in_seconds: "{{ config['max_wait'] }}"}]}`)
-	p, err = NewPolicy(h, map[string]any{"max_wait": 60})
+	p, err = NewPolicy(h, map[string]any{"max_wait": 60}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,11 +93,11 @@ func TestMaxWaitingTimeStopsTheStream(t *testing.T) {
 
 func TestRegexFromTheConfigIsCompiledWhenTheStreamStarts(t *testing.T) {
 	h := handlerOf(t, `{type: DefaultErrorHandler, backoff_strategies: [{type: WaitTimeFromHeader, header: X-Retry, regex: "{{ config['pattern'] }}"}]}`)
-	if _, err := NewPolicy(h, map[string]any{"pattern": `(\d+`}); err == nil ||
+	if _, err := NewPolicy(h, map[string]any{"pattern": `(\d+`}, nil); err == nil ||
 		!strings.HasPrefix(err.Error(), `streams[0].retriever.requester.error_handler.backoff_strategies[0].regex: "(\\d+" is not a regular expression`) || failure.Type(err) != "config_error" {
 		t.Fatalf("err %v", err)
 	}
-	p, err := NewPolicy(h, map[string]any{"pattern": `wait=(\d+)`})
+	p, err := NewPolicy(h, map[string]any{"pattern": `wait=(\d+)`}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -178,6 +178,9 @@ type action struct {
 
 // decide applies the manifest's filters, then the default mapping.
 func decide(p *Policy, r *Response) action {
+	if p != nil && p.custom != nil {
+		return p.custom.interpret(r)
+	}
 	if p != nil {
 		if a, ok := matchHandler(p.handler, r, p.config, p.Warn); ok {
 			return a
@@ -304,6 +307,12 @@ func responseVars(r *Response, headers interp.Usage, params map[string]any) inte
 // reference. Only a manifest's strategy may wait longer than left, the time
 // left for retrying.
 func (c *Client) backoff(p *Policy, r *Response, attempt int, left time.Duration) (time.Duration, error) {
+	if p != nil && p.custom != nil {
+		d, ok, err := p.custom.wait(r, attempt, true)
+		if err != nil || ok {
+			return max(d, 0), err
+		}
+	}
 	if p != nil {
 		for _, b := range p.backoffs {
 			d, ok, err := c.strategyWait(b, r, attempt)
@@ -336,6 +345,8 @@ func seconds(f float64) time.Duration {
 
 func (c *Client) strategyWait(b backoff, r *Response, attempt int) (time.Duration, bool, error) {
 	switch b.typ {
+	case manifest.CustomBackoff:
+		return b.custom.wait(r, attempt, false)
 	case manifest.ConstantBackoff:
 		return seconds(b.seconds), true, nil
 	case manifest.ExponentialBackoff:

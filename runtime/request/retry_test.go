@@ -100,7 +100,7 @@ func TestManifestErrorHandler(t *testing.T) {
 		}},
 		{MaxRetries: interp.Constant(int64(two), ""), Backoff: []manifest.Backoff{{Type: "WaitTimeFromHeader", Header: interp.Constant("X-Wait", ""), Regex: mustRegex(t, "([0-9.]+)s")}}},
 	}}
-	h, err := NewPolicy(handler, nil)
+	h, err := NewPolicy(handler, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -243,7 +243,15 @@ func WithBodyReader(ctx context.Context, p *Policy, read func(resp *Response, bo
 // ReadsBody tells whether a policy looks into response bodies
 // (error_message_contains, predicate), so that it needs bodies read whole.
 func (p *Policy) ReadsBody() bool {
-	return p != nil && handlerReadsBody(p.handler)
+	if p == nil {
+		return false
+	}
+	for _, b := range p.backoffs {
+		if b.custom != nil {
+			return true // Python is handed the whole response
+		}
+	}
+	return p.custom != nil || handlerReadsBody(p.handler)
 }
 
 func handlerReadsBody(h *manifest.ErrorHandler) bool {

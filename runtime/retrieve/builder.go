@@ -31,7 +31,7 @@ func newBuilder(env *Env, req *manifest.Requester, pag *paginate.Paginator) (*bu
 	if err != nil {
 		return nil, err
 	}
-	policy, err := request.NewPolicy(req.ErrorHandler, env.Config)
+	policy, err := request.NewPolicy(req.ErrorHandler, env.Config, env.Components)
 	if err != nil {
 		return nil, err
 	}
