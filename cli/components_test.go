@@ -37,6 +37,8 @@ from airbyte_cdk.models import FailureType
 from airbyte_cdk.sources.declarative.requesters.error_handlers.default_error_handler import DefaultErrorHandler
 from airbyte_cdk.sources.streams.http.error_handlers.backoff_strategy import BackoffStrategy
 from airbyte_cdk.sources.streams.http.error_handlers.response_models import ErrorResolution, ResponseAction
+from airbyte_cdk.sources.declarative.partition_routers.single_partition_router import SinglePartitionRouter
+from airbyte_cdk.sources.types import StreamSlice
 
 @dataclass
 class ObjectValues(RecordExtractor):
@@ -151,6 +153,22 @@ class Quick(BackoffStrategy):
     parameters: Any = None
     def backoff_time(self, response_or_exception, attempt_count):
         return 0.25 * attempt_count
+
+class RangeRouter(SinglePartitionRouter):
+    """google-sheets' kind: ranges of rows from the config as partitions, each asked for with a parameter and a header."""
+    config: Mapping[str, Any]
+    def __init__(self, parameters: Mapping[str, Any], config: Mapping[str, Any]) -> None:
+        super().__init__(parameters)
+        self.config = config
+    def stream_slices(self):
+        start, rows, batch = 2, self.config["rows"], 3
+        while start <= rows:
+            yield StreamSlice(partition={"start": start, "end": start + batch}, cursor_slice={}, extra_fields={"sheet": "s1"})
+            start += batch + 1
+    def get_request_params(self, stream_state=None, stream_slice=None, next_page_token=None):
+        return {"range": f"{stream_slice.partition['start']}:{stream_slice.partition['end']}"}
+    def get_request_headers(self, stream_state=None, stream_slice=None, next_page_token=None):
+        return {"X-Range": str(stream_slice.partition["start"])}
 
 @dataclass
 class FailingAuth(DeclarativeAuthenticator):
@@ -1234,5 +1252,62 @@ streams:
 	equalLists(t, "waits", got, []string{"500ms", "500ms", "500ms", "500ms", "250ms"})
 	if logs := strings.Join(res.logs("WARN"), "\n"); !strings.Contains(logs, "Ignoring HTTP 418 from GET "+a.URL+"/teapot: a teapot") {
 		t.Errorf("warnings: %s", logs)
+	}
+}
+
+// A custom partition router that reads no stream is asked for its slices
+// and the request options it gives for each; its partitions and extra
+// fields are the templates' stream_partition and stream_slice. With an
+// incremental_sync the CDK reads the stream: its factory drops a router
+// that subclasses SinglePartitionRouter then, and only Python can tell.
+func TestCustomPartitionRouterIsAskedForItsSlices(t *testing.T) {
+	a := newAPI(t, func(w http.ResponseWriter, r *http.Request, _ string) {
+		fmt.Fprintf(w, `{"data": [{"range": %q, "header": %q, "updated": "2024-01-02"}]}`, r.URL.Query().Get("range"), r.Header.Get("X-Range"))
+	})
+	m := `version: 7.0.0
+type: DeclarativeSource
+check: {type: CheckStream, stream_names: [rows]}
+streams:
+  - type: DeclarativeStream
+    name: rows
+    schema_loader: {type: InlineSchemaLoader, schema: {type: object}}
+    retriever:
+      type: SimpleRetriever
+      requester: {type: HttpRequester, url_base: "` + a.URL + `", path: /rows}
+      partition_router: {type: CustomPartitionRouter, class_name: source_declarative_manifest.components.RangeRouter}
+      record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}
+    transformations:
+      - type: AddFields
+        fields:
+          - {path: [start], value: "{{ stream_partition.start }}"}
+          - {path: [sheet], value: "{{ stream_slice.extra_fields.sheet }}"}
+  - type: DeclarativeStream
+    name: updates
+    schema_loader: {type: InlineSchemaLoader, schema: {type: object}}
+    incremental_sync:
+      type: DatetimeBasedCursor
+      cursor_field: updated
+      datetime_format: "%Y-%m-%d"
+      start_datetime: "2024-01-01"
+      end_datetime: "2024-01-03"
+      step: P10D
+      cursor_granularity: P1D
+    retriever:
+      type: SimpleRetriever
+      requester: {type: HttpRequester, url_base: "` + a.URL + `", path: /updates}
+      partition_router: {type: CustomPartitionRouter, class_name: source_declarative_manifest.components.RangeRouter}
+      record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}
+`
+	c, code := componentsRun(t, m, map[string]any{"rows": 9}, "rows", "updates")
+	res := c.read(t, "--components-path", code)
+	if res.code != 0 {
+		t.Fatalf("exit %d: %v %s", res.code, res.errors(), res.stderr)
+	}
+	equalSorted(t, "requests", a.lines(), []string{"GET /rows?range=2%3A5", "GET /rows?range=6%3A9", "GET /updates"})
+	equalSorted(t, "rows", res.records("rows"), []string{`{"header":"2","range":"2:5","sheet":"s1","start":2,"updated":"2024-01-02"}`,
+		`{"header":"6","range":"6:9","sheet":"s1","start":6,"updated":"2024-01-02"}`})
+	equalLists(t, "updates", res.records("updates"), []string{`{"header":"","range":"","updated":"2024-01-02"}`})
+	if got := res.states(); len(got) == 0 || !strings.Contains(got[len(got)-1], `"stream_state":{"updated":"2024-01-02"}`) {
+		t.Errorf("states %v", got)
 	}
 }

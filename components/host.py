@@ -11,8 +11,9 @@ host builds the source's streams once, and the factory's create_custom_component
 each component it makes under the manifest path the host tagged its definition with (__go_path). Go then
 calls a component by that path: record extractors, filters, transformations, schema normalizations,
 schema loaders, state migrations, config rules, a requester's authenticator and error handler (or a backoff
-strategy of its), a paginator's strategy and a SimpleRetriever's decoder. A stream with any other custom
-part (a retriever, requester, paginator, partition router or incremental sync) is read whole with the CDK's own stream (op read); its built-in authenticator is Go's, asked per
+strategy of its), a paginator's strategy, a SimpleRetriever's decoder and a partition router that reads no
+stream. A stream with any other custom part (a retriever, requester, paginator, a router that reads streams,
+or an incremental sync) is read whole with the CDK's own stream (op read); its built-in authenticator is Go's, asked per
 request, so that a token is refreshed by one process only.
 """
 
@@ -441,6 +442,28 @@ class Host:
                 return {"seconds": seconds}, b""
         return {"seconds": None}, b""
 
+    def partitions(self, h, blob):
+        """A custom partition router's slices (stream_slices()), each with the request options it gives for
+        it, as the CDK's requester asks them for the slice's first page."""
+        comp = self.component(h)
+        out = []
+        for sl in comp.stream_slices():
+            partition = getattr(sl, "partition", None)
+            if partition is None:
+                partition = sl
+            if getattr(sl, "cursor_slice", None):
+                raise ValueError(
+                    f"slice {dict(sl)} has cursor_slice values: a custom partition router's slices are partitions"
+                )
+            options = {}
+            for kind in ("params", "headers", "body_data", "body_json"):
+                value = getattr(comp, "get_request_" + kind)(stream_state=None, stream_slice=sl, next_page_token=None)
+                if isinstance(value, str):
+                    raise ValueError(f"get_request_{kind} gives a text: a custom partition router's options are fields")
+                options[kind] = dict(value or {})
+            out.append({"partition": dict(partition), "extra_fields": dict(getattr(sl, "extra_fields", None) or {}), "options": options})
+        return {"count": len(out)}, lines(out)
+
     def pagination_start(self, h, blob):
         """A custom pagination strategy's first token (its initial_token) and page size (get_page_size())."""
         comp = self.component(h)
@@ -826,6 +849,7 @@ OPS = {
     "authenticate_call": Host.authenticate_call,
     "pagination_start": Host.pagination_start,
     "decode": Host.decode,
+    "partitions": Host.partitions,
     "error_handler_start": Host.error_handler_start,
     "interpret_response": Host.interpret_response,
     "backoff_time": Host.backoff_time,

@@ -83,22 +83,56 @@ var calledParts = map[string]string{
 	"retriever.decoder":                                      "CustomDecoder", // of a SimpleRetriever (calledAt)
 	"retriever.requester.error_handler":                      "CustomErrorHandler",
 	"retriever.requester.error_handler.backoff_strategies[]": "CustomBackoffStrategy",
+	"retriever.partition_router":                             "CustomPartitionRouter", // that reads no stream (calledAt)
+	"retriever.partition_router[]":                           "CustomPartitionRouter",
 	"transformations[]":                                      "CustomTransformation",
 	"state_migrations[]":                                     "CustomStateMigration",
 }
 
-// calledAt tells whether Go calls a custom component at rel in the stream
-// m: one of calledParts, but a decoder only of a SimpleRetriever (an
-// AsyncRetriever's decodes its jobs' answers).
-func calledAt(m map[string]any, rel string) bool {
-	if calledParts[listless(rel)] == "" {
+// calledAt tells whether Go calls the custom component c at rel in the
+// stream m: one of calledParts, but a decoder only of a SimpleRetriever (an
+// AsyncRetriever's decodes its jobs' answers), and a partition router only
+// when it holds no stream (one that reads its parents or other streams in
+// Python makes the CDK read the whole stream) and the stream has no
+// incremental_sync (the CDK then drops a router that subclasses
+// SinglePartitionRouter, which only Python can tell).
+func calledAt(m map[string]any, rel string, c map[string]any) bool {
+	switch {
+	case calledParts[listless(rel)] == "":
 		return false
-	}
-	if rel == "retriever.decoder" {
+	case rel == "retriever.decoder":
 		r, _ := m["retriever"].(map[string]any)
 		return r["type"] == "SimpleRetriever"
+	case strings.HasPrefix(rel, "retriever.partition_router"):
+		return !holdsStream(c) && (m["incremental_sync"] == nil || isFalsy(m["incremental_sync"]))
 	}
 	return true
+}
+
+// holdsStream tells whether a component holds a stream definition, or
+// parent_stream_configs.
+func holdsStream(v any) bool {
+	switch x := v.(type) {
+	case []any:
+		for _, e := range x {
+			if holdsStream(e) {
+				return true
+			}
+		}
+	case map[string]any:
+		if t, _ := x["type"].(string); t == "DeclarativeStream" || t == "StateDelegatingStream" {
+			return true
+		}
+		if _, ok := x["parent_stream_configs"]; ok {
+			return true
+		}
+		for k, e := range x {
+			if k != "$parameters" && holdsStream(e) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // customParts is where the custom components of a manifest are and what
@@ -202,7 +236,7 @@ func (cp *customParts) stream(v any, path string) bool {
 					if cp.schemas[path] == nil {
 						cp.schemas[path] = c
 					}
-				case calledAt(m, rel):
+				case calledAt(m, rel, x):
 					cp.called[abs] = c
 					if strings.HasSuffix(rel, ".authenticator") && auth == nil {
 						auth = c

@@ -13,6 +13,10 @@ const (
 	SubstreamRouter = "SubstreamPartitionRouter"
 	GroupingRouter  = "GroupingPartitionRouter"
 	UnionRouter     = "UnionPartitionRouter"
+	// CustomRouter is a custom Python router that reads no stream
+	// (PartitionRouter.Custom): Go asks it for its slices and their
+	// request options.
+	CustomRouter = "CustomPartitionRouter"
 	// ProductRouter is a list of routers in partition_router: every
 	// combination of their partitions.
 	ProductRouter = "CartesianProduct"
@@ -29,6 +33,7 @@ type PartitionRouter struct {
 	Grouping   *GroupingPartitionRouter
 	Union      *UnionPartitionRouter
 	Product    []*PartitionRouter
+	Custom     *Custom // a CustomRouter's Python class
 }
 
 // ListPartitionRouter yields one partition per value.
@@ -93,6 +98,9 @@ func (d *decoder) partitionRouter(v any, path string) *PartitionRouter {
 }
 
 func (d *decoder) router(v any, path string, allowed ...string) *PartitionRouter {
+	if c := d.custom(v, path); c != nil {
+		return &PartitionRouter{Type: CustomRouter, Path: path, Custom: c}
+	}
 	m, typ, ok := d.component(v, path, allowed...)
 	if !ok {
 		return nil

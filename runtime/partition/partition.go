@@ -17,6 +17,7 @@ import (
 	"iter"
 	"strings"
 
+	"github.com/airbyte-go/source-declarative/components"
 	"github.com/airbyte-go/source-declarative/lang/interp"
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/protocol"
@@ -99,6 +100,7 @@ type Env struct {
 	Vars       interp.Vars // the variables of the router's templates: config, and the stream's parameters
 	ReadParent ParentReader
 	Log        func(level, msg string)
+	Host       *components.Host // runs a custom router
 }
 
 func (e Env) log(level, msg string) {
@@ -135,6 +137,8 @@ func New(r *manifest.PartitionRouter, env Env) (Router, error) {
 		return newUnion(r, env)
 	case manifest.ProductRouter:
 		return newProduct(r, env)
+	case manifest.CustomRouter:
+		return newCustom(r, env) // custom.go
 	}
 	return nil, fmt.Errorf("%s: unknown partition router %q", r.Path, r.Type)
 }

@@ -155,7 +155,7 @@ func (run *Run) Prepare() error {
 // newRouter makes the stream's partition router, whose substream parents
 // are read by readParent.
 func (run *Run) newRouter() (partition.Router, error) {
-	env := partition.Env{Stream: run.st.Name, Vars: run.p.Env.BuildVars(run.st.Retriever.Requester.Parameters), ReadParent: run.readParent, Log: run.p.Env.Log}
+	env := partition.Env{Stream: run.st.Name, Vars: run.p.Env.BuildVars(run.st.Retriever.Requester.Parameters), ReadParent: run.readParent, Log: run.p.Env.Log, Host: run.p.Env.Components}
 	router, err := partition.New(run.st.Retriever.PartitionRouter, env)
 	if err != nil {
 		return nil, asError(err)
@@ -166,9 +166,8 @@ func (run *Run) newRouter() (partition.Router, error) {
 // asError keeps an error that carries its failure type, and makes any other
 // a config error.
 func asError(err error) error {
-	var e *failure.Error
-	if errors.As(err, &e) {
-		return err
+	if failure.As(err) != nil {
+		return err // its own type, or a custom component's (system_error unless it said otherwise)
 	}
 	if failure.Type(err) != "" && !strings.Contains(failure.Type(err), "system") {
 		return err
