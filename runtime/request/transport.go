@@ -241,14 +241,15 @@ func WithBodyReader(ctx context.Context, p *Policy, read func(resp *Response, bo
 }
 
 // ReadsBody tells whether a policy looks into response bodies
-// (error_message_contains, predicate), so that it needs bodies read whole.
+// (error_message_contains, predicate, a custom handler or backoff strategy,
+// which Python is handed the response of), so that it needs bodies read whole.
 func (p *Policy) ReadsBody() bool {
 	if p == nil {
 		return false
 	}
 	for _, b := range p.backoffs {
 		if b.custom != nil {
-			return true // Python is handed the whole response
+			return true
 		}
 	}
 	return p.custom != nil || handlerReadsBody(p.handler)
