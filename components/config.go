@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"reflect"
 	"strings"
+
+	"github.com/airbyte-go/source-declarative/manifest"
 )
 
 // ConfigChange is a value the connector's own code changed in its config
@@ -14,21 +16,7 @@ type ConfigChange struct {
 }
 
 // Apply writes the change into config, making the objects on its path.
-func (c ConfigChange) Apply(config map[string]any) {
-	m := config
-	for i, k := range c.Path {
-		if i == len(c.Path)-1 {
-			m[k] = c.Value
-			return
-		}
-		next, ok := m[k].(map[string]any)
-		if !ok {
-			next = map[string]any{}
-			m[k] = next
-		}
-		m = next
-	}
-}
+func (c ConfigChange) Apply(config map[string]any) { manifest.Set(config, c.Path, c.Value) }
 
 // TakeConfig is a config the host's Python printed as Airbyte's CONTROL
 // message (the CDK's OAuth authenticators print one when they rotate a

@@ -24,3 +24,20 @@ func Lookup(v any, path []string) (any, bool) {
 	}
 	return v, true
 }
+
+// Set puts v at a path of keys into an object, making the objects on the
+// way (replacing what is there that is not one).
+func Set(m map[string]any, path []string, v any) {
+	for i, k := range path {
+		if i == len(path)-1 {
+			m[k] = v
+			return
+		}
+		next, ok := m[k].(map[string]any)
+		if !ok {
+			next = map[string]any{}
+			m[k] = next
+		}
+		m = next
+	}
+}

@@ -48,22 +48,6 @@ func (r *Runner) TakeConfigChanges(changes []components.ConfigChange) error {
 	return nil
 }
 
-// collectTexts gives add every string in v.
-func collectTexts(v any, add func(string)) {
-	switch x := v.(type) {
-	case string:
-		add(x)
-	case []any:
-		for _, e := range x {
-			collectTexts(e, add)
-		}
-	case map[string]any:
-		for _, e := range x {
-			collectTexts(e, add)
-		}
-	}
-}
-
 // Log prints a LOG message as the runner does (into a test read's logs).
 func (r *Runner) Log(level, msg string) { r.log(level, msg) }
 

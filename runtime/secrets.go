@@ -246,19 +246,38 @@ func patternMatches(pattern, key string) bool {
 // object's values (a template that renders the object shows them all),
 // numbers and booleans as JSON writes them.
 func collect(v any, add func(string)) {
+	leaves(v, func(x any) {
+		switch y := x.(type) {
+		case string:
+			add(y)
+		case nil:
+		default:
+			add(strings.TrimSpace(strings.Trim(jsonText(y), `"`)))
+		}
+	})
+}
+
+// collectTexts gives add every string in v (not a number's text).
+func collectTexts(v any, add func(string)) {
+	leaves(v, func(x any) {
+		if s, ok := x.(string); ok {
+			add(s)
+		}
+	})
+}
+
+// leaves gives f each value in v that is no list or object.
+func leaves(v any, f func(any)) {
 	switch x := v.(type) {
-	case string:
-		add(x)
 	case []any:
 		for _, e := range x {
-			collect(e, add)
+			leaves(e, f)
 		}
 	case map[string]any:
 		for _, e := range x {
-			collect(e, add)
+			leaves(e, f)
 		}
-	case nil:
 	default:
-		add(strings.TrimSpace(strings.Trim(jsonText(x), `"`)))
+		f(x)
 	}
 }

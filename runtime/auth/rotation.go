@@ -32,13 +32,13 @@ func (r *rotatingSource) Token(ctx context.Context) (*oauth2.Token, error) {
 	}
 	u := r.updater
 	r.env.ConfigMu.Lock()
-	setPath(r.env.Config, u.AccessTokenPath, t.AccessToken)
+	manifest.Set(r.env.Config, u.AccessTokenPath, t.AccessToken)
 	if t.RefreshToken != "" {
-		setPath(r.env.Config, u.RefreshTokenPath, t.RefreshToken)
+		manifest.Set(r.env.Config, u.RefreshTokenPath, t.RefreshToken)
 	} else {
 		r.env.log(protocol.LevelWarn, fmt.Sprintf("The token response has no new refresh token (property %q); keeping the current one", u.RefreshTokenName))
 	}
-	setPath(r.env.Config, u.ExpiryDatePath, isoformat(t.Expiry))
+	manifest.Set(r.env.Config, u.ExpiryDatePath, isoformat(t.Expiry))
 	snapshot := manifest.DeepCopy(r.env.Config).(map[string]any)
 	r.env.ConfigMu.Unlock()
 	if r.env.ConfigUpdated != nil {
@@ -87,19 +87,4 @@ func getPath(m map[string]any, path []string) any {
 		cur = mm[k]
 	}
 	return cur
-}
-
-func setPath(m map[string]any, path []string, v any) {
-	for i, k := range path {
-		if i == len(path)-1 {
-			m[k] = v
-			return
-		}
-		next, ok := m[k].(map[string]any)
-		if !ok {
-			next = map[string]any{}
-			m[k] = next
-		}
-		m = next
-	}
 }
