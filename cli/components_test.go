@@ -171,6 +171,12 @@ class RangeRouter(SinglePartitionRouter):
         return {"X-Range": str(stream_slice.partition["start"])}
 
 @dataclass
+class AwareAuth(SigningAuth):
+    """Learns from responses (the CDK's ResponseAwareAuthenticator), which the host does not run per request."""
+    def update_from_response(self, request, response):
+        pass
+
+@dataclass
 class FailingAuth(DeclarativeAuthenticator):
     config: Mapping[str, Any]
     parameters: Any = None
@@ -905,8 +911,19 @@ streams:
         path: /owners
         authenticator: {class_name: source_declarative_manifest.components.FailingAuth}
       record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}
+  - type: DeclarativeStream
+    name: aware
+    schema_loader: {type: InlineSchemaLoader, schema: {type: object}}
+    retriever:
+      type: SimpleRetriever
+      requester:
+        type: HttpRequester
+        url_base: "` + a.URL + `"
+        path: /owners
+        authenticator: {class_name: source_declarative_manifest.components.AwareAuth}
+      record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}
 `
-	c, code := componentsRun(t, m, map[string]any{"key": "k-secret-9"}, "owners", "items", "clash", "broken")
+	c, code := componentsRun(t, m, map[string]any{"key": "k-secret-9"}, "owners", "items", "clash", "broken", "aware")
 	res := c.read(t, "--components-path", code)
 	equalSorted(t, "requests", a.lines(), []string{"GET /owners?sig_v=1", "GET /owners/a/items?page=1&sig_v=1&size=2", "GET /owners/a/items?page=2&sig_v=1&size=2"})
 	for _, r := range a.requests() {
@@ -918,7 +935,8 @@ streams:
 	equalLists(t, "items", res.records("items"), []string{`{"n":1}`, `{"n":2}`, `{"n":3}`})
 	// A header both the requester and the authenticator set is refused, as
 	// the CDK refuses it; the authenticator's exception is a system_error
-	// naming it, as the CDK reports an exception of a stream.
+	// naming it, as the CDK reports an exception of a stream; one that learns
+	// from responses fails its stream, saying why.
 	equalLists(t, "clash", res.statuses("clash"), []string{"STARTED", "RUNNING", "INCOMPLETE"})
 	var errs []string
 	for _, e := range res.errors() {
@@ -927,7 +945,8 @@ streams:
 	equalSorted(t, "errors", errs, []string{
 		`system_error: stream clash: header "X-Key" is set twice`,
 		"system_error: stream broken: custom component CustomAuthenticator (source_declarative_manifest.components.FailingAuth) at streams[3].retriever.requester.authenticator: ValueError: no token today",
-		"config_error: During the sync, the following streams did not sync successfully: clash, broken"})
+		"system_error: stream aware: custom component CustomAuthenticator (source_declarative_manifest.components.AwareAuth) at streams[4].retriever.requester.authenticator: TypeError: AwareAuth learns from responses or rotates tokens (ResponseAwareAuthenticator, TokenRotatingAuthenticator): the components host does not run such an authenticator per request",
+		"config_error: During the sync, the following streams did not sync successfully: clash, broken, aware"})
 	// Go read these streams: the CDK's own read logs ("Starting syncing") are not there.
 	if logs := strings.Join(res.logs("INFO"), "\n"); strings.Contains(logs, "Starting syncing") {
 		t.Errorf("a stream was read by the CDK: %s", logs)
