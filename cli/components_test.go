@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"strings"
@@ -144,6 +145,22 @@ class TeapotHandler(DefaultErrorHandler):
             return ErrorResolution(response_action=ResponseAction.IGNORE, failure_type=None, error_message="a teapot")
         if isinstance(r, requests.Response) and r.status_code == 409:
             return ErrorResolution(response_action=ResponseAction.RETRY, failure_type=FailureType.transient_error, error_message="busy, said the handler")
+        return super().interpret_response(r)
+
+@dataclass
+class OfflineIgnored(DefaultErrorHandler):
+    """Skips an API that cannot be reached (requests' ConnectionError)."""
+    def interpret_response(self, r):
+        if isinstance(r, requests.exceptions.ConnectionError):
+            return ErrorResolution(response_action=ResponseAction.IGNORE, failure_type=None, error_message="offline: skipped")
+        return super().interpret_response(r)
+
+@dataclass
+class OfflineFails(DefaultErrorHandler):
+    """Calls an API that cannot be reached the config's fault."""
+    def interpret_response(self, r):
+        if isinstance(r, requests.exceptions.ConnectionError):
+            return ErrorResolution(response_action=ResponseAction.FAIL, failure_type=FailureType.config_error, error_message="the API is offline: check its host")
         return super().interpret_response(r)
 
 @dataclass
@@ -1328,5 +1345,58 @@ streams:
 	equalLists(t, "updates", res.records("updates"), []string{`{"header":"","range":"","updated":"2024-01-02"}`})
 	if got := res.states(); len(got) == 0 || !strings.Contains(got[len(got)-1], `"stream_state":{"updated":"2024-01-02"}`) {
 		t.Errorf("states %v", got)
+	}
+}
+
+// A request that gets no response (nothing listens at the port) is handed
+// to a custom error handler as requests' ConnectionError, as the CDK hands
+// it: what it ignores ends the stream without records, what it fails is a
+// failure of its type and message, the connection error kept as the
+// internal message.
+func TestCustomErrorHandlerIsHandedConnectionErrors(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "http://" + l.Addr().String()
+	l.Close()
+	m := `version: 7.0.0
+type: DeclarativeSource
+check: {type: CheckStream, stream_names: [ignored]}
+streams:
+  - type: DeclarativeStream
+    name: ignored
+    schema_loader: {type: InlineSchemaLoader, schema: {type: object}}
+    retriever:
+      type: SimpleRetriever
+      requester:
+        type: HttpRequester
+        url_base: "` + closed + `"
+        path: /items
+        error_handler: {type: CustomErrorHandler, class_name: source_declarative_manifest.components.OfflineIgnored}
+      record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}
+  - type: DeclarativeStream
+    name: failed
+    schema_loader: {type: InlineSchemaLoader, schema: {type: object}}
+    retriever:
+      type: SimpleRetriever
+      requester:
+        type: HttpRequester
+        url_base: "` + closed + `"
+        path: /items
+        error_handler: {type: CustomErrorHandler, class_name: source_declarative_manifest.components.OfflineFails}
+      record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}
+`
+	c, code := componentsRun(t, m, map[string]any{}, "ignored", "failed")
+	res := c.read(t, "--components-path", code)
+	equalLists(t, "ignored", res.statuses("ignored"), []string{"STARTED", "RUNNING", "COMPLETE"})
+	equalLists(t, "failed", res.statuses("failed"), []string{"STARTED", "RUNNING", "INCOMPLETE"})
+	errs := res.errors()
+	if len(errs) != 2 || errs[0]["failure_type"] != "config_error" || errs[0]["message"] != "stream failed: the API is offline: check its host" ||
+		!strings.Contains(fmt.Sprint(errs[0]["internal_message"]), "connection refused") {
+		t.Errorf("errors %v", errs)
+	}
+	if logs := strings.Join(res.logs("WARN"), "\n"); !strings.Contains(logs, "Ignoring offline: skipped") {
+		t.Errorf("warnings: %s", logs)
 	}
 }

@@ -422,8 +422,9 @@ class Host:
         return {"max_retries": getattr(self.component(h), "max_retries", None)}, b""
 
     def interpret_response(self, h, blob):
-        """What a custom error handler makes of a response (interpret_response's ErrorResolution)."""
-        resolution = self.component(h).interpret_response(response(h, blob))
+        """What a custom error handler makes of a response, or of the exception of a request that got none
+        (interpret_response's ErrorResolution)."""
+        resolution = self.component(h).interpret_response(response_or_exception(h, blob))
         action, failure = resolution.response_action, resolution.failure_type
         return {
             "action": action.name if action is not None else "SUCCESS",
@@ -437,7 +438,7 @@ class Host:
         comp = self.component(h)
         strategies = (getattr(comp, "backoff_strategies", None) or []) if h.get("handler") else [comp]
         for strategy in strategies:
-            seconds = strategy.backoff_time(response_or_exception=response(h, blob), attempt_count=h["attempt_count"])
+            seconds = strategy.backoff_time(response_or_exception=response_or_exception(h, blob), attempt_count=h["attempt_count"])
             if seconds:
                 return {"seconds": seconds}, b""
         return {"seconds": None}, b""
@@ -804,6 +805,16 @@ def _own_call(auth):
     if not isinstance(auth, AuthBase):
         return False
     return type(auth).__call__ not in (AbstractHeaderAuthenticator.__call__, AbstractOauth2Authenticator.__call__)
+
+
+def response_or_exception(h, body):
+    """The response Go got, or requests' exception of the kind Go names for a request that got none."""
+    kind = h.get("exception")
+    if kind is None:
+        return response(h, body)
+    import requests
+
+    return getattr(requests.exceptions, kind, requests.exceptions.RequestException)(h.get("message", ""))
 
 
 def response(h, body):

@@ -2,6 +2,8 @@ package request
 
 import (
 	"context"
+	"errors"
+	"net"
 	"time"
 
 	"github.com/airbyte-go/source-declarative/components"
@@ -59,19 +61,66 @@ func (h *custom) interpret(r *Response) action {
 	return a
 }
 
+// interpretException is what the handler's interpret_response makes of a
+// request that got no response, handed requests' exception of the kind
+// (exceptionOf); retry, Go's own answer, carries the default message.
+func (h *custom) interpretException(netErr error, message string) action {
+	var out struct {
+		Action       string `json:"action"`
+		FailureType  string `json:"failure_type"`
+		ErrorMessage string `json:"error_message"`
+	}
+	params := map[string]any{"exception": exceptionOf(netErr), "message": netErr.Error()}
+	if err := h.host.Call(context.Background(), h.c, "interpret_response", params, nil, &out); err != nil {
+		return action{kind: manifest.ActionFail, failure: failure.Type(err), message: err.Error()}
+	}
+	a := action{kind: out.Action, failure: out.FailureType, message: out.ErrorMessage}
+	if a.kind == manifest.ActionRateLimited {
+		a.kind, a.rateLimited = manifest.ActionRetry, true
+	}
+	if a.failure == "" {
+		a.failure = protocol.TransientError
+	}
+	if a.message == "" {
+		a.message = message
+	}
+	return a
+}
+
+// exceptionOf names the exception requests raises for a request that got no
+// response: a timeout while connecting or reading, or a connection error.
+func exceptionOf(err error) string {
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		var op *net.OpError
+		if errors.As(err, &op) && op.Op == "dial" {
+			return "ConnectTimeout"
+		}
+		return "ReadTimeout"
+	}
+	return "ConnectionError"
+}
+
 // wait is the first wait the strategy gives (of a handler: its
 // backoff_strategies') before the retry after attempt (counted from 0; the
-// CDK counts from 1); ok is false when it gives none.
-func (h *custom) wait(r *Response, attempt int, handler bool) (time.Duration, bool, error) {
-	if r == nil {
+// CDK counts from 1), given the response or, without one, the exception;
+// ok is false when it gives none.
+func (h *custom) wait(r *Response, netErr error, attempt int, handler bool) (time.Duration, bool, error) {
+	var params map[string]any
+	var body []byte
+	switch {
+	case r != nil:
+		params, body = components.ResponseParams(r.Status, r.Header, r.URL), r.Body
+	case netErr != nil:
+		params = map[string]any{"exception": exceptionOf(netErr), "message": netErr.Error()}
+	default:
 		return 0, false, nil
 	}
 	var out struct {
 		Seconds *float64 `json:"seconds"`
 	}
-	params := components.ResponseParams(r.Status, r.Header, r.URL)
 	params["attempt_count"], params["handler"] = attempt+1, handler
-	if err := h.host.Call(context.Background(), h.c, "backoff_time", params, r.Body, &out); err != nil {
+	if err := h.host.Call(context.Background(), h.c, "backoff_time", params, body, &out); err != nil {
 		return 0, false, err
 	}
 	if out.Seconds == nil || *out.Seconds == 0 {

@@ -63,6 +63,20 @@ func (c *Client) SendChecked(ctx context.Context, build func() (*http.Request, e
 		internal := "" // the response's detail when act.message is a filter's error_message
 		if netErr != nil {
 			act = action{kind: manifest.ActionRetry, failure: protocol.TransientError, message: fmt.Sprintf("%s %s failed: %v", req.Method, req.URL.Redacted(), netErr)}
+			if p != nil && p.custom != nil {
+				// A custom handler is handed the exception, as the CDK hands it
+				// requests' own. What it ignores (or calls a success) ends the
+				// pages without records, as the CDK's retriever then has no response.
+				failed := act.message
+				act = p.custom.interpretException(netErr, failed)
+				if act.kind == manifest.ActionSuccess || act.kind == manifest.ActionIgnore {
+					c.log(protocol.LevelWarn, fmt.Sprintf("Ignoring %s", act.message))
+					return &Response{URL: req.URL.String(), Header: http.Header{}, Ignored: true}, nil
+				}
+				if act.message != failed {
+					internal = failed
+				}
+			}
 		} else {
 			act = decide(p, resp)
 			if act.kind == manifest.ActionSuccess && resp.Status >= 400 {
@@ -125,7 +139,7 @@ func (c *Client) SendChecked(ctx context.Context, build func() (*http.Request, e
 			return resp, &failure.Error{Failure: act.failure, Status: status, Internal: internal,
 				Message: fmt.Sprintf("%s (gave up after %d attempts in %s)", act.message, attempt+1, elapsed.Round(time.Second))}
 		}
-		wait, err := c.backoff(p, resp, attempt, c.MaxElapsed-elapsed)
+		wait, err := c.backoff(p, resp, netErr, attempt, c.MaxElapsed-elapsed)
 		if err != nil {
 			return resp, err
 		}
@@ -306,16 +320,16 @@ func responseVars(r *Response, headers interp.Usage, params map[string]any) inte
 // strategy that gives one; else Retry-After; else 1, 2, 4... seconds, as the
 // reference. Only a manifest's strategy may wait longer than left, the time
 // left for retrying.
-func (c *Client) backoff(p *Policy, r *Response, attempt int, left time.Duration) (time.Duration, error) {
+func (c *Client) backoff(p *Policy, r *Response, netErr error, attempt int, left time.Duration) (time.Duration, error) {
 	if p != nil && p.custom != nil {
-		d, ok, err := p.custom.wait(r, attempt, true)
+		d, ok, err := p.custom.wait(r, netErr, attempt, true)
 		if err != nil || ok {
 			return max(d, 0), err
 		}
 	}
 	if p != nil {
 		for _, b := range p.backoffs {
-			d, ok, err := c.strategyWait(b, r, attempt)
+			d, ok, err := c.strategyWait(b, r, netErr, attempt)
 			if err != nil {
 				return 0, err
 			}
@@ -343,10 +357,10 @@ func seconds(f float64) time.Duration {
 	return time.Duration(f * float64(time.Second))
 }
 
-func (c *Client) strategyWait(b backoff, r *Response, attempt int) (time.Duration, bool, error) {
+func (c *Client) strategyWait(b backoff, r *Response, netErr error, attempt int) (time.Duration, bool, error) {
 	switch b.typ {
 	case manifest.CustomBackoff:
-		return b.custom.wait(r, attempt, false)
+		return b.custom.wait(r, netErr, attempt, false)
 	case manifest.ConstantBackoff:
 		return seconds(b.seconds), true, nil
 	case manifest.ExponentialBackoff:
