@@ -40,38 +40,28 @@ func (h *custom) start() (int, error) {
 // its action, failure type (the default mapping's for the status when it
 // gives none) and error message.
 func (h *custom) interpret(r *Response) action {
-	var out struct {
-		Action       string `json:"action"`
-		FailureType  string `json:"failure_type"`
-		ErrorMessage string `json:"error_message"`
-	}
-	params := components.ResponseParams(r.Status, r.Header, r.URL)
-	if err := h.host.Call(context.Background(), h.c, "interpret_response", params, r.Body, &out); err != nil {
-		return action{kind: manifest.ActionFail, failure: failure.Type(err), message: err.Error()}
-	}
-	a := action{kind: out.Action, failure: out.FailureType, message: out.ErrorMessage}
-	if a.kind == manifest.ActionRateLimited {
-		a.kind, a.rateLimited = manifest.ActionRetry, true
-	}
-	if a.failure == "" {
-		if a.failure = defaultAction(r.Status).failure; a.failure == "" {
-			a.failure = protocol.SystemError
-		}
-	}
-	return a
+	params, body := askedAbout(r, nil)
+	return h.resolution(params, body, defaultFailure(r.Status), "")
 }
 
 // interpretException is what the handler's interpret_response makes of a
 // request that got no response, handed requests' exception of the kind
 // (exceptionOf); retry, Go's own answer, carries the default message.
 func (h *custom) interpretException(netErr error, message string) action {
+	params, _ := askedAbout(nil, netErr)
+	return h.resolution(params, nil, protocol.TransientError, message)
+}
+
+// resolution asks the handler's interpret_response about a response or an
+// exception (askedAbout): its action, failure type and error message, with
+// failureType and message where it gives none.
+func (h *custom) resolution(params map[string]any, body []byte, failureType, message string) action {
 	var out struct {
 		Action       string `json:"action"`
 		FailureType  string `json:"failure_type"`
 		ErrorMessage string `json:"error_message"`
 	}
-	params := map[string]any{"exception": exceptionOf(netErr), "message": netErr.Error()}
-	if err := h.host.Call(context.Background(), h.c, "interpret_response", params, nil, &out); err != nil {
+	if err := h.host.Call(context.Background(), h.c, "interpret_response", params, body, &out); err != nil {
 		return action{kind: manifest.ActionFail, failure: failure.Type(err), message: err.Error()}
 	}
 	a := action{kind: out.Action, failure: out.FailureType, message: out.ErrorMessage}
@@ -79,12 +69,21 @@ func (h *custom) interpretException(netErr error, message string) action {
 		a.kind, a.rateLimited = manifest.ActionRetry, true
 	}
 	if a.failure == "" {
-		a.failure = protocol.TransientError
+		a.failure = failureType
 	}
 	if a.message == "" {
 		a.message = message
 	}
 	return a
+}
+
+// askedAbout is what the host is handed of a response (status, headers, URL
+// and body) or, for a request that got none, of requests' exception.
+func askedAbout(r *Response, netErr error) (map[string]any, []byte) {
+	if r != nil {
+		return components.ResponseParams(r.Status, r.Header, r.URL), r.Body
+	}
+	return map[string]any{"exception": exceptionOf(netErr), "message": netErr.Error()}, nil
 }
 
 // exceptionOf names the exception requests raises for a request that got no
@@ -106,16 +105,10 @@ func exceptionOf(err error) string {
 // CDK counts from 1), given the response or, without one, the exception;
 // ok is false when it gives none.
 func (h *custom) wait(r *Response, netErr error, attempt int, handler bool) (time.Duration, bool, error) {
-	var params map[string]any
-	var body []byte
-	switch {
-	case r != nil:
-		params, body = components.ResponseParams(r.Status, r.Header, r.URL), r.Body
-	case netErr != nil:
-		params = map[string]any{"exception": exceptionOf(netErr), "message": netErr.Error()}
-	default:
+	if r == nil && netErr == nil {
 		return 0, false, nil
 	}
+	params, body := askedAbout(r, netErr)
 	var out struct {
 		Seconds *float64 `json:"seconds"`
 	}

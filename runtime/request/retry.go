@@ -228,6 +228,16 @@ func defaultAction(status int) action {
 	return action{kind: manifest.ActionRetry, failure: protocol.SystemError}
 }
 
+// defaultFailure is the failure type of a status that a handler gives no
+// failure type for, as the reference: the default mapping's (401:
+// config_error, 500: transient_error), else system_error.
+func defaultFailure(status int) string {
+	if f := defaultAction(status).failure; f != "" {
+		return f
+	}
+	return protocol.SystemError
+}
+
 // matchHandler is the action of the first filter that matches, the
 // handlers of a CompositeErrorHandler taken in order.
 func matchHandler(h *manifest.ErrorHandler, r *Response, config map[string]any, warn func(string)) (action, bool) {
@@ -249,13 +259,7 @@ func matchHandler(h *manifest.ErrorHandler, r *Response, config map[string]any, 
 			a.kind, a.rateLimited = manifest.ActionRetry, true
 		}
 		if a.failure == "" {
-			// As the reference: the default mapping's failure type for
-			// the status (401: config_error, 500: transient_error), else
-			// system_error.
-			a.failure = defaultAction(r.Status).failure
-			if a.failure == "" {
-				a.failure = protocol.SystemError
-			}
+			a.failure = defaultFailure(r.Status)
 		}
 		if f.ErrorMessage != nil {
 			vars := responseVars(r, f.ErrorMessage.UsageOf("headers"), f.Parameters)
