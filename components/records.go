@@ -50,9 +50,15 @@ func SplitLines(blob []byte) [][]byte {
 // ResponseParams describe a response to the host, beside its body: the
 // host makes a requests.Response of them for the component.
 func ResponseParams(status int, header http.Header, url string) map[string]any {
+	return map[string]any{"status": status, "headers": Headers(header), "url": url}
+}
+
+// Headers are headers as the host's requests objects hold them: one value
+// a name, a repeated header joined as requests joins it.
+func Headers(header http.Header) map[string]string {
 	h := make(map[string]string, len(header))
 	for k, vs := range header {
-		h[k] = strings.Join(vs, ", ") // as requests joins a repeated header
+		h[k] = strings.Join(vs, ", ")
 	}
-	return map[string]any{"status": status, "headers": h, "url": url}
+	return h
 }

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 
+	"github.com/airbyte-go/source-declarative/components"
 	"github.com/airbyte-go/source-declarative/lang/interp"
 	"github.com/airbyte-go/source-declarative/manifest"
 	"github.com/airbyte-go/source-declarative/runtime/request"
@@ -60,10 +61,7 @@ func (c *custom) Apply(ctx context.Context, p *request.Parts) error {
 	if err != nil {
 		return err
 	}
-	headers := map[string]string{}
-	for k := range p.Headers {
-		headers[k] = p.Headers.Get(k)
-	}
+	headers := components.Headers(p.Headers)
 	if ctype != "" && headers["Content-Type"] == "" {
 		headers["Content-Type"] = ctype
 	}
