@@ -91,12 +91,12 @@ func (r *Runner) authenticator(a *manifest.Auth) (auth.Authenticator, error) {
 	if a == nil {
 		return nil, nil
 	}
-	key := authKey(a)
-	if r.Observer != nil || a.Custom != nil {
-		// In a test read each requester has its own authenticator, as in
-		// Airbyte's builder: a parent stream's token request is its own. A
-		// custom authenticator is the host's component at its path.
-		key = a.Path
+	// In a test read each requester has its own authenticator, as in
+	// Airbyte's builder: a parent stream's token request is its own. A
+	// custom authenticator is the host's component at its path.
+	key := a.Path
+	if r.Observer == nil && a.Custom == nil {
+		key = authKey(a)
 	}
 	r.authMu.Lock()
 	defer r.authMu.Unlock()
