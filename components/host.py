@@ -437,8 +437,9 @@ class Host:
         CDK's HttpRequester takes them) gives before a retry, as the CDK's HttpClient asks it."""
         comp = self.component(h)
         strategies = (getattr(comp, "backoff_strategies", None) or []) if h.get("handler") else [comp]
+        asked = response_or_exception(h, blob)  # one for every strategy, as the CDK hands them one
         for strategy in strategies:
-            seconds = strategy.backoff_time(response_or_exception=response_or_exception(h, blob), attempt_count=h["attempt_count"])
+            seconds = strategy.backoff_time(response_or_exception=asked, attempt_count=h["attempt_count"])
             if seconds:
                 return {"seconds": seconds}, b""
         return {"seconds": None}, b""
